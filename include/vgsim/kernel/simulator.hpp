@@ -1,0 +1,141 @@
+// The simulation engine: an event queue plus a flow-level network. Resources (directed links, shared devices such
+// as a host-memory copy path or a pool of socket threads) have a capacity in bytes/s; a flow crosses a route of
+// resources, starts after a latency, and shares capacity max-min fairly with the flows it meets. When a flow starts
+// or finishes, rates are recomputed only for the connected component of flows that share resources with it, never
+// for the whole network. Invariants: no resource is ever allocated above its capacity; the same calls produce the
+// same event order and the same times (integer picoseconds). Knows nothing about GPUs or collectives.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "vgsim/kernel/event_queue.hpp"
+#include "vgsim/kernel/units.hpp"
+
+namespace vgsim {
+
+using ResourceId = std::uint32_t;
+using FlowId = std::uint32_t;
+
+class Simulator;
+
+// Receives a timer event scheduled with Simulator::schedule.
+class EventHandler {
+ public:
+  virtual ~EventHandler() = default;
+  virtual void on_event(Simulator& sim, std::uint64_t tag) = 0;
+};
+
+// Receives the completion of a flow started with Simulator::start_flow.
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  virtual void on_flow_done(Simulator& sim, std::uint64_t tag) = 0;
+};
+
+struct FlowSpec {
+  const ResourceId* route = nullptr;  // caller-owned; must stay valid until the flow finishes
+  std::uint32_t hops = 0;
+  double bytes = 0.0;                 // bytes to move (after any protocol overhead)
+  Time latency{0};                    // delay before the first byte moves
+  double max_rate = std::numeric_limits<double>::infinity();  // per-flow cap in bytes/s (e.g. a protocol limit)
+};
+
+struct ResourceStats {
+  std::string name;
+  double capacity_bytes_per_s;
+  double bytes_carried;   // sum of the bytes of all completed flows that crossed it
+  std::uint64_t flows;    // completed flows that crossed it
+  std::uint32_t peak_concurrent_flows;
+};
+
+class Simulator {
+ public:
+  Simulator() = default;
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  ResourceId add_resource(std::string name, Bandwidth capacity);
+  std::size_t resource_count() const { return resources_.size(); }
+  const std::string& resource_name(ResourceId r) const { return resources_[r].name; }
+  Bandwidth resource_capacity(ResourceId r) const { return Bandwidth{resources_[r].capacity}; }
+
+  Time now() const { return now_; }
+
+  // Calls handler->on_event(tag) at `at` (>= now()).
+  void schedule(Time at, EventHandler* handler, std::uint64_t tag);
+  // Starts a flow now; observer->on_flow_done(tag) runs when its last byte arrives.
+  FlowId start_flow(const FlowSpec& spec, FlowObserver* observer, std::uint64_t tag);
+  // Current max-min rate of an active flow in bytes/s (0 while it is still in its latency phase).
+  double flow_rate(FlowId f) const { return flows_[f].rate; }
+
+  // Runs events until the queue is empty or the next event is after `until`.
+  void run(Time until = Time::max());
+
+  std::uint64_t events_processed() const { return events_processed_; }
+  std::uint64_t flows_completed() const { return flows_completed_; }
+  std::size_t active_flows() const { return active_flow_count_; }
+  ResourceStats resource_stats(ResourceId r) const;
+  // Sum of rates of active flows on `r` (bytes/s); never above its capacity (the conservation invariant).
+  double resource_load(ResourceId r) const;
+
+ private:
+  enum EventKind : std::uint32_t { kTimer = 0, kFlowActivate = 1, kFlowFinish = 2 };
+
+  struct Resource {
+    std::string name;
+    double capacity;
+    std::vector<FlowId> flows;  // active flows crossing it
+    double bytes_carried = 0.0;
+    std::uint64_t flow_count = 0;
+    std::uint32_t peak = 0;
+    // scratch for the fair-share fill
+    std::uint32_t mark = 0;
+    std::uint32_t unfixed = 0;
+    double remaining = 0.0;
+  };
+  struct Flow {
+    const ResourceId* route = nullptr;
+    std::uint32_t hops = 0;
+    std::uint32_t mark = 0;
+    std::uint64_t version = 0;
+    double bytes = 0.0;
+    double remaining = 0.0;
+    double rate = 0.0;
+    double max_rate = 0.0;
+    Time last{0};
+    FlowObserver* observer = nullptr;
+    std::uint64_t tag = 0;
+    bool active = false;
+    bool fixed = false;
+    bool in_use = false;
+  };
+
+  void activate(FlowId f);
+  void finish(FlowId f);
+  // Recomputes max-min rates for the component reachable from the given resources; `fresh` (may be kNone) is a
+  // flow that just became active and always gets a finish event.
+  void recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh);
+  void schedule_finish(FlowId f);
+
+  static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
+
+  EventQueue queue_;
+  Time now_{0};
+  std::vector<Resource> resources_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<EventHandler*> handlers_;
+  std::uint64_t events_processed_ = 0;
+  std::uint64_t flows_completed_ = 0;
+  std::size_t active_flow_count_ = 0;
+  std::uint32_t epoch_ = 0;
+  // scratch buffers reused by recompute()
+  std::vector<ResourceId> comp_resources_;
+  std::vector<FlowId> comp_flows_;
+  std::vector<double> old_rates_;
+};
+
+}  // namespace vgsim

@@ -1,0 +1,92 @@
+// The device catalog: GPU, NIC, CPU and PCIe-generation models read from topologies/catalog/*.json, every number
+// with its source. GPU entries carry what the compute model needs (peak FLOP/s per precision, memory bandwidth,
+// SM count, architecture) and what the network needs (NVLink and PCIe capabilities, MIG profile table).
+// Units: FLOP/s as double, bandwidths as Bandwidth (bytes/s per direction unless named otherwise).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vgsim/kernel/units.hpp"
+
+namespace vgsim::topo {
+
+struct MigProfile {
+  std::string name;            // "3g.20gb"
+  std::uint32_t compute_slices = 0;  // of 7
+  std::uint32_t memory_slices = 0;   // of 8
+  std::uint32_t sms = 0;
+  Bytes memory = 0;
+  std::uint32_t max_instances = 0;
+  std::vector<std::uint32_t> placements;  // valid start slots
+};
+
+struct GpuModel {
+  std::string key;             // "a100-pcie-40gb"
+  std::string display_name;    // "NVIDIA A100 PCIe 40GB"
+  std::string arch;            // "volta", "turing", "ampere", "hopper" (NCCL's tuning rows)
+  std::uint32_t sm_version = 0;  // 70, 75, 80, 90
+  std::uint32_t sms = 0;
+  Bytes memory = 0;
+  Bandwidth memory_bandwidth;
+  std::map<std::string, double> peak_flops;  // "fp64", "fp32", "tf32", "fp16", "bf16" -> dense FLOP/s
+  std::uint32_t nvlink_links = 0;
+  Bandwidth nvlink_per_link;   // per direction
+  std::string pcie_gen;        // catalog key of the PCIe generation, e.g. "gen4"
+  std::uint32_t pcie_lanes = 16;
+  std::vector<MigProfile> mig_profiles;  // empty when MIG is unsupported
+  std::string source;
+};
+
+struct NicModel {
+  std::string key;             // "connectx-6-dx-100g"
+  std::string display_name;
+  std::uint32_t ports = 1;
+  Bandwidth port_speed;        // line rate per port per direction
+  std::string pcie_gen;
+  std::uint32_t pcie_lanes = 16;
+  bool rdma = true;            // RoCE/IB verbs capable
+  std::string source;
+};
+
+struct PcieGen {
+  std::string key;             // "gen3", "gen4", "gen5"
+  Bandwidth per_lane;          // raw per lane per direction after encoding
+  double efficiency = 1.0;     // achievable fraction (TLP/DLLP overhead), with source
+  Time hop_latency{0};
+  std::string source;
+};
+
+struct CpuModel {
+  std::string key;             // "xeon-gold-6338"
+  std::string display_name;
+  std::uint32_t cores = 0;
+  Bandwidth memory_bandwidth;  // per socket
+  Bandwidth inter_socket;      // UPI/QPI per direction, all links
+  std::string source;
+};
+
+class Catalog {
+ public:
+  // Loads every *.json file in `dir` (default: the repository's topologies/catalog).
+  static Catalog load(const std::string& dir);
+  static Catalog load_default();
+
+  const GpuModel& gpu(const std::string& key) const;   // throws InputError with a did-you-mean
+  const NicModel& nic(const std::string& key) const;
+  const PcieGen& pcie(const std::string& key) const;
+  const CpuModel& cpu(const std::string& key) const;
+  const std::map<std::string, GpuModel>& gpus() const { return gpus_; }
+  const std::map<std::string, NicModel>& nics() const { return nics_; }
+  const std::map<std::string, PcieGen>& pcie_gens() const { return pcie_; }
+  const std::map<std::string, CpuModel>& cpus() const { return cpus_; }
+
+ private:
+  std::map<std::string, GpuModel> gpus_;
+  std::map<std::string, NicModel> nics_;
+  std::map<std::string, PcieGen> pcie_;
+  std::map<std::string, CpuModel> cpus_;
+};
+
+}  // namespace vgsim::topo

@@ -1,0 +1,101 @@
+// A cluster: hosts (CPU sockets / NUMA, PCIe switches and root ports, GPUs, NVLink, NICs), the Ethernet/IB fabric,
+// and the directed resources (links and shared devices) that traffic crosses, each with a capacity and a source.
+// path() answers "which resources does a byte cross from GPU a to GPU b with this transport", following NCCL's
+// distance rules (NVL/PIX/PXB/PHB/SYS/NET, P2P and GDR levels). The Boost.Graph behind it is private to topologies/.
+// Units: capacities in Bandwidth (bytes/s), latencies in Time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vgsim/kernel/json_input.hpp"
+#include "vgsim/kernel/units.hpp"
+#include "vgsim/topologies/catalog.hpp"
+
+namespace vgsim::topo {
+
+// NCCL's hwLatencies rows.
+enum class LinkClass : std::uint8_t { NVLink, PCIe, Net };
+// NCCL's path types, nearest first (LOC: same device; NET: through the network).
+enum class PathType : std::uint8_t { LOC, NVL, PIX, PXB, PHB, SYS, NET };
+// How NCCL moves the bytes.
+enum class Transport : std::uint8_t { P2P, SHM, NetIB, NetSocket };
+
+const char* to_string(LinkClass c);
+const char* to_string(PathType t);
+const char* to_string(Transport t);
+PathType parse_path_type(const std::string& s);  // "NVL", "PIX", ...; throws UnitError on bad input
+
+// NCCL_* knobs that change which transport and route are used.
+struct PathOptions {
+  PathType p2p_level = PathType::PXB;  // NCCL_P2P_LEVEL: furthest GPU-GPU distance using P2P
+  PathType gdr_level = PathType::PXB;  // NCCL_NET_GDR_LEVEL: furthest GPU-NIC distance using GPUDirect RDMA
+  bool p2p_disable = false;            // NCCL_P2P_DISABLE
+  bool shm_disable = false;            // NCCL_SHM_DISABLE
+  bool ib_disable = false;             // NCCL_IB_DISABLE: inter-node traffic uses TCP sockets
+  bool gdr_disable = false;            // GPUDirect RDMA unavailable (e.g. no nvidia-peermem)
+};
+
+struct ResourceInfo {
+  std::string name;     // "host0/gpu1/pcie-up", "leaf0->spine1", "host2/socket-threads", ...
+  Bandwidth capacity;
+  std::string kind;     // "nvlink", "pcie", "upi", "memory", "nic-port", "switch-link", "socket-threads", ...
+  std::string source;   // where the capacity came from (catalog entry, preset, calibration)
+};
+
+struct Path {
+  std::vector<std::uint32_t> resources;  // indices into Cluster::resources(), in traversal order
+  Time latency{0};                       // wire, switch and PCIe latency along the route (not NCCL software latency)
+  Transport transport = Transport::P2P;
+  PathType type = PathType::LOC;
+  LinkClass link_class = LinkClass::NVLink;
+  bool gdr = false;                      // NET only: GPUDirect RDMA (NIC reads/writes GPU memory directly)
+  Bandwidth bottleneck;                  // smallest capacity on the route
+};
+
+struct GpuInfo {
+  std::string name;        // "host0/gpu2"
+  std::uint32_t host = 0;
+  std::uint32_t index_in_host = 0;
+  std::string model;       // catalog key
+  std::uint32_t numa_node = 0;
+};
+
+struct HostInfo {
+  std::string name;
+  std::vector<std::uint32_t> gpus;  // indices into Cluster::gpus()
+  std::uint32_t nic_count = 0;
+  std::string cpu_model;
+};
+
+class Cluster {
+ public:
+  // Loads a cluster JSON file (validated; errors name file, JSON path, value and expectation).
+  static Cluster load(const std::string& file, const Catalog& catalog);
+  static Cluster from_json(const Json& j, const std::string& file_label, const Catalog& catalog);
+  // A preset name ("r750xa-4x-100gbe") or a path to a JSON file.
+  static Cluster resolve(const std::string& preset_or_file, const Catalog& catalog);
+  static std::vector<std::string> preset_names();
+
+  Cluster(Cluster&&) noexcept;
+  Cluster& operator=(Cluster&&) noexcept;
+  ~Cluster();
+
+  const std::string& name() const;
+  const std::string& description() const;
+  const std::vector<ResourceInfo>& resources() const;
+  const std::vector<HostInfo>& hosts() const;
+  const std::vector<GpuInfo>& gpus() const;
+  const GpuModel& gpu_model(std::uint32_t gpu) const;
+
+  // Route and transport from GPU a to GPU b (a != b) under NCCL's rules and the given options.
+  Path path(std::uint32_t gpu_a, std::uint32_t gpu_b, const PathOptions& options) const;
+
+ private:
+  struct Impl;
+  explicit Cluster(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vgsim::topo

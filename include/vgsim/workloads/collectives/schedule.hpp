@@ -1,0 +1,48 @@
+// A collective as plain data: a DAG of transfers between abstract ranks, produced by the algorithm generators
+// (ring, tree, ...) and run by the engine in sim/. Dumpable and testable without the engine.
+// Invariant: transfers are in a topological order (every dependency has a smaller index).
+// Units: bytes are payload bytes (protocol overhead is applied by the executor).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vgsim/kernel/units.hpp"
+
+namespace vgsim::coll {
+
+enum class Op : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv };
+enum class Algo : std::uint8_t { Ring, Tree };
+enum class Proto : std::uint8_t { LL, LL128, Simple };
+
+const char* to_string(Op o);
+const char* to_string(Algo a);
+const char* to_string(Proto p);
+// Parsers accept NCCL's spellings case-insensitively ("allreduce", "all_reduce", "Ring", "LL128", "simple");
+// they throw UnitError listing the accepted values.
+Op parse_op(const std::string& s);
+Algo parse_algo(const std::string& s);
+Proto parse_proto(const std::string& s);
+
+struct Transfer {
+  std::uint32_t src = 0;        // sending rank
+  std::uint32_t dst = 0;        // receiving rank
+  std::uint32_t channel = 0;
+  std::uint32_t dep_begin = 0;  // dependencies: deps[dep_begin, dep_begin + dep_count)
+  std::uint32_t dep_count = 0;
+  Bytes bytes = 0;              // payload bytes
+};
+
+struct CollectiveSchedule {
+  Op op = Op::AllReduce;
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  std::uint32_t ranks = 0;
+  std::uint32_t channels = 1;
+  Bytes size = 0;               // the collective's message size as nccl-tests counts it
+  std::vector<Transfer> transfers;
+  std::vector<std::uint32_t> deps;
+};
+
+}  // namespace vgsim::coll

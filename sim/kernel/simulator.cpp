@@ -1,0 +1,236 @@
+// Event loop and incremental max-min fair sharing (see include/vgsim/kernel/simulator.hpp).
+//
+// Fair share: progressive filling restricted to the connected component of the changed flow. Repeatedly take the
+// tightest constraint, either the resource with the smallest remaining capacity per unfixed flow or the smallest
+// per-flow cap, fix those flows at that rate and subtract it from every resource they cross. Flows whose rate did not
+// change keep their pending finish event; the others get a new one (older events are recognised by their version).
+#include "vgsim/kernel/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace vgsim {
+
+ResourceId Simulator::add_resource(std::string name, Bandwidth capacity) {
+  if (!(capacity.bytes_per_s > 0.0) || !std::isfinite(capacity.bytes_per_s))
+    throw std::invalid_argument("resource '" + name + "' needs a positive finite capacity");
+  Resource r;
+  r.name = std::move(name);
+  r.capacity = capacity.bytes_per_s;
+  resources_.push_back(std::move(r));
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+void Simulator::schedule(Time at, EventHandler* handler, std::uint64_t tag) {
+  if (at < now_) throw std::logic_error("Simulator::schedule: event in the past");
+  std::uint32_t idx = 0;
+  while (idx < handlers_.size() && handlers_[idx] != handler) ++idx;
+  if (idx == handlers_.size()) handlers_.push_back(handler);
+  queue_.push(at, kTimer, idx, tag);
+}
+
+FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::uint64_t tag) {
+  if (spec.latency.ps < 0) throw std::logic_error("Simulator::start_flow: negative latency");
+  if (!(spec.bytes >= 0.0)) throw std::logic_error("Simulator::start_flow: negative byte count");
+  if (!(spec.max_rate > 0.0)) throw std::logic_error("Simulator::start_flow: non-positive rate cap");
+  for (std::uint32_t i = 0; i < spec.hops; ++i)
+    if (spec.route[i] >= resources_.size()) throw std::logic_error("Simulator::start_flow: unknown resource");
+  FlowId f;
+  if (!free_flows_.empty()) {
+    f = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    f = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& fl = flows_[f];
+  const std::uint64_t version = fl.version + 1;  // versions never repeat for a slot, so stale events are ignored
+  fl = Flow{};
+  fl.version = version;
+  fl.route = spec.route;
+  fl.hops = spec.hops;
+  fl.bytes = spec.bytes;
+  fl.remaining = spec.bytes;
+  fl.max_rate = spec.max_rate;
+  fl.observer = observer;
+  fl.tag = tag;
+  fl.in_use = true;
+  if (spec.latency.ps > 0) queue_.push(now_ + spec.latency, kFlowActivate, f, version);
+  else activate(f);
+  return f;
+}
+
+void Simulator::activate(FlowId f) {
+  Flow& fl = flows_[f];
+  fl.active = true;
+  fl.last = now_;
+  ++active_flow_count_;
+  if (fl.remaining <= 0.0 || (fl.hops == 0 && std::isinf(fl.max_rate))) {
+    // Nothing to share: completes as soon as its latency is over.
+    fl.rate = 0.0;
+    queue_.push(now_, kFlowFinish, f, fl.version);
+    return;
+  }
+  for (std::uint32_t i = 0; i < fl.hops; ++i) {
+    Resource& r = resources_[fl.route[i]];
+    r.flows.push_back(f);
+    r.peak = std::max<std::uint32_t>(r.peak, static_cast<std::uint32_t>(r.flows.size()));
+  }
+  if (fl.hops == 0) {
+    fl.rate = fl.max_rate;
+    schedule_finish(f);
+    return;
+  }
+  recompute(fl.route, fl.hops, f);
+}
+
+void Simulator::schedule_finish(FlowId f) {
+  Flow& fl = flows_[f];
+  ++fl.version;
+  queue_.push(now_ + transfer_time(fl.remaining, Bandwidth{fl.rate}), kFlowFinish, f, fl.version);
+}
+
+void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh) {
+  // 1. Collect the component (resources and active flows reachable through shared resources).
+  if (++epoch_ == 0) {  // wrapped: clear all marks once
+    for (auto& r : resources_) r.mark = 0;
+    for (auto& fl : flows_) fl.mark = 0;
+    epoch_ = 1;
+  }
+  comp_resources_.clear();
+  comp_flows_.clear();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Resource& r = resources_[seeds[i]];
+    if (r.mark != epoch_) r.mark = epoch_, comp_resources_.push_back(seeds[i]);
+  }
+  for (std::size_t ri = 0; ri < comp_resources_.size(); ++ri) {
+    const Resource& r = resources_[comp_resources_[ri]];
+    for (FlowId f : r.flows) {
+      Flow& fl = flows_[f];
+      if (fl.mark == epoch_) continue;
+      fl.mark = epoch_;
+      comp_flows_.push_back(f);
+      for (std::uint32_t h = 0; h < fl.hops; ++h) {
+        Resource& rr = resources_[fl.route[h]];
+        if (rr.mark != epoch_) rr.mark = epoch_, comp_resources_.push_back(fl.route[h]);
+      }
+    }
+  }
+  // 2. Bring every flow's progress up to now at its old rate.
+  old_rates_.resize(comp_flows_.size());
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    Flow& fl = flows_[comp_flows_[i]];
+    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+    fl.last = now_;
+    old_rates_[i] = fl.rate;
+    fl.fixed = false;
+    fl.rate = 0.0;
+  }
+  // 3. Progressive filling.
+  for (ResourceId rid : comp_resources_) {
+    Resource& r = resources_[rid];
+    r.remaining = r.capacity;
+    r.unfixed = static_cast<std::uint32_t>(r.flows.size());
+  }
+  std::size_t left = comp_flows_.size();
+  while (left > 0) {
+    double best_share = std::numeric_limits<double>::infinity();
+    ResourceId best_res = 0;
+    bool found_res = false;
+    for (ResourceId rid : comp_resources_) {
+      const Resource& r = resources_[rid];
+      if (r.unfixed == 0) continue;
+      const double share = std::max(0.0, r.remaining) / r.unfixed;
+      if (share < best_share) best_share = share, best_res = rid, found_res = true;
+    }
+    double best_cap = std::numeric_limits<double>::infinity();
+    FlowId cap_flow = kNone;
+    for (FlowId f : comp_flows_) {
+      const Flow& fl = flows_[f];
+      if (!fl.fixed && fl.max_rate < best_cap) best_cap = fl.max_rate, cap_flow = f;
+    }
+    auto fix = [&](FlowId f, double rate) {
+      Flow& fl = flows_[f];
+      fl.fixed = true;
+      fl.rate = rate;
+      --left;
+      for (std::uint32_t h = 0; h < fl.hops; ++h) {
+        Resource& rr = resources_[fl.route[h]];
+        rr.remaining -= rate;
+        --rr.unfixed;
+      }
+    };
+    if (cap_flow != kNone && (!found_res || best_cap <= best_share)) {
+      fix(cap_flow, best_cap);
+    } else {
+      const Resource& r = resources_[best_res];
+      for (FlowId f : r.flows)
+        if (!flows_[f].fixed) fix(f, best_share);
+    }
+  }
+  // 4. Reschedule finish events for flows whose rate changed.
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    const FlowId f = comp_flows_[i];
+    const Flow& fl = flows_[f];
+    const double o = old_rates_[i];
+    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o)) schedule_finish(f);
+  }
+}
+
+void Simulator::finish(FlowId f) {
+  Flow& fl = flows_[f];
+  fl.active = false;
+  fl.in_use = false;
+  fl.remaining = 0.0;
+  fl.rate = 0.0;
+  --active_flow_count_;
+  ++flows_completed_;
+  for (std::uint32_t i = 0; i < fl.hops; ++i) {
+    Resource& r = resources_[fl.route[i]];
+    auto it = std::find(r.flows.begin(), r.flows.end(), f);
+    if (it != r.flows.end()) {
+      *it = r.flows.back();
+      r.flows.pop_back();
+      r.bytes_carried += fl.bytes;
+      ++r.flow_count;
+    }
+  }
+  if (fl.hops > 0) recompute(fl.route, fl.hops, kNone);
+  FlowObserver* obs = fl.observer;
+  const std::uint64_t tag = fl.tag;
+  free_flows_.push_back(f);
+  if (obs) obs->on_flow_done(*this, tag);
+}
+
+void Simulator::run(Time until) {
+  while (!queue_.empty() && queue_.top().at <= until) {
+    const Event e = queue_.pop();
+    now_ = e.at;
+    ++events_processed_;
+    switch (e.kind) {
+      case kTimer:
+        handlers_[e.a]->on_event(*this, e.b);
+        break;
+      case kFlowActivate:
+        if (flows_[e.a].in_use && flows_[e.a].version == e.b && !flows_[e.a].active) activate(e.a);
+        break;
+      case kFlowFinish:
+        if (flows_[e.a].in_use && flows_[e.a].active && flows_[e.a].version == e.b) finish(e.a);
+        break;
+    }
+  }
+}
+
+ResourceStats Simulator::resource_stats(ResourceId r) const {
+  const Resource& res = resources_[r];
+  return ResourceStats{res.name, res.capacity, res.bytes_carried, res.flow_count, res.peak};
+}
+
+double Simulator::resource_load(ResourceId r) const {
+  double s = 0.0;
+  for (FlowId f : resources_[r].flows) s += flows_[f].rate;
+  return s;
+}
+
+}  // namespace vgsim
