@@ -1,0 +1,60 @@
+// Runs one CollectiveSchedule (plain data from workloads/collectives) on the engine: every Transfer becomes one flow
+// from the GPU of its source rank to the GPU of its destination rank over the Fabric's route, started when all its
+// dependencies have finished. Several runs can share one Simulator (and so contend for links). The step costs
+// (protocol payload efficiency, per-hop software latency by link class, per-flow rate cap, base latency) come from
+// the NCCL model chosen by the Communicator; this file knows nothing about how they were chosen.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "vgsim/kernel/simulator.hpp"
+#include "vgsim/sim/fabric.hpp"
+#include "vgsim/workloads/collectives/schedule.hpp"
+
+namespace vgsim::sim {
+
+struct StepCosts {
+  double payload_efficiency = 1.0;                 // payload bytes / wire bytes (LL 0.5, LL128 120/128, Simple 1)
+  std::array<Time, 3> hop_latency{};               // per step, indexed by topo::LinkClass (NVLink, PCIe, Net)
+  double max_rate_per_flow = std::numeric_limits<double>::infinity();  // bytes/s of payload+overhead per channel
+  Time base_latency{0};                            // once per collective, before the first step
+};
+
+class CollectiveRun : public FlowObserver, public EventHandler {
+ public:
+  // `schedule` and `fabric` must outlive the run. rank_to_gpu[r] is the cluster GPU index of rank r.
+  CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_gpu, StepCosts costs,
+                Fabric& fabric);
+
+  // Starts the collective at the simulator's current time (or at `at`); `on_done` runs when the last transfer ends.
+  void start(std::function<void(Time finish)> on_done = {});
+  void start_at(Time at, std::function<void(Time finish)> on_done = {});
+
+  bool finished() const { return remaining_ == 0; }
+  Time start_time() const { return start_time_; }
+  Time finish_time() const { return finish_time_; }
+  std::uint64_t transfers() const { return schedule_.transfers.size(); }
+
+  void on_flow_done(Simulator& sim, std::uint64_t tag) override;
+  void on_event(Simulator& sim, std::uint64_t tag) override;
+
+ private:
+  void launch(std::uint32_t t);
+
+  const coll::CollectiveSchedule& schedule_;
+  std::vector<std::uint32_t> rank_to_gpu_;
+  StepCosts costs_;
+  Fabric& fabric_;
+  std::vector<std::uint32_t> pending_;        // unfinished dependencies per transfer
+  std::vector<std::uint32_t> dependents_begin_;  // CSR of reverse edges
+  std::vector<std::uint32_t> dependents_;
+  std::vector<const Route*> routes_;          // per (src rank, dst rank) pair, looked up lazily by transfer
+  std::uint64_t remaining_ = 0;
+  Time start_time_{0}, finish_time_{0};
+  std::function<void(Time)> on_done_;
+};
+
+}  // namespace vgsim::sim

@@ -1,0 +1,46 @@
+// The bridge between a Cluster and the engine: registers every cluster resource in a Simulator (so that
+// ResourceId == index in Cluster::resources()) and answers routes between GPUs as engine resource lists, cached per
+// (source GPU, destination GPU, options) so that millions of transfers share a few hundred route arrays.
+// Capacities may be scaled per resource kind (calibration, virtualization overheads) before registration.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "vgsim/kernel/simulator.hpp"
+#include "vgsim/topologies/cluster.hpp"
+
+namespace vgsim::sim {
+
+struct Route {
+  std::vector<ResourceId> resources;
+  Time latency{0};
+  topo::Transport transport = topo::Transport::P2P;
+  topo::PathType type = topo::PathType::LOC;
+  topo::LinkClass link_class = topo::LinkClass::NVLink;
+  bool gdr = false;
+  Bandwidth bottleneck;
+};
+
+class Fabric {
+ public:
+  // Registers all resources of `cluster` in `sim`. `capacity_scale` multiplies the capacity of every resource of a
+  // kind (e.g. {"socket-threads", 0.8}); kinds not listed keep their catalog capacity. Both must outlive the Fabric.
+  Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions options,
+         const std::map<std::string, double>& capacity_scale = {});
+
+  const Route& route(std::uint32_t gpu_a, std::uint32_t gpu_b);
+  const topo::Cluster& cluster() const { return cluster_; }
+  Simulator& simulator() { return sim_; }
+  const topo::PathOptions& options() const { return options_; }
+
+ private:
+  const topo::Cluster& cluster_;
+  Simulator& sim_;
+  topo::PathOptions options_;
+  std::unordered_map<std::uint64_t, Route> cache_;
+};
+
+}  // namespace vgsim::sim

@@ -1,0 +1,93 @@
+// Executes a collective schedule on the engine (see include/vgsim/sim/collective_run.hpp).
+#include "vgsim/sim/collective_run.hpp"
+
+#include <stdexcept>
+
+namespace vgsim::sim {
+
+CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_gpu,
+                             StepCosts costs, Fabric& fabric)
+    : schedule_(schedule), rank_to_gpu_(std::move(rank_to_gpu)), costs_(costs), fabric_(fabric) {
+  if (rank_to_gpu_.size() != schedule.ranks)
+    throw std::invalid_argument("CollectiveRun: rank_to_gpu has " + std::to_string(rank_to_gpu_.size()) +
+                                " entries for a schedule of " + std::to_string(schedule.ranks) + " ranks");
+  if (!(costs_.payload_efficiency > 0.0 && costs_.payload_efficiency <= 1.0))
+    throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
+  const std::size_t n = schedule.transfers.size();
+  pending_.resize(n);
+  dependents_begin_.assign(n + 1, 0);
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto& tr = schedule.transfers[t];
+    pending_[t] = tr.dep_count;
+    for (std::uint32_t d = 0; d < tr.dep_count; ++d) {
+      const std::uint32_t dep = schedule.deps[tr.dep_begin + d];
+      if (dep >= t) throw std::invalid_argument("CollectiveRun: schedule is not in topological order");
+      ++dependents_begin_[dep + 1];
+    }
+  }
+  for (std::size_t t = 0; t < n; ++t) dependents_begin_[t + 1] += dependents_begin_[t];
+  dependents_.resize(dependents_begin_[n]);
+  std::vector<std::uint32_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto& tr = schedule.transfers[t];
+    for (std::uint32_t d = 0; d < tr.dep_count; ++d) dependents_[fill[schedule.deps[tr.dep_begin + d]]++] = t;
+  }
+  // Resolve the route of each distinct (src, dst) pair once; transfers index it through a small map.
+  routes_.assign(n, nullptr);
+  std::unordered_map<std::uint64_t, const Route*> pair_routes;
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto& tr = schedule.transfers[t];
+    if (tr.src >= schedule.ranks || tr.dst >= schedule.ranks)
+      throw std::invalid_argument("CollectiveRun: transfer names a rank outside the communicator");
+    const std::uint64_t key = (static_cast<std::uint64_t>(tr.src) << 32) | tr.dst;
+    auto it = pair_routes.find(key);
+    if (it == pair_routes.end())
+      it = pair_routes.emplace(key, &fabric_.route(rank_to_gpu_[tr.src], rank_to_gpu_[tr.dst])).first;
+    routes_[t] = it->second;
+  }
+}
+
+void CollectiveRun::start(std::function<void(Time)> on_done) { start_at(fabric_.simulator().now(), std::move(on_done)); }
+
+void CollectiveRun::start_at(Time at, std::function<void(Time)> on_done) {
+  on_done_ = std::move(on_done);
+  start_time_ = at;
+  remaining_ = schedule_.transfers.size();
+  fabric_.simulator().schedule(at + costs_.base_latency, this, 0);
+}
+
+void CollectiveRun::on_event(Simulator& sim, std::uint64_t) {
+  if (remaining_ == 0) {  // an empty schedule (e.g. one rank) finishes after the base latency
+    finish_time_ = sim.now();
+    if (on_done_) on_done_(finish_time_);
+    return;
+  }
+  for (std::uint32_t t = 0; t < schedule_.transfers.size(); ++t)
+    if (pending_[t] == 0) launch(t);
+}
+
+void CollectiveRun::launch(std::uint32_t t) {
+  const auto& tr = schedule_.transfers[t];
+  const Route& r = *routes_[t];
+  FlowSpec spec;
+  spec.route = r.resources.data();
+  spec.hops = static_cast<std::uint32_t>(r.resources.size());
+  spec.bytes = static_cast<double>(tr.bytes) / costs_.payload_efficiency;
+  spec.latency = r.latency + costs_.hop_latency[static_cast<std::size_t>(r.link_class)];
+  spec.max_rate = costs_.max_rate_per_flow;
+  fabric_.simulator().start_flow(spec, this, t);
+}
+
+void CollectiveRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
+  const auto t = static_cast<std::uint32_t>(tag);
+  for (std::uint32_t i = dependents_begin_[t]; i < dependents_begin_[t + 1]; ++i) {
+    const std::uint32_t d = dependents_[i];
+    if (--pending_[d] == 0) launch(d);
+  }
+  if (--remaining_ == 0) {
+    finish_time_ = sim.now();
+    if (on_done_) on_done_(finish_time_);
+  }
+}
+
+}  // namespace vgsim::sim

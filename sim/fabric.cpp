@@ -1,0 +1,34 @@
+// Registers cluster resources in the engine and caches GPU-to-GPU routes (see include/vgsim/sim/fabric.hpp).
+#include "vgsim/sim/fabric.hpp"
+
+namespace vgsim::sim {
+
+Fabric::Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions options,
+               const std::map<std::string, double>& capacity_scale)
+    : cluster_(cluster), sim_(sim), options_(options) {
+  if (sim.resource_count() != 0)
+    throw std::logic_error("Fabric: the simulator must be empty so resource ids match cluster indices");
+  for (const auto& r : cluster.resources()) {
+    auto it = capacity_scale.find(r.kind);
+    const double k = it == capacity_scale.end() ? 1.0 : it->second;
+    sim.add_resource(r.name, r.capacity * k);
+  }
+}
+
+const Route& Fabric::route(std::uint32_t gpu_a, std::uint32_t gpu_b) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(gpu_a) << 32) | gpu_b;
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  const topo::Path p = cluster_.path(gpu_a, gpu_b, options_);
+  Route r;
+  r.resources.assign(p.resources.begin(), p.resources.end());
+  r.latency = p.latency;
+  r.transport = p.transport;
+  r.type = p.type;
+  r.link_class = p.link_class;
+  r.gdr = p.gdr;
+  r.bottleneck = p.bottleneck;
+  return cache_.emplace(key, std::move(r)).first->second;
+}
+
+}  // namespace vgsim::sim
