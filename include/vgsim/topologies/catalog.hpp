@@ -33,9 +33,11 @@ struct GpuModel {
   std::map<std::string, double> peak_flops;  // "fp64", "fp32", "tf32", "fp16", "bf16" -> dense FLOP/s
   std::uint32_t nvlink_links = 0;
   Bandwidth nvlink_per_link;   // per direction
+  Time nvlink_latency{0};      // per NVLink hop (wire + port), added to Path::latency
   std::string pcie_gen;        // catalog key of the PCIe generation, e.g. "gen4"
   std::uint32_t pcie_lanes = 16;
   std::vector<MigProfile> mig_profiles;  // empty when MIG is unsupported
+  std::string mig_table;       // catalog key of the MIG table ("a100-40gb"), "" when none
   std::string source;
 };
 
@@ -64,6 +66,9 @@ struct CpuModel {
   std::uint32_t cores = 0;
   Bandwidth memory_bandwidth;  // per socket
   Bandwidth inter_socket;      // UPI/QPI per direction, all links
+  Time inter_socket_latency{0};  // one inter-socket hop
+  std::string pcie_gen;        // root-port generation ("gen4")
+  std::uint32_t pcie_lanes = 0;  // per socket
   std::string source;
 };
 
@@ -72,6 +77,11 @@ class Catalog {
   // Loads every *.json file in `dir` (default: the repository's topologies/catalog).
   static Catalog load(const std::string& dir);
   static Catalog load_default();
+  // The directory load_default() reads: $VGSIM_DATA_DIR/topologies/catalog if the variable is set, else the
+  // source tree the library was built from.
+  static std::string default_dir();
+  // The data root (VGSIM_DATA_DIR environment variable, else the build-time source tree).
+  static std::string data_dir();
 
   const GpuModel& gpu(const std::string& key) const;   // throws InputError with a did-you-mean
   const NicModel& nic(const std::string& key) const;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,11 +63,26 @@ struct GpuInfo {
   std::uint32_t numa_node = 0;
 };
 
+// One NCCL network device: a cabled port of a NIC (a dual-port card cabled twice is two devices, as mlx5_0/mlx5_1).
+struct NicInfo {
+  std::string name;        // "host0/nic0/port1"
+  std::uint32_t host = 0;
+  std::string model;       // catalog key
+  std::uint32_t port = 0;  // port number on the card
+  std::uint32_t numa_node = 0;
+  Bandwidth speed;         // line rate per direction
+  bool rdma = true;
+};
+
 struct HostInfo {
   std::string name;
   std::vector<std::uint32_t> gpus;  // indices into Cluster::gpus()
-  std::uint32_t nic_count = 0;
+  std::uint32_t nic_count = 0;      // cabled NIC ports (NCCL net devices)
   std::string cpu_model;
+  std::string template_name;        // host template it was built from
+  std::uint32_t sockets = 1;
+  std::vector<std::uint32_t> nics;  // indices into Cluster::nics()
+  bool pcie_p2p = true;             // false when the platform forbids PCIe peer-to-peer (e.g. "topo -p2p: NS")
 };
 
 class Cluster {
@@ -77,6 +93,8 @@ class Cluster {
   // A preset name ("r750xa-4x-100gbe") or a path to a JSON file.
   static Cluster resolve(const std::string& preset_or_file, const Catalog& catalog);
   static std::vector<std::string> preset_names();
+  // Directory of the preset JSON files ($VGSIM_DATA_DIR/topologies/presets, else the build-time source tree).
+  static std::string presets_dir();
 
   Cluster(Cluster&&) noexcept;
   Cluster& operator=(Cluster&&) noexcept;
@@ -88,6 +106,17 @@ class Cluster {
   const std::vector<HostInfo>& hosts() const;
   const std::vector<GpuInfo>& gpus() const;
   const GpuModel& gpu_model(std::uint32_t gpu) const;
+  const std::vector<NicInfo>& nics() const;
+  const std::string& file() const;  // the file (or label) it was loaded from
+
+  // Lookups by full name ("host0/gpu2", "host1/nic0/port0/tx"); nullopt when absent.
+  std::optional<std::uint32_t> find_gpu(const std::string& name) const;
+  std::optional<std::uint32_t> find_resource(const std::string& name) const;
+  // The NIC port NCCL would use for this GPU: nearest by PCIe distance, ties spread by GPU index (round-robin).
+  // nullopt when the GPU's host has no NIC.
+  std::optional<std::uint32_t> nic_of(std::uint32_t gpu) const;
+  // PCIe distance (PIX/PXB/PHB/SYS) between a GPU and a NIC port on the same host.
+  PathType gpu_nic_distance(std::uint32_t gpu, std::uint32_t nic) const;
 
   // Route and transport from GPU a to GPU b (a != b) under NCCL's rules and the given options.
   Path path(std::uint32_t gpu_a, std::uint32_t gpu_b, const PathOptions& options) const;

@@ -1,0 +1,230 @@
+// Device catalog loading (see include/vgsim/topologies/catalog.hpp). Every catalog file is an object holding any of
+// "gpus", "nics", "pcie_generations", "cpus" (arrays of entries) and "mig_tables" (by key). Every entry must carry a
+// "source" string. Files are read in sorted name order, so the result does not depend on directory listing order.
+// Units are parsed from strings ("25GB/s", "40GiB", "0.15us"); peak FLOP/s are given in TFLOP/s (key peak_tflops).
+#include "vgsim/topologies/catalog.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "vgsim/kernel/json_input.hpp"
+
+#ifndef VGSIM_TOPOLOGIES_DATA_DIR
+#define VGSIM_TOPOLOGIES_DATA_DIR "."
+#endif
+
+namespace vgsim::topo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string required_source(JsonReader& r) {
+  if (!r.has("source"))
+    throw InputError(r.file(), r.path_of("source"), "missing required key", "",
+                     "a \"source\" string saying where the numbers come from");
+  return r.string("source");
+}
+
+template <class Map>
+std::vector<std::string> keys_of(const Map& m) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : m) out.push_back(k);
+  return out;
+}
+
+template <class Map>
+const typename Map::mapped_type& lookup(const Map& m, const std::string& key, const char* what) {
+  auto it = m.find(key);
+  if (it != m.end()) return it->second;
+  const auto keys = keys_of(m);
+  const std::string guess = did_you_mean(key, keys);
+  std::string expected = guess.empty() ? "" : "did you mean '" + guess + "'? ";
+  expected += "known " + std::string(what) + ": ";
+  for (std::size_t i = 0; i < keys.size(); ++i) expected += (i ? ", " : "") + keys[i];
+  throw InputError("catalog", std::string(what), "unknown " + std::string(what) + " model", key, expected);
+}
+
+struct PcieRef {
+  std::string gen;
+  std::uint32_t lanes = 16;
+};
+
+PcieRef read_pcie_ref(JsonReader& r) {
+  JsonReader p = r.object("pcie");
+  PcieRef out;
+  out.gen = p.one_of("gen", {"gen3", "gen4", "gen5"});
+  out.lanes = static_cast<std::uint32_t>(p.integer("lanes", 1, 32));
+  p.finish();
+  return out;
+}
+
+std::vector<MigProfile> read_mig_table(JsonReader& t) {
+  std::vector<MigProfile> out;
+  for (JsonReader& p : t.objects("profiles")) {
+    MigProfile m;
+    m.name = p.string("name");
+    m.compute_slices = static_cast<std::uint32_t>(p.integer("compute_slices", 1, 7));
+    m.memory_slices = static_cast<std::uint32_t>(p.integer("memory_slices", 1, 8));
+    m.sms = static_cast<std::uint32_t>(p.integer("sms", 1, 1000));
+    m.memory = p.bytes("memory");
+    m.max_instances = static_cast<std::uint32_t>(p.integer("max_instances", 1, 7));
+    const Json& pl = p.json().contains("placements") ? p.json()["placements"] : Json();
+    p.allow("placements");
+    if (!pl.is_array()) p.fail("placements", "wrong type", "an array of start slots 0..6");
+    for (std::size_t i = 0; i < pl.size(); ++i) {
+      if (!pl[i].is_number_integer() || pl[i].get<int>() < 0 || pl[i].get<int>() > 6)
+        throw InputError(p.file(), p.path_of("placements") + "[" + std::to_string(i) + "]", "bad start slot",
+                         json_snippet(pl[i]), "an integer in [0, 6]");
+      m.placements.push_back(pl[i].get<std::uint32_t>());
+    }
+    if (m.placements.size() < m.max_instances)
+      p.fail("placements", "fewer placements than max_instances",
+             "at least " + std::to_string(m.max_instances) + " start slots");
+    p.finish();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Catalog::data_dir() {
+  if (const char* env = std::getenv("VGSIM_DATA_DIR"); env && *env) return env;
+  return VGSIM_TOPOLOGIES_DATA_DIR;
+}
+
+std::string Catalog::default_dir() { return (fs::path(data_dir()) / "topologies" / "catalog").string(); }
+
+Catalog Catalog::load_default() { return load(default_dir()); }
+
+Catalog Catalog::load(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError(dir, "", "catalog directory not found", dir,
+                     "a directory of catalog *.json files (set VGSIM_DATA_DIR to the vgsim source tree)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+
+  Catalog c;
+  // MIG tables are resolved after all files are read, so a GPU may name a table in another file.
+  std::map<std::string, std::vector<MigProfile>> mig_tables;
+  struct PendingMig { std::string gpu, table, file, path; };
+  std::vector<PendingMig> pending;
+
+  for (const auto& f : files) {
+    const std::string file = f.string();
+    const Json root = load_json_file(file);
+    JsonReader r(root, file);
+    for (JsonReader& g : r.opt_objects("gpus")) {
+      GpuModel m;
+      m.key = g.string("key");
+      m.display_name = g.string("display_name");
+      m.arch = g.one_of("arch", {"pascal", "volta", "turing", "ampere", "hopper", "blackwell"});
+      m.sm_version = static_cast<std::uint32_t>(g.integer("sm_version", 30, 200));
+      m.sms = static_cast<std::uint32_t>(g.integer("sms", 1, 1000));
+      m.memory = g.bytes("memory");
+      m.memory_bandwidth = g.bandwidth("memory_bandwidth");
+      JsonReader fl = g.object("peak_tflops");
+      for (const char* k : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"})
+        if (auto v = fl.opt_number(k, 0.0, 1e6)) m.peak_flops[k] = *v * 1e12;
+      fl.finish();
+      if (auto nv = g.opt_object("nvlink")) {
+        m.nvlink_links = static_cast<std::uint32_t>(nv->integer("links", 0, 64));
+        m.nvlink_per_link = nv->bandwidth("per_link");
+        m.nvlink_latency = nv->time("latency");
+        required_source(*nv);
+        nv->finish();
+      }
+      const PcieRef pr = read_pcie_ref(g);
+      m.pcie_gen = pr.gen;
+      m.pcie_lanes = pr.lanes;
+      m.mig_table = g.opt_string("mig").value_or("");
+      if (!m.mig_table.empty()) pending.push_back({m.key, m.mig_table, file, g.path_of("mig")});
+      m.source = required_source(g);
+      g.finish();
+      if (c.gpus_.count(m.key)) g.fail("key", "duplicate GPU model key", "a key not defined before");
+      c.gpus_[m.key] = std::move(m);
+    }
+    for (JsonReader& n : r.opt_objects("nics")) {
+      NicModel m;
+      m.key = n.string("key");
+      m.display_name = n.string("display_name");
+      m.ports = static_cast<std::uint32_t>(n.integer("ports", 1, 16));
+      m.port_speed = n.bandwidth("port_speed");
+      const PcieRef pr = read_pcie_ref(n);
+      m.pcie_gen = pr.gen;
+      m.pcie_lanes = pr.lanes;
+      m.rdma = n.boolean("rdma");
+      m.source = required_source(n);
+      n.finish();
+      if (c.nics_.count(m.key)) n.fail("key", "duplicate NIC model key", "a key not defined before");
+      c.nics_[m.key] = std::move(m);
+    }
+    for (JsonReader& p : r.opt_objects("pcie_generations")) {
+      PcieGen m;
+      m.key = p.string("key");
+      m.per_lane = p.bandwidth("per_lane");
+      m.efficiency = p.number("efficiency", 0.01, 1.0);
+      m.hop_latency = p.time("hop_latency");
+      m.source = required_source(p);
+      p.finish();
+      if (c.pcie_.count(m.key)) p.fail("key", "duplicate PCIe generation key", "a key not defined before");
+      c.pcie_[m.key] = std::move(m);
+    }
+    for (JsonReader& p : r.opt_objects("cpus")) {
+      CpuModel m;
+      m.key = p.string("key");
+      m.display_name = p.string("display_name");
+      m.cores = static_cast<std::uint32_t>(p.integer("cores", 1, 4096));
+      m.memory_bandwidth = p.bandwidth("memory_bandwidth");
+      m.inter_socket = p.bandwidth("inter_socket");
+      m.inter_socket_latency = p.time("inter_socket_latency");
+      m.pcie_gen = p.one_of("pcie_gen", {"gen3", "gen4", "gen5"});
+      m.pcie_lanes = static_cast<std::uint32_t>(p.integer("pcie_lanes", 1, 1024));
+      m.source = required_source(p);
+      p.finish();
+      if (c.cpus_.count(m.key)) p.fail("key", "duplicate CPU model key", "a key not defined before");
+      c.cpus_[m.key] = std::move(m);
+    }
+    if (auto mt = r.opt_object("mig_tables")) {
+      for (auto it = mt->json().begin(); it != mt->json().end(); ++it) {
+        JsonReader t = mt->object(it.key());
+        required_source(t);
+        mig_tables[it.key()] = read_mig_table(t);
+        t.finish();
+      }
+      mt->finish();
+    }
+    r.finish();
+  }
+  for (const auto& p : pending) {
+    auto it = mig_tables.find(p.table);
+    if (it == mig_tables.end()) {
+      const std::string guess = did_you_mean(p.table, keys_of(mig_tables));
+      throw InputError(p.file, p.path, "unknown MIG table", "\"" + p.table + "\"",
+                       (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") +
+                           "a key of some catalog file's \"mig_tables\", or \"\" for no MIG");
+    }
+    c.gpus_[p.gpu].mig_profiles = it->second;
+  }
+  // Cross-references: every PCIe generation a device names must exist.
+  auto check_gen = [&](const std::string& gen, const std::string& who) {
+    if (!c.pcie_.count(gen))
+      throw InputError(dir, who, "unknown PCIe generation", gen, "one of the catalog's pcie_generations");
+  };
+  for (const auto& [k, g] : c.gpus_) check_gen(g.pcie_gen, "gpus." + k + ".pcie.gen");
+  for (const auto& [k, n] : c.nics_) check_gen(n.pcie_gen, "nics." + k + ".pcie.gen");
+  for (const auto& [k, p] : c.cpus_) check_gen(p.pcie_gen, "cpus." + k + ".pcie_gen");
+  return c;
+}
+
+const GpuModel& Catalog::gpu(const std::string& key) const { return lookup(gpus_, key, "GPU"); }
+const NicModel& Catalog::nic(const std::string& key) const { return lookup(nics_, key, "NIC"); }
+const PcieGen& Catalog::pcie(const std::string& key) const { return lookup(pcie_, key, "PCIe generation"); }
+const CpuModel& Catalog::cpu(const std::string& key) const { return lookup(cpus_, key, "CPU"); }
+
+}  // namespace vgsim::topo

@@ -1,0 +1,791 @@
+// Cluster loading, validation and NCCL-style routing (see include/vgsim/topologies/cluster.hpp).
+// A cluster file declares host templates (sockets, PCIe switches, GPUs, NVLink bridges or an NVSwitch, NICs, socket
+// threads), hosts built from them (with a count), and a fabric (one switch or leaf/spine). Each template is parsed
+// and validated once into a Boost.Graph (topologies/detail) plus a block of LOCAL directed resources; every host
+// instance copies the block with its name prefixed, so host h's resource k is resources()[base_h + k].
+// Capacities: bytes/s per direction; PCIe links are rate x lanes x measured efficiency (catalog pcie); NIC ports at
+// line rate. Nothing is cached between path() calls, so results never depend on query order.
+#include "vgsim/topologies/cluster.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "topologies/detail/host_graph.hpp"
+
+namespace vgsim::topo {
+
+namespace fs = std::filesystem;
+using detail::EdgeKind;
+using detail::EdgeProp;
+using detail::HostGraph;
+using detail::NodeKind;
+using detail::NodeProp;
+using detail::Vertex;
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+const char* to_string(LinkClass c) {
+  switch (c) {
+    case LinkClass::NVLink: return "NVLink";
+    case LinkClass::PCIe: return "PCIe";
+    case LinkClass::Net: return "Net";
+  }
+  return "?";
+}
+const char* to_string(PathType t) {
+  static const char* names[] = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS", "NET"};
+  return names[static_cast<int>(t)];
+}
+const char* to_string(Transport t) {
+  switch (t) {
+    case Transport::P2P: return "P2P";
+    case Transport::SHM: return "SHM";
+    case Transport::NetIB: return "NetIB";
+    case Transport::NetSocket: return "NetSocket";
+  }
+  return "?";
+}
+PathType parse_path_type(const std::string& s) {
+  const std::vector<std::string> names = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS", "NET"};
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (s == names[i]) return static_cast<PathType>(i);
+  const std::string g = did_you_mean(s, names);
+  throw UnitError("'" + s + "' is not an NCCL path type (expected LOC, NVL, PIX, PXB, PHB, SYS or NET" +
+                  (g.empty() ? std::string() : "; did you mean '" + g + "'?") + ")");
+}
+
+namespace {
+
+std::string fmt_gbps(Bandwidth b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g GB/s", b.GBps());
+  return buf;
+}
+
+std::string list_of(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+// Catalog lookups that report the cluster file location on failure.
+template <class Map>
+const typename Map::mapped_type& model_at(const Map& m, JsonReader& r, const std::string& key, const char* what) {
+  const std::string k = r.string(key);
+  auto it = m.find(k);
+  if (it != m.end()) return it->second;
+  std::vector<std::string> keys;
+  for (const auto& [kk, v] : m) keys.push_back(kk);
+  const std::string g = did_you_mean(k, keys);
+  r.fail(key, std::string("unknown ") + what + " model (not in the catalog)",
+         (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(keys));
+}
+
+struct Port {
+  std::uint32_t nic = 0, port = 0, tx = 0, rx = 0;
+};
+
+struct NicDev {
+  std::string name, model;
+  Vertex v = 0;
+  std::uint32_t socket = 0, ports = 0;
+  Bandwidth speed;
+  bool rdma = true;
+};
+
+// One validated host template: graph, local resources and precomputed per-GPU facts (NIC choice).
+struct Template {
+  std::string name, cpu;
+  std::uint32_t sockets = 1;
+  bool pcie_p2p = true;
+  HostGraph g;
+  std::vector<ResourceInfo> res;  // names without host prefix
+  std::vector<Vertex> socket_v;
+  std::vector<std::uint32_t> memory_res;  // per socket
+  std::uint32_t threads_tx = 0, threads_rx = 0;
+  std::vector<std::string> gpu_names, gpu_models;
+  std::vector<Vertex> gpu_v;
+  std::vector<std::uint32_t> gpu_socket;
+  std::vector<NicDev> nics;
+  std::vector<Port> ports;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> bridge_res;  // (i, j) -> local i->j
+  std::vector<std::uint32_t> nvsw_up, nvsw_down;  // per GPU, kNone when not on an NVSwitch
+  std::vector<Time> nvl_latency;                  // per GPU
+  std::vector<std::uint32_t> nic_choice;          // per GPU: local port ordinal, kNone without NICs
+  Bandwidth port_total;                           // sum of cabled port speeds
+};
+
+struct HostInst {
+  std::string name;
+  std::uint32_t tmpl = 0, res_base = 0, port_base = 0, gpu_base = 0, leaf = 0;
+};
+
+std::uint32_t add_res(Template& t, std::string name, Bandwidth cap, std::string kind, std::string source) {
+  t.res.push_back(ResourceInfo{std::move(name), cap, std::move(kind), std::move(source)});
+  return static_cast<std::uint32_t>(t.res.size() - 1);
+}
+
+std::uint32_t gen_rank(const std::string& g) { return g == "gen3" ? 3 : g == "gen4" ? 4 : g == "gen5" ? 5 : 0; }
+
+// A PCIe link between `child` and `parent`: two directed resources and a graph edge.
+void add_pcie_link(Template& t, const Catalog& cat, Vertex child, Vertex parent, const std::string& child_name,
+                   const std::string& child_gen, std::uint32_t lanes, const std::string& parent_gen) {
+  const std::string gen = gen_rank(child_gen) <= gen_rank(parent_gen) ? child_gen : parent_gen;
+  const PcieGen& pg = cat.pcie(gen);
+  const Bandwidth cap = pg.per_lane * (static_cast<double>(lanes) * pg.efficiency);
+  const std::string src = "PCIe " + gen + " x" + std::to_string(lanes) + " = " + fmt_gbps(pg.per_lane) +
+                          "/lane x " + std::to_string(lanes) + " x efficiency " + std::to_string(pg.efficiency).substr(0, 4) +
+                          " (catalog pcie." + gen + ": " + pg.source.substr(0, 80) + "...)";
+  EdgeProp e;
+  e.kind = EdgeKind::Pcie;
+  e.from = static_cast<std::uint32_t>(child);
+  e.res_fwd = add_res(t, child_name + "/pcie-up", cap, "pcie", src);
+  e.res_back = add_res(t, child_name + "/pcie-down", cap, "pcie", src);
+  e.latency = pg.hop_latency;
+  boost::add_edge(child, parent, e, t.g);
+}
+
+// Parses an "attach" value: a socket ("socket1") or a switch name; an array of more than one is impossible wiring.
+Vertex read_attach(JsonReader& r, const std::map<std::string, Vertex>& points, const std::string& what) {
+  const Json& v = r.json().contains("attach") ? r.json()["attach"] : Json();
+  r.allow("attach");
+  std::vector<std::string> known;
+  for (const auto& [k, x] : points) known.push_back(k);
+  std::string name;
+  if (v.is_array()) {
+    if (v.size() != 1 || !v[0].is_string())
+      r.fail("attach", "impossible wiring: a " + what + " attaches to exactly one PCIe switch or root port",
+             "one of: " + list_of(known));
+    name = v[0].get<std::string>();
+  } else if (v.is_string()) {
+    name = v.get<std::string>();
+  } else {
+    r.fail("attach", v.is_null() ? "missing required key" : "wrong type",
+           "the name of a PCIe switch or a socket root port, one of: " + list_of(known));
+  }
+  auto it = points.find(name);
+  if (it == points.end()) {
+    const std::string g = did_you_mean(name, known);
+    r.fail("attach", "dangling reference: no PCIe switch or socket named '" + name + "' in this host template",
+           (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(known) +
+               " (switches must be listed before the devices and switches attached to them)");
+  }
+  return it->second;
+}
+
+Template parse_template(const std::string& tname, JsonReader& r, const Catalog& cat) {
+  Template t;
+  t.name = tname;
+  const CpuModel& cpu = model_at(cat.cpus(), r, "cpu", "CPU");
+  t.cpu = cpu.key;
+  t.sockets = static_cast<std::uint32_t>(r.integer("sockets", 1, 8));
+  t.pcie_p2p = r.opt_boolean("pcie_p2p").value_or(true);
+  const std::optional<Bandwidth> mem_bw = r.opt_bandwidth("memory_bandwidth");
+  const std::optional<Bandwidth> xs_bw = r.opt_bandwidth("inter_socket");
+
+  std::set<std::string> names;  // one namespace for switches, GPUs and NICs
+  std::map<std::string, Vertex> attach_points;
+  std::map<Vertex, std::string> point_gen;  // generation a device below this point negotiates with
+  auto claim = [&](JsonReader& d, const std::string& n) {
+    if (n.rfind("socket", 0) == 0) d.fail("name", "reserved name (socketN names the root ports)", "another name");
+    if (!names.insert(n).second) d.fail("name", "duplicated name in host template '" + tname + "'", "a unique device name");
+  };
+
+  // Sockets, their memory and the inter-socket links.
+  for (std::uint32_t s = 0; s < t.sockets; ++s) {
+    const std::string sn = "socket" + std::to_string(s);
+    const Vertex v = boost::add_vertex(NodeProp{NodeKind::Socket, sn, s}, t.g);
+    t.socket_v.push_back(v);
+    attach_points[sn] = v;
+    point_gen[v] = cpu.pcie_gen;
+    t.memory_res.push_back(add_res(t, sn + "/memory", mem_bw.value_or(cpu.memory_bandwidth), "memory",
+                                   mem_bw ? "cluster file memory_bandwidth of template '" + tname + "'"
+                                          : "catalog cpu " + cpu.key + ": " + cpu.source.substr(0, 100) + "..."));
+  }
+  for (std::uint32_t a = 0; a < t.sockets; ++a)
+    for (std::uint32_t b = a + 1; b < t.sockets; ++b) {
+      const Bandwidth cap = xs_bw.value_or(cpu.inter_socket);
+      const std::string src = xs_bw ? "cluster file inter_socket of template '" + tname + "'"
+                                    : "catalog cpu " + cpu.key + " inter_socket (all UPI/xGMI links, per direction)";
+      EdgeProp e;
+      e.kind = EdgeKind::InterSocket;
+      e.from = static_cast<std::uint32_t>(t.socket_v[a]);
+      e.res_fwd = add_res(t, "socket" + std::to_string(a) + "->socket" + std::to_string(b), cap, "upi", src);
+      e.res_back = add_res(t, "socket" + std::to_string(b) + "->socket" + std::to_string(a), cap, "upi", src);
+      e.latency = cpu.inter_socket_latency;
+      boost::add_edge(t.socket_v[a], t.socket_v[b], e, t.g);
+    }
+
+  // PCIe switches (a switch attaches to a socket or to a switch listed before it).
+  for (JsonReader& s : r.opt_objects("pcie_switches")) {
+    const std::string n = s.string("name");
+    claim(s, n);
+    const std::string gen = s.one_of("gen", {"gen3", "gen4", "gen5"});
+    const auto lanes = static_cast<std::uint32_t>(s.integer("lanes", 1, 32));
+    const Vertex parent = read_attach(s, attach_points, "PCIe switch");
+    s.finish();
+    const Vertex v = boost::add_vertex(NodeProp{NodeKind::Switch, n, t.g[parent].socket}, t.g);
+    add_pcie_link(t, cat, v, parent, n, gen, lanes, point_gen[parent]);
+    attach_points[n] = v;
+    point_gen[v] = gen;
+  }
+
+  // GPUs.
+  std::map<std::string, std::uint32_t> gpu_index;
+  for (JsonReader& d : r.objects("gpus")) {
+    const std::string n = d.string("name");
+    claim(d, n);
+    const GpuModel& m = model_at(cat.gpus(), d, "model", "GPU");
+    const Vertex parent = read_attach(d, attach_points, "GPU");
+    d.finish();
+    const Vertex v = boost::add_vertex(NodeProp{NodeKind::Gpu, n, t.g[parent].socket}, t.g);
+    add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, point_gen[parent]);
+    gpu_index[n] = static_cast<std::uint32_t>(t.gpu_names.size());
+    t.gpu_names.push_back(n);
+    t.gpu_models.push_back(m.key);
+    t.gpu_v.push_back(v);
+    t.gpu_socket.push_back(t.g[parent].socket);
+    t.nvl_latency.push_back(m.nvlink_latency);
+  }
+  t.nvsw_up.assign(t.gpu_names.size(), kNone);
+  t.nvsw_down.assign(t.gpu_names.size(), kNone);
+
+  auto gpu_ref = [&](JsonReader& at, const std::string& key, const std::string& path, const std::string& n) {
+    auto it = gpu_index.find(n);
+    if (it == gpu_index.end()) {
+      const std::string g = did_you_mean(n, t.gpu_names);
+      throw InputError(at.file(), path, "dangling reference: no GPU named '" + n + "' in host template '" + tname + "'",
+                       "\"" + n + "\"", (g.empty() ? std::string() : "did you mean '" + g + "'? ") +
+                                            "one of: " + list_of(t.gpu_names));
+    }
+    (void)key;
+    return it->second;
+  };
+
+  // NVLink bridges: each joins exactly two distinct GPUs, and a GPU has at most one bridge partner.
+  std::vector<bool> bridged(t.gpu_names.size(), false);
+  if (r.has("nvlink_bridges")) {
+    const Json& arr = r.json()["nvlink_bridges"];
+    r.allow("nvlink_bridges");
+    const std::string bpath = r.path_of("nvlink_bridges");
+    if (!arr.is_array()) r.fail("nvlink_bridges", "wrong type", "an array of [\"gpuA\", \"gpuB\"] pairs");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string p = bpath + "[" + std::to_string(i) + "]";
+      const Json* members = &arr[i];
+      std::optional<std::int64_t> links;
+      std::optional<JsonReader> obj;
+      if (arr[i].is_object()) {
+        obj.emplace(arr[i], r.file(), p);
+        links = obj->opt_integer("links", 1, 64);
+        obj->allow("gpus");
+        members = arr[i].contains("gpus") ? &arr[i]["gpus"] : nullptr;
+        obj->finish();
+      }
+      if (!members || !members->is_array() || !std::all_of(members->begin(), members->end(),
+                                                          [](const Json& x) { return x.is_string(); }))
+        throw InputError(r.file(), p, "wrong type", json_snippet(arr[i]),
+                         "[\"gpuA\", \"gpuB\"] or {\"gpus\": [\"gpuA\", \"gpuB\"], \"links\": N}");
+      if (members->size() != 2)
+        throw InputError(r.file(), p, "impossible wiring: an NVLink bridge joins exactly two GPUs", json_snippet(arr[i]),
+                         "two GPU names");
+      const std::string na = (*members)[0].get<std::string>(), nb = (*members)[1].get<std::string>();
+      if (na == nb)
+        throw InputError(r.file(), p, "impossible wiring: a bridge lists the same GPU twice", json_snippet(arr[i]),
+                         "two different GPUs");
+      const std::uint32_t a = gpu_ref(r, "", p, na), b = gpu_ref(r, "", p, nb);
+      for (std::uint32_t x : {a, b})
+        if (bridged[x])
+          throw InputError(r.file(), p, "impossible wiring: GPU '" + t.gpu_names[x] + "' is already in another bridge",
+                           json_snippet(arr[i]), "each GPU bridged to at most one partner");
+      const GpuModel& ma = cat.gpu(t.gpu_models[a]);
+      const GpuModel& mb = cat.gpu(t.gpu_models[b]);
+      const std::uint32_t max_links = std::min(ma.nvlink_links, mb.nvlink_links);
+      if (max_links == 0)
+        throw InputError(r.file(), p, "impossible wiring: GPU model without NVLink in a bridge", json_snippet(arr[i]),
+                         "GPUs whose catalog model has NVLink links");
+      const std::uint32_t n = links ? static_cast<std::uint32_t>(*links) : max_links;
+      if (n > max_links)
+        throw InputError(r.file(), p + ".links", "more NVLink links than the GPU models have", std::to_string(n),
+                         "at most " + std::to_string(max_links));
+      bridged[a] = bridged[b] = true;
+      const Bandwidth per = std::min(ma.nvlink_per_link, mb.nvlink_per_link);
+      const Bandwidth cap = per * static_cast<double>(n);
+      const std::string src = std::to_string(n) + " NVLink links x " + fmt_gbps(per) + " per direction (catalog " +
+                              ma.key + " nvlink, datasheet)";
+      EdgeProp e;
+      e.kind = EdgeKind::NvLink;
+      e.from = static_cast<std::uint32_t>(t.gpu_v[a]);
+      e.res_fwd = add_res(t, na + "->" + nb + "/nvlink", cap, "nvlink", src);
+      e.res_back = add_res(t, nb + "->" + na + "/nvlink", cap, "nvlink", src);
+      e.latency = std::max(ma.nvlink_latency, mb.nvlink_latency);
+      boost::add_edge(t.gpu_v[a], t.gpu_v[b], e, t.g);
+      t.bridge_res[{a, b}] = e.res_fwd;
+      t.bridge_res[{b, a}] = e.res_back;
+    }
+  }
+
+  // NVSwitch: every listed GPU gets an up and a down resource of links x per-link bandwidth.
+  if (auto nv = r.opt_object("nvswitch")) {
+    const std::vector<std::string> members = nv->strings("gpus");
+    nv->finish();
+    const Vertex sw = boost::add_vertex(NodeProp{NodeKind::NvSwitch, "nvswitch", 0}, t.g);
+    std::set<std::uint32_t> seen;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const std::string p = nv->path_of("gpus") + "[" + std::to_string(i) + "]";
+      const std::uint32_t gi = gpu_ref(*nv, "gpus", p, members[i]);
+      if (!seen.insert(gi).second)
+        throw InputError(r.file(), p, "impossible wiring: GPU listed twice on the NVSwitch", members[i], "distinct GPUs");
+      if (bridged[gi])
+        throw InputError(r.file(), p, "impossible wiring: GPU is both NVLink-bridged and on the NVSwitch", members[i],
+                         "either a bridge or the NVSwitch");
+      const GpuModel& m = cat.gpu(t.gpu_models[gi]);
+      if (m.nvlink_links == 0)
+        throw InputError(r.file(), p, "impossible wiring: GPU model without NVLink on an NVSwitch", members[i],
+                         "a GPU whose catalog model has NVLink links");
+      const Bandwidth cap = m.nvlink_per_link * static_cast<double>(m.nvlink_links);
+      const std::string src = std::to_string(m.nvlink_links) + " NVLink links x " + fmt_gbps(m.nvlink_per_link) +
+                              " per direction (catalog " + m.key + " nvlink, datasheet)";
+      EdgeProp e;
+      e.kind = EdgeKind::NvLink;
+      e.from = static_cast<std::uint32_t>(t.gpu_v[gi]);
+      e.res_fwd = add_res(t, members[i] + "/nvlink-up", cap, "nvlink", src);
+      e.res_back = add_res(t, members[i] + "/nvlink-down", cap, "nvlink", src);
+      e.latency = m.nvlink_latency;
+      boost::add_edge(t.gpu_v[gi], sw, e, t.g);
+      t.nvsw_up[gi] = e.res_fwd;
+      t.nvsw_down[gi] = e.res_back;
+    }
+  }
+
+  // NICs: "ports" is the number of cabled ports (each one an NCCL net device), at most the model's.
+  for (JsonReader& d : r.opt_objects("nics")) {
+    const std::string n = d.string("name");
+    claim(d, n);
+    const NicModel& m = model_at(cat.nics(), d, "model", "NIC");
+    const auto ports = static_cast<std::uint32_t>(d.opt_integer("ports", 1, 64).value_or(m.ports));
+    if (ports > m.ports)
+      d.fail("ports", "impossible wiring: more cabled ports than the NIC model has",
+             "at most " + std::to_string(m.ports) + " (catalog " + m.key + ")");
+    const Vertex parent = read_attach(d, attach_points, "NIC");
+    d.finish();
+    const Vertex v = boost::add_vertex(NodeProp{NodeKind::Nic, n, t.g[parent].socket}, t.g);
+    add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, point_gen[parent]);
+    const auto ni = static_cast<std::uint32_t>(t.nics.size());
+    t.nics.push_back(NicDev{n, m.key, v, t.g[parent].socket, ports, m.port_speed, m.rdma});
+    for (std::uint32_t p = 0; p < ports; ++p) {
+      const std::string pn = n + "/port" + std::to_string(p);
+      const std::string src = "line rate of catalog " + m.key + " (" + fmt_gbps(m.port_speed) + " per direction)";
+      Port port{ni, p, add_res(t, pn + "/tx", m.port_speed, "nic-port", src),
+                add_res(t, pn + "/rx", m.port_speed, "nic-port", src)};
+      t.ports.push_back(port);
+      t.port_total.bytes_per_s += m.port_speed.bytes_per_s;
+    }
+  }
+
+  // Socket threads of NCCL's TCP transport: capacity = threads x per-thread rate (an ESTIMATE; see below).
+  {
+    // Default 4 threads x 1.25 GB/s = 5 GB/s: ESTIMATE placed in the 4-6 GB/s busbw that NCCL's socket transport reaches
+    // untuned on 100 GbE (shared/reference/nccl-model.md section 5, nccl#450); env.rst suggests 4 threads for 100 GbE.
+    std::int64_t threads = 4;
+    Bandwidth per = Bandwidth::from_GBps(1.25);
+    std::string src = "ESTIMATE (default): 4 threads x 1.25 GB/s = 5 GB/s, inside the 4-6 GB/s untuned TCP 100GbE busbw "
+                      "of nccl-model.md section 5 (nccl#450)";
+    if (auto st = r.opt_object("socket_threads")) {
+      threads = st->integer("threads", 1, 64);
+      per = st->bandwidth("per_thread");
+      src = "cluster file socket_threads (" + std::to_string(threads) + " x " + fmt_gbps(per) +
+            "): " + st->opt_string("source").value_or("no source given");
+      st->finish();
+    }
+    const Bandwidth cap = per * static_cast<double>(threads);
+    t.threads_tx = add_res(t, "socket-threads/tx", cap, "socket-threads", src);
+    t.threads_rx = add_res(t, "socket-threads/rx", cap, "socket-threads", src);
+  }
+  r.finish();
+
+  // NIC choice per GPU: nearest ports by PCIe distance; ties spread round-robin by GPU index.
+  for (std::uint32_t gi = 0; gi < t.gpu_v.size(); ++gi) {
+    std::vector<std::uint32_t> best;
+    PathType best_t = PathType::NET;
+    for (std::uint32_t p = 0; p < t.ports.size(); ++p) {
+      const PathType d = detail::pcie_route(t.g, t.gpu_v[gi], t.nics[t.ports[p].nic].v).type;
+      if (d < best_t) best_t = d, best.clear();
+      if (d == best_t) best.push_back(p);
+    }
+    t.nic_choice.push_back(best.empty() ? kNone : best[gi % best.size()]);
+  }
+  return t;
+}
+
+}  // namespace
+
+struct Cluster::Impl {
+  std::string name, description, file;
+  std::vector<Template> templates;
+  std::vector<HostInst> insts;
+  std::vector<HostInfo> hosts;
+  std::vector<GpuInfo> gpus;
+  std::vector<NicInfo> nics;
+  std::vector<ResourceInfo> resources;
+  std::unordered_map<std::string, std::uint32_t> gpu_by_name, res_by_name;
+  std::vector<GpuModel> gpu_models;  // per GPU (copies, so the cluster does not depend on the catalog's lifetime)
+  // Fabric.
+  bool leaf_spine = false;
+  Time link_latency{0}, switch_latency{0};
+  std::uint32_t spines = 0;
+  std::vector<std::vector<std::uint32_t>> leaf_up, leaf_down;  // [leaf][spine] -> resource
+
+  const Template& tmpl_of_gpu(std::uint32_t g) const { return templates[insts[gpus[g].host].tmpl]; }
+
+  void append(Path& p, const detail::HostRoute& r, std::uint32_t base) const {
+    for (auto x : r.resources) p.resources.push_back(base + x);
+    p.latency += r.latency;
+  }
+
+  // GPU -> NIC (send side) or NIC -> GPU (receive side, reverse=true) within one host.
+  void host_leg(Path& p, std::uint32_t gpu, std::uint32_t port_local, bool gdr, bool sockets, bool receive) const {
+    const HostInst& h = insts[gpus[gpu].host];
+    const Template& t = templates[h.tmpl];
+    const std::uint32_t lg = gpus[gpu].index_in_host;
+    const Vertex gv = t.gpu_v[lg];
+    const Vertex nv = t.nics[t.ports[port_local].nic].v;
+    const std::uint32_t s = t.gpu_socket[lg];
+    const Vertex sv = t.socket_v[s];
+    if (gdr) {
+      append(p, receive ? detail::pcie_route(t.g, nv, gv) : detail::pcie_route(t.g, gv, nv), h.res_base);
+      return;
+    }
+    if (!receive) {
+      append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
+      p.resources.push_back(h.res_base + t.memory_res[s]);
+      if (sockets) p.resources.push_back(h.res_base + t.threads_tx);
+      append(p, detail::pcie_route(t.g, sv, nv), h.res_base);
+    } else {
+      append(p, detail::pcie_route(t.g, nv, sv), h.res_base);
+      if (sockets) p.resources.push_back(h.res_base + t.threads_rx);
+      p.resources.push_back(h.res_base + t.memory_res[s]);
+      append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
+    }
+  }
+};
+
+Cluster::Cluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Cluster::Cluster(Cluster&&) noexcept = default;
+Cluster& Cluster::operator=(Cluster&&) noexcept = default;
+Cluster::~Cluster() = default;
+
+const std::string& Cluster::name() const { return impl_->name; }
+const std::string& Cluster::description() const { return impl_->description; }
+const std::string& Cluster::file() const { return impl_->file; }
+const std::vector<ResourceInfo>& Cluster::resources() const { return impl_->resources; }
+const std::vector<HostInfo>& Cluster::hosts() const { return impl_->hosts; }
+const std::vector<GpuInfo>& Cluster::gpus() const { return impl_->gpus; }
+const std::vector<NicInfo>& Cluster::nics() const { return impl_->nics; }
+const GpuModel& Cluster::gpu_model(std::uint32_t gpu) const { return impl_->gpu_models.at(gpu); }
+
+std::optional<std::uint32_t> Cluster::find_gpu(const std::string& n) const {
+  auto it = impl_->gpu_by_name.find(n);
+  if (it == impl_->gpu_by_name.end()) return std::nullopt;
+  return it->second;
+}
+std::optional<std::uint32_t> Cluster::find_resource(const std::string& n) const {
+  auto it = impl_->res_by_name.find(n);
+  if (it == impl_->res_by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::uint32_t> Cluster::nic_of(std::uint32_t gpu) const {
+  const Impl& m = *impl_;
+  const GpuInfo& g = m.gpus.at(gpu);
+  const std::uint32_t p = m.tmpl_of_gpu(gpu).nic_choice[g.index_in_host];
+  if (p == kNone) return std::nullopt;
+  return m.insts[g.host].port_base + p;
+}
+
+PathType Cluster::gpu_nic_distance(std::uint32_t gpu, std::uint32_t nic) const {
+  const Impl& m = *impl_;
+  const GpuInfo& g = m.gpus.at(gpu);
+  const NicInfo& n = m.nics.at(nic);
+  if (n.host != g.host) return PathType::NET;
+  const Template& t = m.tmpl_of_gpu(gpu);
+  const std::uint32_t p = nic - m.insts[g.host].port_base;
+  return detail::pcie_route(t.g, t.gpu_v[g.index_in_host], t.nics[t.ports[p].nic].v).type;
+}
+
+Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const {
+  const Impl& m = *impl_;
+  if (a >= m.gpus.size() || b >= m.gpus.size()) throw std::out_of_range("vgsim: Cluster::path: GPU index out of range");
+  Path p;
+  if (a == b) return p;  // LOC: nothing crossed
+  const GpuInfo& ga = m.gpus[a];
+  const GpuInfo& gb = m.gpus[b];
+  auto finish = [&](Path& q) {
+    q.bottleneck = Bandwidth{0};
+    bool first = true;
+    for (auto r : q.resources) {
+      const Bandwidth c = m.resources[r].capacity;
+      if (first || c < q.bottleneck) q.bottleneck = c;
+      first = false;
+    }
+    return q;
+  };
+
+  if (ga.host == gb.host) {
+    const HostInst& h = m.insts[ga.host];
+    const Template& t = m.templates[h.tmpl];
+    const std::uint32_t la = ga.index_in_host, lb = gb.index_in_host;
+    const bool p2p_ok_nvl = !o.p2p_disable && PathType::NVL <= o.p2p_level;
+    auto bridge = t.bridge_res.find({la, lb});
+    const bool nvl = bridge != t.bridge_res.end() || (t.nvsw_up[la] != kNone && t.nvsw_up[lb] != kNone);
+    const detail::HostRoute pr = detail::pcie_route(t.g, t.gpu_v[la], t.gpu_v[lb]);
+    if (nvl) {
+      p.type = PathType::NVL;
+      if (p2p_ok_nvl) {
+        p.transport = Transport::P2P;
+        p.link_class = LinkClass::NVLink;
+        if (bridge != t.bridge_res.end()) {
+          p.resources.push_back(h.res_base + bridge->second);
+          p.latency = std::max(t.nvl_latency[la], t.nvl_latency[lb]);
+        } else {
+          p.resources.push_back(h.res_base + t.nvsw_up[la]);
+          p.resources.push_back(h.res_base + t.nvsw_down[lb]);
+          p.latency = t.nvl_latency[la] + t.nvl_latency[lb];
+        }
+        return finish(p);
+      }
+    } else {
+      p.type = pr.type;
+      if (!o.p2p_disable && t.pcie_p2p && pr.type <= o.p2p_level) {
+        p.transport = Transport::P2P;
+        p.link_class = LinkClass::PCIe;
+        for (auto x : pr.resources) p.resources.push_back(h.res_base + x);
+        p.latency = pr.latency;
+        return finish(p);
+      }
+    }
+    p.link_class = LinkClass::PCIe;
+    if (!o.shm_disable) {
+      // SHM: a's PCIe up to its CPU, host memory of that socket, then (across sockets if needed) down to b.
+      p.transport = Transport::SHM;
+      const std::uint32_t s = t.gpu_socket[la];
+      const detail::HostRoute up = detail::pcie_route(t.g, t.gpu_v[la], t.socket_v[s]);
+      const detail::HostRoute down = detail::pcie_route(t.g, t.socket_v[s], t.gpu_v[lb]);
+      m.append(p, up, h.res_base);
+      p.resources.push_back(h.res_base + t.memory_res[s]);
+      m.append(p, down, h.res_base);
+      return finish(p);
+    }
+    // P2P and SHM both off: NCCL falls back to the network transport through the local NIC (loopback in the NIC).
+    const std::uint32_t pa = t.nic_choice[la], pb = t.nic_choice[lb];
+    if (pa == kNone)
+      throw std::invalid_argument("vgsim: P2P and SHM disabled and host '" + h.name + "' has no NIC for " + ga.name);
+    const bool rdma = !o.ib_disable && t.nics[t.ports[pa].nic].rdma;
+    p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
+    p.link_class = LinkClass::Net;
+    p.type = PathType::NET;
+    const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, h.port_base + pa) <= o.gdr_level;
+    const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, h.port_base + pb) <= o.gdr_level;
+    p.gdr = gdr_a && gdr_b;
+    m.host_leg(p, a, pa, gdr_a, !rdma, false);
+    m.host_leg(p, b, pb, gdr_b, !rdma, true);
+    return finish(p);
+  }
+
+  // Different hosts: NET.
+  const HostInst& ha = m.insts[ga.host];
+  const HostInst& hb = m.insts[gb.host];
+  const Template& ta = m.templates[ha.tmpl];
+  const Template& tb = m.templates[hb.tmpl];
+  const std::uint32_t pa = ta.nic_choice[ga.index_in_host], pb = tb.nic_choice[gb.index_in_host];
+  if (pa == kNone || pb == kNone)
+    throw std::invalid_argument("vgsim: no NIC on host '" + (pa == kNone ? ha.name : hb.name) + "' for a path from " +
+                                ga.name + " to " + gb.name);
+  const bool rdma = !o.ib_disable && ta.nics[ta.ports[pa].nic].rdma && tb.nics[tb.ports[pb].nic].rdma;
+  p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
+  p.type = PathType::NET;
+  p.link_class = LinkClass::Net;
+  const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, ha.port_base + pa) <= o.gdr_level;
+  const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, hb.port_base + pb) <= o.gdr_level;
+  p.gdr = gdr_a && gdr_b;
+  m.host_leg(p, a, pa, gdr_a, !rdma, false);
+  p.resources.push_back(ha.res_base + ta.ports[pa].tx);
+  p.latency += m.link_latency + m.switch_latency;
+  if (m.leaf_spine && m.insts[ga.host].leaf != m.insts[gb.host].leaf) {
+    // ECMP stand-in: a deterministic spine per (source port, destination port) pair.
+    const std::uint32_t spine = (ha.port_base + pa + hb.port_base + pb) % m.spines;
+    p.resources.push_back(m.leaf_up[ha.leaf][spine]);
+    p.resources.push_back(m.leaf_down[hb.leaf][spine]);
+    p.latency += (m.link_latency + m.switch_latency) * 2;
+  }
+  p.latency += m.link_latency;
+  p.resources.push_back(hb.res_base + tb.ports[pb].rx);
+  m.host_leg(p, b, pb, gdr_b, !rdma, true);
+  return finish(p);
+}
+
+Cluster Cluster::load(const std::string& file, const Catalog& catalog) {
+  return from_json(load_json_file(file), file, catalog);
+}
+
+Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog& cat) {
+  auto impl = std::make_unique<Impl>();
+  Impl& m = *impl;
+  m.file = file;
+  JsonReader r(j, file);
+  m.name = r.string("name");
+  m.description = r.opt_string("description").value_or("");
+
+  // Templates.
+  std::map<std::string, std::uint32_t> tmpl_index;
+  {
+    JsonReader tr = r.object("host_templates");
+    for (auto it = tr.json().begin(); it != tr.json().end(); ++it) {
+      if (it.key() == "source" || it.key() == "notes" || it.key() == "note" || it.key() == "comment" ||
+          it.key() == "sources")
+        continue;
+      JsonReader one = tr.object(it.key());
+      tmpl_index[it.key()] = static_cast<std::uint32_t>(m.templates.size());
+      m.templates.push_back(parse_template(it.key(), one, cat));
+    }
+    tr.finish();
+    if (m.templates.empty()) tr.fail("", "no host template", "at least one named host template");
+  }
+  std::vector<std::string> tmpl_names;
+  for (const auto& [k, v] : tmpl_index) tmpl_names.push_back(k);
+
+  // Hosts.
+  std::set<std::string> host_names;
+  for (JsonReader& hr : r.objects("hosts")) {
+    const std::string tn = hr.string("template");
+    auto it = tmpl_index.find(tn);
+    if (it == tmpl_index.end()) {
+      const std::string g = did_you_mean(tn, tmpl_names);
+      hr.fail("template", "dangling reference: no host template named '" + tn + "'",
+              (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(tmpl_names));
+    }
+    const auto count = static_cast<std::uint32_t>(hr.opt_integer("count", 1, 100000).value_or(1));
+    const std::optional<std::string> fixed = hr.opt_string("name");
+    const std::string prefix = hr.opt_string("name_prefix").value_or("host");
+    if (fixed && count != 1) hr.fail("name", "a fixed name needs count 1", "\"name_prefix\" for several hosts");
+    hr.finish();
+    for (std::uint32_t k = 0; k < count; ++k) {
+      HostInst h;
+      h.name = fixed ? *fixed : prefix + std::to_string(m.insts.size());
+      if (!host_names.insert(h.name).second)
+        hr.fail(fixed ? "name" : "name_prefix", "duplicated host name '" + h.name + "'", "unique host names");
+      h.tmpl = it->second;
+      m.insts.push_back(h);
+    }
+  }
+  if (m.insts.empty()) r.fail("hosts", "no hosts", "at least one host");
+
+  // Instantiate resources, GPUs and NICs.
+  std::size_t total_res = 0;
+  for (const auto& h : m.insts) total_res += m.templates[h.tmpl].res.size();
+  m.resources.reserve(total_res + 64);
+  for (std::uint32_t hi = 0; hi < m.insts.size(); ++hi) {
+    HostInst& h = m.insts[hi];
+    const Template& t = m.templates[h.tmpl];
+    h.res_base = static_cast<std::uint32_t>(m.resources.size());
+    h.port_base = static_cast<std::uint32_t>(m.nics.size());
+    h.gpu_base = static_cast<std::uint32_t>(m.gpus.size());
+    for (const auto& ri : t.res) m.resources.push_back(ResourceInfo{h.name + "/" + ri.name, ri.capacity, ri.kind, ri.source});
+    HostInfo info;
+    info.name = h.name;
+    info.cpu_model = t.cpu;
+    info.template_name = t.name;
+    info.sockets = t.sockets;
+    info.pcie_p2p = t.pcie_p2p;
+    for (std::uint32_t g = 0; g < t.gpu_names.size(); ++g) {
+      const auto gi = static_cast<std::uint32_t>(m.gpus.size());
+      m.gpus.push_back(GpuInfo{h.name + "/" + t.gpu_names[g], hi, g, t.gpu_models[g], t.gpu_socket[g]});
+      m.gpu_models.push_back(cat.gpu(t.gpu_models[g]));
+      info.gpus.push_back(gi);
+    }
+    for (const Port& p : t.ports) {
+      const NicDev& d = t.nics[p.nic];
+      info.nics.push_back(static_cast<std::uint32_t>(m.nics.size()));
+      m.nics.push_back(NicInfo{h.name + "/" + d.name + "/port" + std::to_string(p.port), hi, d.model, p.port, d.socket,
+                               d.speed, d.rdma});
+    }
+    info.nic_count = static_cast<std::uint32_t>(t.ports.size());
+    m.hosts.push_back(std::move(info));
+  }
+
+  // Fabric.
+  const bool needs_fabric = m.insts.size() > 1;
+  if (auto fr = r.opt_object("fabric")) {
+    const std::string type = fr->one_of("type", {"switch", "leaf-spine"});
+    m.link_latency = fr->time("link_latency");
+    m.switch_latency = fr->time("switch_latency");
+    if (type == "leaf-spine") {
+      m.leaf_spine = true;
+      const auto per_leaf = static_cast<std::uint32_t>(fr->integer("hosts_per_leaf", 1, 100000));
+      m.spines = static_cast<std::uint32_t>(fr->integer("spines", 1, 4096));
+      const double over = fr->number("oversubscription", 1.0, 1000.0);
+      const std::uint32_t leaves = static_cast<std::uint32_t>((m.insts.size() + per_leaf - 1) / per_leaf);
+      std::vector<double> down_bw(leaves, 0.0);
+      for (std::uint32_t hi = 0; hi < m.insts.size(); ++hi) {
+        m.insts[hi].leaf = hi / per_leaf;
+        down_bw[hi / per_leaf] += m.templates[m.insts[hi].tmpl].port_total.bytes_per_s;
+      }
+      m.leaf_up.assign(leaves, {});
+      m.leaf_down.assign(leaves, {});
+      for (std::uint32_t l = 0; l < leaves; ++l)
+        for (std::uint32_t s = 0; s < m.spines; ++s) {
+          const Bandwidth cap{down_bw[l] / (over * m.spines)};
+          char src[200];
+          std::snprintf(src, sizeof src,
+                        "leaf host-facing bandwidth %.4g GB/s / (oversubscription %.3g x %u spines), cluster file fabric",
+                        down_bw[l] * 1e-9, over, m.spines);
+          m.leaf_up[l].push_back(static_cast<std::uint32_t>(m.resources.size()));
+          m.resources.push_back(ResourceInfo{"leaf" + std::to_string(l) + "->spine" + std::to_string(s), cap,
+                                             "switch-link", src});
+          m.leaf_down[l].push_back(static_cast<std::uint32_t>(m.resources.size()));
+          m.resources.push_back(ResourceInfo{"spine" + std::to_string(s) + "->leaf" + std::to_string(l), cap,
+                                             "switch-link", src});
+        }
+    }
+    fr->finish();
+  } else if (needs_fabric) {
+    r.fail("fabric", "missing required key (the cluster has several hosts)",
+           "{\"type\": \"switch\" | \"leaf-spine\", \"link_latency\": ..., \"switch_latency\": ...}");
+  }
+  r.finish();
+
+  for (std::uint32_t i = 0; i < m.gpus.size(); ++i) m.gpu_by_name.emplace(m.gpus[i].name, i);
+  for (std::uint32_t i = 0; i < m.resources.size(); ++i) m.res_by_name.emplace(m.resources[i].name, i);
+  return Cluster(std::move(impl));
+}
+
+std::string Cluster::presets_dir() { return (fs::path(Catalog::data_dir()) / "topologies" / "presets").string(); }
+
+std::vector<std::string> Cluster::preset_names() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  const std::string dir = presets_dir();
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Cluster Cluster::resolve(const std::string& name, const Catalog& catalog) {
+  std::error_code ec;
+  if (fs::is_regular_file(name, ec)) return load(name, catalog);
+  const fs::path preset = fs::path(presets_dir()) / (name + ".json");
+  if (fs::is_regular_file(preset, ec)) return load(preset.string(), catalog);
+  const auto names = preset_names();
+  const std::string g = did_you_mean(name, names);
+  throw InputError("(cluster argument)", "cluster", "neither a file nor a preset name", "\"" + name + "\"",
+                   (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "a cluster JSON file or a preset in " +
+                       presets_dir() + ": " + list_of(names));
+}
+
+}  // namespace vgsim::topo
