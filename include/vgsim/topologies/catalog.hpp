@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "vgsim/kernel/input_error.hpp"
 #include "vgsim/kernel/units.hpp"
 
 namespace vgsim::topo {
