@@ -48,11 +48,16 @@ TEST_CASE("the base cluster is valid", "[validation]") {
 
 TEST_CASE("unknown keys are rejected with a did-you-mean", "[validation]") {
   Json j = base();
-  j["host_templates"]["h"]["gpus"][0]["modle"] = "x";
+  j["host_templates"]["h"]["nvlink_bridge"] = j["host_templates"]["h"]["nvlink_bridges"];  // typo of an optional key
   const std::string e = error_of(j);
   CHECK_THAT(e, Catch::Contains("bad.json"));
-  CHECK_THAT(e, Catch::Contains("$.host_templates.h.gpus[0]"));
-  CHECK_THAT(e, Catch::Contains("model"));
+  CHECK_THAT(e, Catch::Contains("$.host_templates.h"));
+  CHECK_THAT(e, Catch::Contains("nvlink_bridge"));
+  CHECK_THAT(e, Catch::Contains("did you mean 'nvlink_bridges'"));
+  Json g = base();
+  g["host_templates"]["h"]["gpus"][0]["modle"] = "x";  // an extra key next to the real one
+  CHECK_THAT(error_of(g), Catch::Contains("$.host_templates.h.gpus[0].modle"));
+  CHECK_THAT(error_of(g), Catch::Contains("did you mean 'model'"));
   Json k = base();
   k["fabrik"] = Json::object();
   CHECK_THAT(error_of(k), Catch::Contains("fabric"));
