@@ -44,7 +44,7 @@ struct Layout {
 };
 
 Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines, const std::string& file) {
-  static const std::regex rank_line(R"(^#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device)");
+  static const std::regex rank_line(R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
   static const std::regex name_nxm(R"((?:^|[_-])(\d+)x(\d+)x)");
   static const std::regex n_ranks(R"((\d+)\s+ranks\b)", std::regex::icase);
   static const std::regex nodes_x_gpus(R"((\d+)\s+nodes?\s*x\s*(\d+)\s*GPUs?\b)", std::regex::icase);
