@@ -48,6 +48,7 @@ struct CollectiveSchedule {
   Bytes chunk_bytes = 0;        // payload bytes per transfer (at most; the last loop may be smaller)
   std::uint32_t slots = 0;      // in-flight chunks per connection (buffer slots)
   std::uint32_t loops = 0;      // iterations of the algorithm over the data (NCCL's loopSize rule)
+  std::vector<std::uint32_t> ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv)
   std::vector<Transfer> transfers;
   std::vector<std::uint32_t> deps;
 };

@@ -1,0 +1,94 @@
+// Collective algorithm generators: each returns a CollectiveSchedule (transfers between abstract ranks with CSR
+// dependencies, topological order) that mirrors NCCL's step structure: rings (allreduce = reduce-scatter then
+// allgather; allgather; reduce-scatter; broadcast/reduce pipelined along the ring), sendrecv (r -> r+1), and NCCL's
+// double binary tree allreduce (two complementary binary trees over NODES, a chain through the GPUs of each node).
+// Not here: costs (nccl_tuning.hpp), executing (sim/). Units: bytes are payload bytes.
+//
+// Data split (exact, no byte lost): per channel a ring moves one chunk per rank per step. NCCL's loopSize =
+// channels * ranks * chunk_bytes (rings) or channels * chunk_bytes (chain, tree, sendrecv). loops =
+// max(1, ceil(size / loopSize)); every loop but the last moves full chunks; the last loop's remainder R is spread over
+// its M pieces as floor(R/M) plus one byte for the first R % M pieces (pieces may be 0 bytes for tiny sizes; they
+// still exist, as NCCL still posts those steps).
+//
+// Dependency rule (one transfer = one chunk sent on one connection src -> dst of one channel). A send waits for
+//  (a) data:   the receive it forwards or reduces (ring: rank r-1's send of step s-1 in the same loop; chain: the
+//              previous hop of the same chunk; tree up: every child's up-send of the chunk; tree down: the parent's
+//              down-send of the chunk, or at the root all its children's up-sends);
+//  (b) order:  the same connection's previous send (sends on a connection are FIFO);
+//  (c) buffer: a free slot at the receiver. The receiver holds `slots` chunks per connection, so send k needs chunk
+//              k - slots (on this connection) to be consumed, i.e. the receiver's send that forwarded it has
+//              finished. A chunk the receiver does not forward (last ring step of a loop, chain/tree leaf, sendrecv)
+//              is consumed on arrival, which (b) already covers. At the tree root a chunk is consumed by the root's
+//              first down-send of it. slots must be >= 2 (with 1 slot a ring would wait on itself).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vgsim/workloads/collectives/schedule.hpp"
+
+namespace vgsim::coll {
+
+struct GenOptions {
+  std::uint32_t channels = 1;  // data split evenly over channels; each is an independent ring / tree (tree: even)
+  Bytes chunk_bytes = 0;       // payload bytes per step transfer; 0 = NCCL default for (op, algo, proto)
+  std::uint32_t slots = 0;     // in-flight chunks per connection; 0 = NCCL default (NCCL_STEPS / chunk steps)
+  std::uint32_t root = 0;      // broadcast / reduce root rank
+  std::vector<std::uint32_t> ring_order;  // ring position -> rank (a permutation); empty = 0, 1, ..., n-1
+};
+
+// NCCL's per-protocol buffer geometry (reference/nccl-model.md section 1.6; enqueue.cc chunk rule):
+//   Simple: BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB per step; ring allreduce/allgather/reducescatter use
+//           CHUNKSTEPS 4 -> 2 MiB chunks, 8/4 = 2 slots; broadcast/reduce/tree use 1 step -> 512 KiB, 8 slots.
+//   LL:     buffer 512 KiB / 8 = 64 KiB of lines per step, half of it payload -> 32 KiB chunks, 8 slots.
+//   LL128:  buffer 120*640*8*8 B = 4,915,200 B / 8 = 614,400 B per step, 120/128 payload -> 576,000 B, 8 slots.
+//   SendRecv (p2p): NCCL_P2P_NVL_CHUNKSIZE 512 KiB (use 128 KiB for NET / PCI paths), 8 slots.
+Bytes default_chunk_bytes(Op op, Algo algo, Proto proto);
+std::uint32_t default_slots(Op op, Algo algo, Proto proto);
+
+// Dispatch on (op, algo). ranks_per_node must divide ranks (node-major ranks). Throws std::invalid_argument on
+// impossible combinations (Tree for anything but allreduce, odd tree channel counts, slots < 2, bad ring_order).
+CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, std::uint32_t ranks_per_node,
+                            Bytes size, const GenOptions& options = {});
+
+// The individual generators (same contract as generate()). `size` follows nccl-tests: allgather and
+// reducescatter take the total array (n times the per-rank count).
+CollectiveSchedule ring_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                  const GenOptions& options = {});
+CollectiveSchedule ring_allgather(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                  const GenOptions& options = {});
+CollectiveSchedule ring_reducescatter(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                      const GenOptions& options = {});
+CollectiveSchedule ring_broadcast(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                  const GenOptions& options = {});
+CollectiveSchedule ring_reduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                               const GenOptions& options = {});
+CollectiveSchedule sendrecv(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                            const GenOptions& options = {});
+CollectiveSchedule tree_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                  const GenOptions& options = {});
+
+// NCCL's binary tree over `nodes` (trees.cc ncclGetBtree / ncclGetDtree): tree 0 is the btree rooted at node 0;
+// tree 1 is its mirror (n-1-x) for even counts, or its shift by one (x+1 mod n) for odd counts. -1 = none.
+struct NodeTree {
+  std::vector<int> parent;               // per node
+  std::vector<std::vector<int>> children;  // per node, <= 2 each, ascending
+  int root = 0;
+};
+NodeTree node_tree(std::uint32_t nodes, int which /* 0 or 1 */);
+
+// The full rank-level tree a tree channel uses: node tree `which` with a chain through each node's GPUs.
+// Tree 0 chains local 0 -> 1 -> ... -> ppn-1 (head local 0); tree 1 chains the other way (head local ppn-1), an
+// assumption that spreads NIC traffic like NCCL's balanced tree patterns. Inter-node edges join node heads.
+struct RankTree {
+  std::vector<int> parent;                  // per rank, -1 at the root
+  std::vector<std::vector<std::uint32_t>> children;  // per rank: intra-node child first, then node children
+  std::vector<std::uint32_t> depth;         // edges from the root
+  std::uint32_t root = 0;
+};
+RankTree rank_tree(std::uint32_t ranks, std::uint32_t ranks_per_node, int which);
+
+// Number of steps per loop of a ring op: allreduce 2(n-1), allgather/reducescatter n-1, broadcast/reduce n-1 hops.
+std::uint32_t ring_steps(Op op, std::uint32_t ranks);
+
+}  // namespace vgsim::coll

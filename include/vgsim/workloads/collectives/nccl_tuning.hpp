@@ -1,0 +1,118 @@
+// NCCL's own cost model (src/graph/tuning.cc, enqueue.cc; reference/nccl-model.md sections 1.1-1.6 and 2):
+// per (collective, algorithm, protocol) a latency (us) and an algorithm bandwidth (GB/s), time = lat + bytes /
+// (1000 * bw) with latCount = 1, the argmin selection (or NCCL_ALGO / NCCL_PROTO forcing), channel trimming for small
+// messages, and nccl-tests' busbw factors and size conventions. Every constant is a named, overridable parameter
+// ("nccl.hw_latency.net.ring.simple") tagged with its NCCL version and source. Not here: schedules, the engine.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vgsim/workloads/collectives/schedule.hpp"
+
+namespace vgsim::coll {
+
+enum class Link : std::uint8_t { NVLink, PCIe, Net };  // NCCL's NCCL_HW_NVLINK / NCCL_HW_PCI / NCCL_HW_NET rows
+enum class GpuArch : std::uint8_t { Volta, Ampere, Hopper, Blackwell };  // tuning.cc compCapIndex rows
+enum class CpuVendor : std::uint8_t { Intel, AMD, Other };
+const char* to_string(Link l);
+const char* to_string(GpuArch a);
+Link parse_link(const std::string& s);         // "nvlink", "pcie"/"pci", "net"; UnitError lists accepted values
+GpuArch parse_gpu_arch(const std::string& s);  // "volta", "ampere", "hopper", "blackwell" (or "sm70".."sm100")
+
+struct NcclTuning {
+  std::string version = "2.30";
+  double base_latency_us[2][3]{};        // [Algo][Proto]
+  double hw_latency_us[3][2][3]{};       // [Link][Algo][Proto]
+  double proto_efficiency[3]{};          // [Proto] payload / wire bytes
+  double ll_max_bw_GBps[4][3]{};         // rows volta|intel, ampere|amd, hopper, blackwell; cols 1, 2, >2 nodes
+  double per_ch_max_tree_bw_GBps[4][3]{};
+  double per_ch_max_ring_ll128_bw_GBps[4]{};
+  double per_ch_max_tree_ll128_bw_GBps[4][3]{};
+  double net_overhead_us[3]{};           // [CpuVendor]
+  double net_overhead_simple_factor = 3;
+  double latency_inter_us = 0;           // net plugin's reported latency (IB and sockets report 0)
+  double tree_correction[3][23]{};       // [Proto][log2(bytes/64)]
+  double ring_plateau_factor[2]{};       // [0] pre-Ampere, [1] Ampere and later
+  double ring_ll_bw_factor = 0.5, ring_ll128_bw_factor = 0.92, tree_bw_factor = 0.92, tree_ll_bw_divisor = 3.8,
+         tree_ll128_bw_factor_one_node = 7.0 / 9.0, tree_ll128_bw_factor = 120.0 / 128.0, tree_algbw_ratio = 0.5;
+  double thread_threshold[3]{};          // [Proto] bytes per thread before trimming (ring LL: x nranks)
+  double max_threads[3]{};               // [Proto]
+
+  // NCCL's defaults for `version`: "2.18" .. "2.30" (the tables are identical there except Tree/Simple base
+  // latency, 0 before 2.30 and 8.4 at 2.30). Throws UnitError naming the accepted versions.
+  static NcclTuning defaults(const std::string& version = "2.30");
+
+  struct Param {
+    std::string name, unit, source;
+    double value;
+  };
+  std::vector<Param> list() const;                    // every parameter, in a stable order
+  double get(const std::string& name) const;          // UnitError with a did-you-mean for unknown names
+  void set(const std::string& name, double value);    // same; rejects negative or non-finite values
+};
+
+// What the cost model needs to know about a communicator (NCCL's comm + graph fields).
+struct CommShape {
+  std::uint32_t ranks = 1, nodes = 1;
+  Link intra = Link::NVLink;          // graph->typeIntra (NVLink or PCIe)
+  GpuArch arch = GpuArch::Hopper;
+  CpuVendor cpu = CpuVendor::Intel;
+  std::uint32_t channels = 1;         // comm->nChannels
+  double bw_intra_GBps = 0;           // per channel (graph->bwIntra)
+  double bw_inter_GBps = 0;           // per channel (graph->bwInter)
+  bool same_channels = true;          // graph->sameChannels (broadcast/reduce latency)
+  bool ll128_enabled = true;          // NCCL enables LL128 only on some paths (section 1.5)
+};
+
+// Which algorithms / protocols may be chosen (NCCL_ALGO / NCCL_PROTO).
+struct Allowed {
+  bool algo[2] = {true, true};       // [Algo]
+  bool proto[3] = {true, true, true};  // [Proto]
+};
+// Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion); "" = all. UnitError on bad.
+Allowed parse_allowed(const std::string& nccl_algo, const std::string& nccl_proto);
+
+// Section 1.4. Microseconds. Throws std::invalid_argument for combinations that do not exist (tree non-allreduce).
+double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
+// Section 1.5: algorithm bandwidth in GB/s (bus bandwidth with protocol refinements, converted), before the
+// size-dependent corrections. 0 where the combination does not exist.
+double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
+
+struct AlgoTime {
+  double latency_us = 0, bandwidth_GBps = 0, time_us = 0;  // time_us < 0: not available
+};
+// Section 1.1: lat (x ring plateau) + bytes / (1000 * bw (x tree correction)), latCount = 1. `bytes` is NCCL's
+// nBytes (allgather / reducescatter: the total array, as nccl-tests' S).
+AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes bytes, const CommShape& c);
+
+// Section 1.6 (enqueue.cc): drop channels while bytes < channels * threads * threshold, then halve the threads
+// (while threads % 128 == 0). Simple adds a sync warp for ring (+32) and four for tree (+128) afterwards.
+struct Trimmed {
+  std::uint32_t channels = 1, threads = 0;
+};
+Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, std::uint32_t channels,
+                      std::uint32_t ranks);
+
+struct Selection {
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  AlgoTime cost;
+  Trimmed launch;  // channels / threads after trimming
+};
+// argmin of algo_time over the allowed (algo, proto) pairs (Tree only for allreduce, LL128 only when enabled);
+// ties keep the first in (Ring, Tree) x (LL, LL128, Simple) order, as NCCL's loop. Throws std::invalid_argument when
+// nothing is allowed. SendRecv always uses Ring/Simple (p2p does not go through this model; an assumption).
+Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed = {});
+
+// nccl-tests (section 2): busbw = algbw * factor; allreduce 2(n-1)/n; allgather, reducescatter (n-1)/n;
+// broadcast, reduce, sendrecv 1.
+double busbw_factor(Op op, std::uint32_t ranks);
+// nccl-tests' S from the per-rank element bytes (count * typesize): allgather / reducescatter multiply by n.
+Bytes nccl_tests_size(Op op, Bytes count_bytes, std::uint32_t ranks);
+// algbw in GB/s (1e9 bytes) for S bytes in `time_us` microseconds.
+double algbw_GBps(Bytes size, double time_us);
+
+}  // namespace vgsim::coll

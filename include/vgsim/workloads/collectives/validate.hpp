@@ -1,0 +1,21 @@
+// Structural and byte-accounting check of a CollectiveSchedule, independent of how it was generated: indices in
+// range, CSR dependencies contiguous and pointing backwards (topological order), no self-sends, and every rank
+// receiving exactly what the collective's semantics require (e.g. ring allreduce: 2S minus its own two blocks, i.e.
+// 2(n-1)/n * S when S divides evenly; broadcast: S at every non-root; tree: every rank ends up with all S bytes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vgsim/workloads/collectives/schedule.hpp"
+
+namespace vgsim::coll {
+
+// Returns the problems found (empty = valid). At most `max_errors` messages are collected.
+std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_errors = 20);
+
+// Total payload bytes the collective must put on the wire: allreduce (ring and tree) 2(n-1)S; allgather,
+// reducescatter, broadcast, reduce (n-1)S; sendrecv nS (nccl-tests size conventions).
+Bytes required_total_bytes(Op op, std::uint32_t ranks, Bytes size);
+
+}  // namespace vgsim::coll

@@ -1,0 +1,105 @@
+// Double binary tree: node-tree shapes (NCCL trees.cc), complementarity, rank-level chains, tree allreduce
+// schedule accounting and the dependency rule.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/validate.hpp"
+
+using namespace vgsim;
+using namespace vgsim::coll;
+
+TEST_CASE("node trees: binary, connected, single root") {
+  for (std::uint32_t N = 1; N <= 33; ++N)
+    for (int w = 0; w < 2; ++w) {
+      const NodeTree t = node_tree(N, w);
+      int roots = 0;
+      for (std::uint32_t x = 0; x < N; ++x) {
+        CHECK(t.children[x].size() <= 2u);
+        if (t.parent[x] < 0) ++roots;
+        for (int c : t.children[x]) CHECK(t.parent[c] == static_cast<int>(x));
+        // walking up reaches the root in < N steps (no cycle)
+        int y = static_cast<int>(x), steps = 0;
+        while (t.parent[y] >= 0 && steps <= static_cast<int>(N)) { y = t.parent[y]; ++steps; }
+        CHECK(y == t.root);
+      }
+      CHECK(roots == 1);
+    }
+}
+
+TEST_CASE("NCCL btree on 8 nodes and its mirror") {
+  // ncclGetBtree(8): 0 -> 4; 4 -> {2, 6}; 2 -> {1, 3}; 6 -> {5, 7}.
+  const NodeTree t0 = node_tree(8, 0);
+  CHECK(t0.root == 0);
+  CHECK(t0.children[0] == std::vector<int>{4});
+  CHECK(t0.children[4] == std::vector<int>{2, 6});
+  CHECK(t0.children[2] == std::vector<int>{1, 3});
+  CHECK(t0.children[6] == std::vector<int>{5, 7});
+  // mirror (x -> 7 - x): root 7 -> 3; 3 -> {1, 5}; ...
+  const NodeTree t1 = node_tree(8, 1);
+  CHECK(t1.root == 7);
+  CHECK(t1.children[7] == std::vector<int>{3});
+  CHECK(t1.children[3] == std::vector<int>{1, 5});
+}
+
+TEST_CASE("the two trees are complementary for power-of-two node counts") {
+  // A node that is interior (has children) in one tree is a leaf in the other.
+  for (std::uint32_t N : {2u, 4u, 8u, 16u, 32u, 64u}) {
+    const NodeTree a = node_tree(N, 0), b = node_tree(N, 1);
+    for (std::uint32_t x = 0; x < N; ++x)
+      if (!a.children[x].empty()) CHECK(b.children[x].empty());
+  }
+}
+
+TEST_CASE("rank trees chain the GPUs of a node") {
+  // 2 nodes x 4 GPUs. Tree 0: node 0 root, chain 0-1-2-3, node 1 head rank 4 under rank 0, chain 4-5-6-7.
+  const RankTree t = rank_tree(8, 4, 0);
+  CHECK(t.root == 0u);
+  CHECK(t.parent[1] == 0);
+  CHECK(t.parent[3] == 2);
+  CHECK(t.parent[4] == 0);
+  CHECK(t.children[0] == std::vector<std::uint32_t>{1, 4});  // intra child first, then node children
+  CHECK(t.depth[7] == 4u);                                   // 0 -> 4 -> 5 -> 6 -> 7
+  // Tree 1 chains the other way: head is local 3; mirror of 2 nodes: node 1 is the root.
+  const RankTree u = rank_tree(8, 4, 1);
+  CHECK(u.root == 7u);
+  CHECK(u.parent[6] == 7);
+  CHECK(u.parent[3] == 7);
+}
+
+TEST_CASE("tree allreduce: 2(n-1) transfers per chunk and channel, every rank gets all S bytes") {
+  const std::uint32_t n = 16, ppn = 4, c = 2;
+  GenOptions o;
+  o.channels = c;
+  const Bytes S = 5 * MiB + 11;  // loops = ceil(S / (c * 512 KiB)) = 6
+  auto s = tree_allreduce(n, ppn, S, Proto::Simple, o);
+  CHECK(s.loops == 6u);
+  CHECK(s.transfers.size() == std::size_t{6 * c * 2 * (n - 1)});
+  CHECK(validate(s).empty());
+  Bytes total = 0;
+  for (const auto& t : s.transfers) total += t.bytes;
+  CHECK(total == 2 * (n - 1) * S);
+  // channel 0 uses tree 0 (root rank 0), channel 1 tree 1 (mirror of 4 nodes: root node 3, head local 3 = rank 15)
+  std::set<std::uint32_t> roots[2];
+  for (std::uint32_t r = 0; r < n; ++r) { roots[0].insert(r); roots[1].insert(r); }
+  for (const auto& t : s.transfers)
+    if (t.step == 0) roots[t.channel].erase(t.src);
+  CHECK(roots[0] == std::set<std::uint32_t>{0});
+  CHECK(roots[1] == std::set<std::uint32_t>{15});
+  // Dependency rule: the root's down-send of chunk l needs every child's up-send of chunk l.
+  const std::size_t per = 2 * (n - 1);
+  const Transfer& first_down = s.transfers[n - 1];  // first down-send of loop 0, channel 0: from the root
+  CHECK(first_down.src == 0u);
+  CHECK(first_down.step == 1u);
+  CHECK(first_down.dep_count == 2u);  // root 0 has children rank 1 (chain) and rank 8 (node 2's head)
+  for (std::uint32_t d = 0; d < first_down.dep_count; ++d) {
+    const Transfer& up = s.transfers[s.deps[first_down.dep_begin + d]];
+    CHECK(up.dst == 0u);
+    CHECK(up.step == 0u);
+  }
+  (void)per;
+  GenOptions odd;
+  odd.channels = 3;
+  CHECK_THROWS_WITH(tree_allreduce(n, ppn, S, Proto::Simple, odd), Catch::Contains("even"));
+}

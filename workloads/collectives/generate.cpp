@@ -1,0 +1,106 @@
+// Generator dispatch, NCCL's default chunk/slot geometry and the shared argument checks (see generators.hpp).
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "builder.hpp"
+
+namespace vgsim::coll {
+
+namespace {
+// reference/nccl-model.md 1.6: NCCL_STEPS = 8 slots per connection; Simple BUFFSIZE 4 MiB; LL buffer 512 KiB of
+// 16-byte lines carrying 8 payload bytes; LL128 buffer 120*640*8*8 B with 120 of 128 bytes payload.
+constexpr std::uint32_t kNcclSteps = 8;
+constexpr Bytes kSimpleStep = 4 * MiB / kNcclSteps;               // 512 KiB
+constexpr Bytes kLLStepPayload = (512 * KiB / kNcclSteps) / 2;    // 32 KiB
+constexpr Bytes kLL128StepPayload = (120LL * 640 * 8 * 8 / kNcclSteps) / 16 * 15;  // 576,000 B
+constexpr std::uint32_t kRingChunkSteps = 4;                      // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
+constexpr Bytes kP2pNvlChunk = 512 * KiB;                         // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
+}  // namespace
+
+Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) {
+  if (op == Op::SendRecv) return kP2pNvlChunk;
+  switch (proto) {
+    case Proto::LL: return kLLStepPayload;
+    case Proto::LL128: return kLL128StepPayload;
+    case Proto::Simple: break;
+  }
+  const bool ring_chunked = algo == Algo::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+  return ring_chunked ? kSimpleStep * kRingChunkSteps : kSimpleStep;
+}
+
+std::uint32_t default_slots(Op op, Algo algo, Proto proto) {
+  const bool ring_chunked = proto == Proto::Simple && algo == Algo::Ring && op != Op::SendRecv &&
+                            (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+  return ring_chunked ? kNcclSteps / kRingChunkSteps : kNcclSteps;
+}
+
+std::uint32_t ring_steps(Op op, std::uint32_t n) {
+  if (n <= 1) return 0;
+  switch (op) {
+    case Op::AllReduce: return 2 * (n - 1);
+    case Op::SendRecv: return 1;
+    default: return n - 1;
+  }
+}
+
+namespace detail {
+std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo algo, Proto proto, std::uint32_t ranks,
+                                          std::uint32_t ppn, Bytes size, const GenOptions& o) {
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(std::string(to_string(algo)) + " " + to_string(op) + ": " + what);
+  };
+  if (ranks == 0) fail("ranks must be >= 1");
+  if (ppn == 0 || ranks % ppn != 0)
+    fail("ranks_per_node " + std::to_string(ppn) + " must divide ranks " + std::to_string(ranks));
+  if (size < 0) fail("size must be >= 0 bytes, got " + std::to_string(size));
+  if (o.channels == 0 || o.channels > 64) fail("channels must be in 1..64 (NCCL MAXCHANNELS), got " + std::to_string(o.channels));
+  if (o.chunk_bytes < 0) fail("chunk_bytes must be >= 0 (0 = NCCL default)");
+  if (o.root >= ranks) fail("root " + std::to_string(o.root) + " is not a rank of " + std::to_string(ranks));
+  s.op = op;
+  s.algo = algo;
+  s.proto = proto;
+  s.ranks = ranks;
+  s.ranks_per_node = ppn;
+  s.channels = o.channels;
+  s.size = size;
+  s.root = (op == Op::Broadcast || op == Op::Reduce) ? o.root : 0;
+  s.chunk_bytes = o.chunk_bytes > 0 ? o.chunk_bytes : default_chunk_bytes(op, algo, proto);
+  s.slots = o.slots > 0 ? o.slots : default_slots(op, algo, proto);
+  if (s.slots < 2) fail("slots must be >= 2 (with one buffer slot a ring waits on itself), got " + std::to_string(s.slots));
+  std::vector<std::uint32_t> order = o.ring_order;
+  if (order.empty()) {
+    order.resize(ranks);
+    std::iota(order.begin(), order.end(), 0u);
+  } else {
+    if (order.size() != ranks) fail("ring_order has " + std::to_string(order.size()) + " entries, expected " + std::to_string(ranks));
+    std::vector<char> seen(ranks, 0);
+    for (auto r : order) {
+      if (r >= ranks || seen[r]) fail("ring_order must be a permutation of 0.." + std::to_string(ranks - 1));
+      seen[r] = 1;
+    }
+  }
+  if (algo == Algo::Ring && op != Op::SendRecv) s.ring_order = order;
+  return order;
+}
+}  // namespace detail
+
+CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, std::uint32_t ppn, Bytes size,
+                            const GenOptions& o) {
+  if (algo == Algo::Tree) {
+    if (op != Op::AllReduce)
+      throw std::invalid_argument(std::string("tree ") + to_string(op) + ": NCCL's Tree algorithm only implements allreduce; use ring");
+    return tree_allreduce(ranks, ppn, size, proto, o);
+  }
+  switch (op) {
+    case Op::AllReduce: return ring_allreduce(ranks, ppn, size, proto, o);
+    case Op::AllGather: return ring_allgather(ranks, ppn, size, proto, o);
+    case Op::ReduceScatter: return ring_reducescatter(ranks, ppn, size, proto, o);
+    case Op::Broadcast: return ring_broadcast(ranks, ppn, size, proto, o);
+    case Op::Reduce: return ring_reduce(ranks, ppn, size, proto, o);
+    case Op::SendRecv: return sendrecv(ranks, ppn, size, proto, o);
+  }
+  throw std::invalid_argument("unknown collective");
+}
+
+}  // namespace vgsim::coll

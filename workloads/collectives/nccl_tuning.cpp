@@ -1,0 +1,373 @@
+// NCCL's cost model (see nccl_tuning.hpp). Constants: reference/nccl-model.md (sections 1.2-1.6), which read
+// NVIDIA/nccl src/graph/tuning.cc at v2.30 HEAD and its history back to 2.18; values marked [verify] there or
+// recalled from tuning.cc without a stored copy say so in their source string.
+#include "vgsim/workloads/collectives/nccl_tuning.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+#include "vgsim/kernel/input_error.hpp"
+
+namespace vgsim::coll {
+
+namespace {
+std::string lower(std::string s) {
+  std::string o;
+  for (char c : s)
+    if (c != '_' && c != '-' && c != ' ') o.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return o;
+}
+const char* kProtoKey[3] = {"ll", "ll128", "simple"};
+const char* kAlgoKey[2] = {"ring", "tree"};
+const char* kLinkKey[3] = {"nvlink", "pcie", "net"};
+const char* kArchKey[4] = {"volta", "ampere", "hopper", "blackwell"};
+const char* kNodesKey[3] = {"nodes1", "nodes2", "nodes3plus"};
+const char* kCpuKey[3] = {"intel", "amd", "other"};
+constexpr const char* kRef = "reference/nccl-model.md ";
+
+struct Entry {
+  std::string name, unit, source;
+  double* p;
+};
+
+std::vector<Entry> entries(NcclTuning& t) {
+  std::vector<Entry> e;
+  const std::string v = "NCCL " + t.version + " tuning.cc; ";
+  for (int a = 0; a < 2; ++a)
+    for (int p = 0; p < 3; ++p)
+      e.push_back({std::string("nccl.base_latency.") + kAlgoKey[a] + "." + kProtoKey[p], "us",
+                   v + kRef + "1.2 baseLatencies (Tree/Simple 0 before 2.30, 8.4 at 2.30: 1.3 drift note)",
+                   &t.base_latency_us[a][p]});
+  for (int l = 0; l < 3; ++l)
+    for (int a = 0; a < 2; ++a)
+      for (int p = 0; p < 3; ++p)
+        e.push_back({std::string("nccl.hw_latency.") + kLinkKey[l] + "." + kAlgoKey[a] + "." + kProtoKey[p], "us",
+                     v + kRef + "1.3 hwLatencies (same cells 2.18-2.30)", &t.hw_latency_us[l][a][p]});
+  for (int p = 0; p < 3; ++p)
+    e.push_back({std::string("nccl.proto_efficiency.") + kProtoKey[p], "ratio",
+                 std::string(kRef) + "1.6/6: LL 8 of 16 B = 0.5, LL128 120/128 (model 0.92), Simple 1",
+                 &t.proto_efficiency[p]});
+  const char* llrow[4] = {"volta_intel", "ampere_amd", "hopper", "blackwell"};
+  for (int r = 0; r < 4; ++r)
+    for (int n = 0; n < 3; ++n)
+      e.push_back({std::string("nccl.ll_max_bw.") + llrow[r] + "." + kNodesKey[n], "GB/s",
+                   v + kRef + "1.5 llMaxBws (one node: GPU row; multi-node: Intel row 0, AMD row 1)",
+                   &t.ll_max_bw_GBps[r][n]});
+  for (int r = 0; r < 4; ++r)
+    for (int n = 0; n < 3; ++n)
+      e.push_back({std::string("nccl.per_ch_max_tree_bw.") + kArchKey[r] + "." + kNodesKey[n], "GB/s",
+                   v + kRef + "1.5 perChMaxTreeBws", &t.per_ch_max_tree_bw_GBps[r][n]});
+  for (int r = 0; r < 4; ++r)
+    e.push_back({std::string("nccl.per_ch_max_ring_ll128_bw.") + kArchKey[r], "GB/s",
+                 v + kRef + "1.5 perChMaxRingLL128Bw (20 Volta/Ampere, 36.7 Hopper, 40 Blackwell)",
+                 &t.per_ch_max_ring_ll128_bw_GBps[r]});
+  for (int r = 0; r < 4; ++r)
+    for (int n = 0; n < 3; ++n)
+      e.push_back({std::string("nccl.per_ch_max_tree_ll128_bw.") + kArchKey[r] + "." + kNodesKey[n], "GB/s",
+                   "perChMaxTreeLL128Bws recalled from tuning.cc, not in the stored reference [verify]",
+                   &t.per_ch_max_tree_ll128_bw_GBps[r][n]});
+  for (int c = 0; c < 3; ++c)
+    e.push_back({std::string("nccl.net_overhead.") + kCpuKey[c], "us",
+                 std::string(kRef) + "1.3 NCCL_NET_OVERHEAD default: 1.0 Intel, 2.0 AMD, 1.0 elsewhere",
+                 &t.net_overhead_us[c]});
+  e.push_back({"nccl.net_overhead.simple_factor", "ratio", std::string(kRef) + "1.3: tripled for Simple",
+               &t.net_overhead_simple_factor});
+  e.push_back({"nccl.latency_inter", "us",
+               std::string(kRef) + "1.3 graph->latencyInter: net plugin latency, 0 for built-in IB and Socket; "
+                                   "added per inter-node hop, twice for Simple",
+               &t.latency_inter_us});
+  for (int p = 0; p < 3; ++p)
+    for (int i = 0; i < 23; ++i)
+      e.push_back({std::string("nccl.tree_correction.") + kProtoKey[p] + "." + std::to_string(i), "ratio",
+                   "treeCorrectionFactor recalled from tuning.cc (shape matches " + std::string(kRef) +
+                       "1.1: 0.4-0.6 at 64KB-1MB, 0.9-1.0 at the ends) [verify]",
+                   &t.tree_correction[p][i]});
+  e.push_back({"nccl.ring_plateau.pre_ampere", "ratio", std::string(kRef) + "1.1 ring plateau (older GPUs)",
+               &t.ring_plateau_factor[0]});
+  e.push_back({"nccl.ring_plateau.ampere_plus", "ratio", std::string(kRef) + "1.1 ring plateau (Ampere and later)",
+               &t.ring_plateau_factor[1]});
+  e.push_back({"nccl.bw_factor.ring_ll", "ratio", std::string(kRef) + "1.5 Ring LL x0.5", &t.ring_ll_bw_factor});
+  e.push_back({"nccl.bw_factor.ring_ll128", "ratio", std::string(kRef) + "1.5 Ring LL128 x0.92", &t.ring_ll128_bw_factor});
+  e.push_back({"nccl.bw_factor.tree", "ratio", std::string(kRef) + "1.5 Tree allreduce x0.92", &t.tree_bw_factor});
+  e.push_back({"nccl.bw_factor.tree_ll_divisor", "ratio", std::string(kRef) + "1.5 Tree LL /3.8", &t.tree_ll_bw_divisor});
+  e.push_back({"nccl.bw_factor.tree_ll128_one_node", "ratio", std::string(kRef) + "1.5 Tree LL128 x7/9 on one node",
+               &t.tree_ll128_bw_factor_one_node});
+  e.push_back({"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "1.5 Tree LL128 x120/128", &t.tree_ll128_bw_factor});
+  e.push_back({"nccl.bw_factor.tree_algbw_ratio", "ratio", std::string(kRef) + "1.1 Tree algBw = busBw x 0.5",
+               &t.tree_algbw_ratio});
+  for (int p = 0; p < 3; ++p)
+    e.push_back({std::string("nccl.thread_threshold.") + kProtoKey[p], "bytes/thread",
+                 std::string(kRef) + "1.6 comm.h thresholds: LL 8 (x nranks for ring), LL128 8, Simple 64",
+                 &t.thread_threshold[p]});
+  for (int p = 0; p < 3; ++p)
+    e.push_back({std::string("nccl.max_threads.") + kProtoKey[p], "threads",
+                 std::string(kRef) + "1.6: Simple 512, LL 512, LL128 640", &t.max_threads[p]});
+  return e;
+}
+}  // namespace
+
+const char* to_string(Link l) { return l == Link::NVLink ? "nvlink" : l == Link::PCIe ? "pcie" : "net"; }
+const char* to_string(GpuArch a) { return kArchKey[static_cast<int>(a)]; }
+Link parse_link(const std::string& s) {
+  const std::string n = lower(s);
+  if (n == "nvlink" || n == "nvl") return Link::NVLink;
+  if (n == "pcie" || n == "pci") return Link::PCIe;
+  if (n == "net" || n == "network") return Link::Net;
+  throw UnitError("unknown link class '" + s + "', expected one of: nvlink, pcie, net");
+}
+GpuArch parse_gpu_arch(const std::string& s) {
+  const std::string n = lower(s);
+  if (n == "volta" || n == "sm70") return GpuArch::Volta;
+  if (n == "ampere" || n == "sm80" || n == "sm86") return GpuArch::Ampere;
+  if (n == "hopper" || n == "sm90") return GpuArch::Hopper;
+  if (n == "blackwell" || n == "sm100") return GpuArch::Blackwell;
+  throw UnitError("unknown GPU architecture '" + s + "', expected one of: volta, ampere, hopper, blackwell");
+}
+
+NcclTuning NcclTuning::defaults(const std::string& version) {
+  static const char* kVersions[] = {"2.18", "2.19", "2.20", "2.21", "2.22", "2.23", "2.24", "2.25", "2.26",
+                                    "2.27", "2.28", "2.29", "2.30"};
+  bool known = false;
+  for (const char* v : kVersions) known = known || version == v;
+  if (!known) throw UnitError("unknown NCCL tuning version '" + version + "', expected one of: 2.18 .. 2.30");
+  NcclTuning t;
+  t.version = version;
+  // 1.2 baseLatencies, LL / LL128 / Simple. Tree/Simple: 0 until 2.29, 8.4 at 2.30 HEAD (1.3 drift note).
+  const double ring_base[3] = {6.6, 14.0, 8.4};
+  const double tree_base[3] = {6.8, 14.0, version == "2.30" ? 8.4 : 0.0};
+  std::copy(ring_base, ring_base + 3, t.base_latency_us[0]);
+  std::copy(tree_base, tree_base + 3, t.base_latency_us[1]);
+  // 1.3 hwLatencies [link][algo][proto]: NVLink Tree .6/1.25/4, Ring .6/1.9/3.4; PCI Tree 1/1.9/4, Ring 1/2.5/5.7;
+  // NET Tree 5/8.5/14, Ring 2.7/4/14.
+  const double hw[3][2][3] = {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}},
+                              {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}},
+                              {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}}};
+  std::copy(&hw[0][0][0], &hw[0][0][0] + 18, &t.hw_latency_us[0][0][0]);
+  t.proto_efficiency[0] = 0.5;
+  t.proto_efficiency[1] = 0.92;
+  t.proto_efficiency[2] = 1.0;
+  const double ll[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+  const double tr[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+  const double tll128[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {55.6, 31.67, 20.0}};
+  std::copy(&ll[0][0], &ll[0][0] + 12, &t.ll_max_bw_GBps[0][0]);
+  std::copy(&tr[0][0], &tr[0][0] + 12, &t.per_ch_max_tree_bw_GBps[0][0]);
+  std::copy(&tll128[0][0], &tll128[0][0] + 12, &t.per_ch_max_tree_ll128_bw_GBps[0][0]);
+  const double rll128[4] = {20.0, 20.0, 36.7, 40.0};
+  std::copy(rll128, rll128 + 4, t.per_ch_max_ring_ll128_bw_GBps);
+  t.net_overhead_us[0] = 1.0;
+  t.net_overhead_us[1] = 2.0;
+  t.net_overhead_us[2] = 1.0;
+  const double corr[3][23] = {
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .6},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+  std::copy(&corr[0][0], &corr[0][0] + 69, &t.tree_correction[0][0]);
+  t.ring_plateau_factor[0] = 1.9;
+  t.ring_plateau_factor[1] = 1.4;
+  t.thread_threshold[0] = 8;
+  t.thread_threshold[1] = 8;
+  t.thread_threshold[2] = 64;
+  t.max_threads[0] = 512;
+  t.max_threads[1] = 640;
+  t.max_threads[2] = 512;
+  return t;
+}
+
+std::vector<NcclTuning::Param> NcclTuning::list() const {
+  std::vector<Param> out;
+  for (auto& e : entries(const_cast<NcclTuning&>(*this))) out.push_back({e.name, e.unit, e.source, *e.p});
+  return out;
+}
+
+namespace {
+double* find_param(NcclTuning& t, const std::string& name) {
+  auto es = entries(t);
+  std::vector<std::string> names;
+  for (auto& e : es) {
+    if (e.name == name) return e.p;
+    names.push_back(e.name);
+  }
+  std::string hint = did_you_mean(name, names);
+  throw UnitError("unknown NCCL tuning parameter '" + name + "'" +
+                  (hint.empty() ? std::string(", see NcclTuning::list() for the accepted names")
+                                : ", did you mean '" + hint + "'?"));
+}
+}  // namespace
+
+double NcclTuning::get(const std::string& name) const { return *find_param(const_cast<NcclTuning&>(*this), name); }
+void NcclTuning::set(const std::string& name, double value) {
+  double* p = find_param(*this, name);
+  if (!std::isfinite(value) || value < 0)
+    throw UnitError("NCCL tuning parameter '" + name + "' must be a finite value >= 0, got " + std::to_string(value));
+  *p = value;
+}
+
+Allowed parse_allowed(const std::string& algo_s, const std::string& proto_s) {
+  Allowed a;
+  auto parse_list = [](const std::string& s, bool* flags, int n, auto parse_one) {
+    std::string body = s;
+    const bool exclude = !body.empty() && body[0] == '^';
+    if (exclude) body = body.substr(1);
+    if (lower(body).empty()) return;
+    for (int i = 0; i < n; ++i) flags[i] = exclude;
+    std::size_t pos = 0;
+    while (pos <= body.size()) {
+      const std::size_t comma = body.find(',', pos);
+      const std::string item = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      if (!lower(item).empty()) flags[parse_one(item)] = !exclude;
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  };
+  parse_list(algo_s, a.algo, 2, [](const std::string& x) { return static_cast<int>(parse_algo(x)); });
+  parse_list(proto_s, a.proto, 3, [](const std::string& x) { return static_cast<int>(parse_proto(x)); });
+  return a;
+}
+
+namespace {
+int log2i(std::uint64_t v) {
+  int l = -1;
+  while (v) { v >>= 1; ++l; }
+  return l;
+}
+int nodes_col(std::uint32_t nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
+void check_shape(const CommShape& c) {
+  if (c.ranks == 0 || c.nodes == 0 || c.ranks % c.nodes != 0)
+    throw std::invalid_argument("NCCL model: ranks (" + std::to_string(c.ranks) + ") must be a multiple of nodes (" +
+                                std::to_string(c.nodes) + ")");
+  if (c.channels == 0) throw std::invalid_argument("NCCL model: channels must be >= 1");
+}
+}  // namespace
+
+double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c) {
+  check_shape(c);
+  const int a = static_cast<int>(algo), p = static_cast<int>(proto);
+  const std::uint32_t n = c.ranks, N = c.nodes, ppn = n / N;
+  const int intra = static_cast<int>(c.intra), net = static_cast<int>(Link::Net);
+  double inter_lat = (algo == Algo::Ring && ppn == 1 ? t.hw_latency_us[net][1][p] : t.hw_latency_us[net][a][p]) +
+                     t.latency_inter_us + (proto == Proto::Simple ? t.latency_inter_us : 0.0);
+  double intra_lat = t.hw_latency_us[intra][a][p];
+  const double base = t.base_latency_us[a][p];
+  if (algo == Algo::Tree) {
+    if (op != Op::AllReduce) throw std::invalid_argument(std::string("NCCL model: Tree does not implement ") + to_string(op));
+    return base + 2.0 * ((ppn - 1) * intra_lat + log2i(N) * inter_lat);
+  }
+  if (op == Op::Broadcast || op == Op::Reduce) {
+    const double hwl = t.hw_latency_us[N == 1 ? intra : net][0][p];
+    return base + (c.same_channels ? 1.0 : static_cast<double>(n)) * hwl;
+  }
+  if (op == Op::SendRecv) return base + (N > 1 ? inter_lat : intra_lat);  // one hop (assumption, see header)
+  const double nsteps = op == Op::AllReduce ? 2.0 * (n - 1) : n - 1.0;
+  const double ninter = N > 1 ? (op == Op::AllReduce ? 2.0 * (N - 1) : N - 1.0) : 0.0;
+  if (N > 1) {
+    const double ovh = t.net_overhead_us[static_cast<int>(c.cpu)] * (proto == Proto::Simple ? t.net_overhead_simple_factor : 1.0);
+    intra_lat = std::max(intra_lat, ovh);
+  }
+  return base + (nsteps - ninter) * intra_lat + ninter * inter_lat;
+}
+
+double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c) {
+  check_shape(c);
+  if (algo == Algo::Tree && op != Op::AllReduce) return 0.0;
+  const std::uint32_t n = c.ranks, N = c.nodes;
+  const int arch = static_cast<int>(c.arch), col = nodes_col(N);
+  const int ll_row = N == 1 ? arch : (c.cpu == CpuVendor::AMD ? 1 : 0);
+  const double ll_max = t.ll_max_bw_GBps[ll_row][col];
+  const double nch = c.channels;
+  double bus = nch * (N <= 2 ? c.bw_intra_GBps : c.bw_inter_GBps);
+  if (algo == Algo::Ring) {
+    if (proto == Proto::LL) bus = std::min(ll_max, bus * t.ring_ll_bw_factor);
+    if (proto == Proto::LL128) bus = std::min(bus * t.ring_ll128_bw_factor, nch * t.per_ch_max_ring_ll128_bw_GBps[arch]);
+    if (op == Op::SendRecv) return bus;
+    const double nsteps = op == Op::AllReduce ? 2.0 * (n - 1) : (op == Op::AllGather || op == Op::ReduceScatter) ? n - 1.0 : n;
+    return n <= 1 ? bus : bus * n / nsteps;
+  }
+  if (proto == Proto::Simple) bus = std::min(bus * t.tree_bw_factor, nch * t.per_ch_max_tree_bw_GBps[arch][col]);
+  if (proto == Proto::LL) bus = std::min(bus / t.tree_ll_bw_divisor, ll_max);
+  if (proto == Proto::LL128)
+    bus = std::min(bus * (N == 1 ? t.tree_ll128_bw_factor_one_node : t.tree_ll128_bw_factor),
+                   nch * t.per_ch_max_tree_ll128_bw_GBps[arch][col]);
+  return bus * t.tree_algbw_ratio;
+}
+
+AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes bytes, const CommShape& c) {
+  AlgoTime r;
+  if (algo == Algo::Tree && op != Op::AllReduce) { r.time_us = -1; return r; }
+  r.latency_us = latency_us(t, op, algo, proto, c);
+  r.bandwidth_GBps = bandwidth_GBps(t, op, algo, proto, c);
+  if (algo == Algo::Tree) {
+    const int lg = log2i(static_cast<std::uint64_t>(std::max<Bytes>(bytes, 0)) >> 6);
+    if (lg >= 0 && lg < 23) r.bandwidth_GBps *= t.tree_correction[static_cast<int>(proto)][lg];
+  }
+  if (algo == Algo::Ring && proto == Proto::Simple && c.nodes > 1 && op == Op::AllReduce &&
+      bytes / (static_cast<Bytes>(c.channels) * c.ranks) >= 64)
+    r.latency_us *= t.ring_plateau_factor[c.arch == GpuArch::Volta ? 0 : 1];
+  if (!(r.bandwidth_GBps > 0)) { r.time_us = -1; return r; }
+  r.time_us = r.latency_us + static_cast<double>(bytes) / (1000.0 * r.bandwidth_GBps);
+  return r;
+}
+
+Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, std::uint32_t channels,
+                      std::uint32_t ranks) {
+  const int p = static_cast<int>(proto);
+  double threshold = t.thread_threshold[p];
+  if (algo == Algo::Ring && proto == Proto::LL) threshold *= ranks;
+  std::uint32_t nc = std::max<std::uint32_t>(1, channels);
+  std::uint32_t nt = static_cast<std::uint32_t>(t.max_threads[p]);
+  while (static_cast<double>(bytes) < static_cast<double>(nc) * nt * threshold) {
+    if (nc >= 2) --nc;
+    else if (nt % 128 == 0 && nt > 0) nt /= 2;
+    else break;
+  }
+  if (proto == Proto::Simple) nt += algo == Algo::Ring ? 32 : 4 * 32;
+  return {nc, nt};
+}
+
+Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed) {
+  Selection best;
+  bool found = false;
+  for (int a = 0; a < 2; ++a) {
+    for (int p = 0; p < 3; ++p) {
+      const Algo algo = static_cast<Algo>(a);
+      const Proto proto = static_cast<Proto>(p);
+      if (!allowed.algo[a] || !allowed.proto[p]) continue;
+      if (op == Op::SendRecv && (algo != Algo::Ring || proto != Proto::Simple)) continue;
+      if (algo == Algo::Tree && op != Op::AllReduce) continue;
+      if (proto == Proto::LL128 && !c.ll128_enabled) continue;
+      const AlgoTime at = algo_time(t, op, algo, proto, bytes, c);
+      if (at.time_us < 0) continue;
+      if (!found || at.time_us < best.cost.time_us) {
+        best.algo = algo;
+        best.proto = proto;
+        best.cost = at;
+        found = true;
+      }
+    }
+  }
+  if (!found)
+    throw std::invalid_argument(std::string("NCCL model: no allowed algorithm/protocol for ") + to_string(op) +
+                                " (check NCCL_ALGO / NCCL_PROTO and LL128 availability)");
+  best.launch = trim_channels(t, best.algo, best.proto, bytes, c.channels, c.ranks);
+  return best;
+}
+
+double busbw_factor(Op op, std::uint32_t n) {
+  if (n == 0) return 0;
+  switch (op) {
+    case Op::AllReduce: return 2.0 * (n - 1) / n;
+    case Op::AllGather:
+    case Op::ReduceScatter: return static_cast<double>(n - 1) / n;
+    default: return 1.0;
+  }
+}
+
+Bytes nccl_tests_size(Op op, Bytes count_bytes, std::uint32_t n) {
+  return (op == Op::AllGather || op == Op::ReduceScatter) ? count_bytes * n : count_bytes;
+}
+
+double algbw_GBps(Bytes size, double time_us) { return time_us > 0 ? static_cast<double>(size) / (time_us * 1e3) : 0.0; }
+
+}  // namespace vgsim::coll

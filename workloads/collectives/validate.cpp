@@ -1,0 +1,114 @@
+// Validation of collective schedules (see validate.hpp). Expected bytes are derived from the collective's semantics
+// and the documented data split (generators.hpp), not from the generator code paths.
+#include "vgsim/workloads/collectives/validate.hpp"
+
+#include <map>
+
+#include "builder.hpp"
+
+namespace vgsim::coll {
+
+Bytes required_total_bytes(Op op, std::uint32_t n, Bytes S) {
+  if (n <= 1) return 0;
+  const Bytes k = static_cast<Bytes>(n - 1);
+  switch (op) {
+    case Op::AllReduce: return 2 * k * S;
+    case Op::SendRecv: return static_cast<Bytes>(n) * S;
+    default: return k * S;
+  }
+}
+
+std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_errors) {
+  std::vector<std::string> err;
+  auto fail = [&](const std::string& m) {
+    if (err.size() < max_errors) err.push_back(m);
+  };
+  const std::uint32_t n = s.ranks;
+  std::uint64_t expect_begin = 0;
+  std::vector<Bytes> recv(n, 0), sent(n, 0);
+  Bytes total = 0;
+  for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+    const Transfer& t = s.transfers[i];
+    if (t.src >= n || t.dst >= n) { fail("transfer " + std::to_string(i) + " names a rank outside 0.." + std::to_string(n - 1)); continue; }
+    if (t.src == t.dst) fail("transfer " + std::to_string(i) + " sends to itself");
+    if (t.channel >= s.channels) fail("transfer " + std::to_string(i) + " uses channel " + std::to_string(t.channel));
+    if (t.bytes < 0) fail("transfer " + std::to_string(i) + " has negative bytes");
+    if (t.dep_begin != expect_begin) fail("transfer " + std::to_string(i) + ": dependencies are not contiguous CSR");
+    expect_begin = static_cast<std::uint64_t>(t.dep_begin) + t.dep_count;
+    if (expect_begin > s.deps.size()) { fail("transfer " + std::to_string(i) + ": dependency range past the end"); continue; }
+    for (std::uint32_t d = 0; d < t.dep_count; ++d)
+      if (s.deps[t.dep_begin + d] >= i)
+        fail("transfer " + std::to_string(i) + " depends on " + std::to_string(s.deps[t.dep_begin + d]) + " (not topological)");
+    recv[t.dst] += t.bytes;
+    sent[t.src] += t.bytes;
+    total += t.bytes;
+  }
+  if (expect_begin != s.deps.size()) fail("deps has entries no transfer uses");
+  if (!err.empty()) return err;
+  const Bytes S = s.size;
+  if (total != required_total_bytes(s.op, n, S))
+    fail("total bytes " + std::to_string(total) + " != required " + std::to_string(required_total_bytes(s.op, n, S)));
+  if (n <= 1) return err;
+
+  if (s.algo == Algo::Tree) {
+    // Per channel: the root is the one rank that sends nothing up (step 0). Every rank must end up with every byte:
+    // bytes received down (step 1) + bytes of the channels it roots == S; likewise bytes sent up + rooted == S.
+    std::vector<Bytes> ch_up(s.channels, 0);
+    std::vector<std::vector<char>> sends_up(s.channels, std::vector<char>(n, 0));
+    std::vector<Bytes> down_recv(n, 0), up_sent(n, 0);
+    for (const Transfer& t : s.transfers) {
+      if (t.step == 0) { ch_up[t.channel] += t.bytes; sends_up[t.channel][t.src] = 1; up_sent[t.src] += t.bytes; }
+      else down_recv[t.dst] += t.bytes;
+    }
+    std::vector<Bytes> rooted(n, 0);
+    for (std::uint32_t c = 0; c < s.channels; ++c) {
+      int roots = 0;
+      for (std::uint32_t r = 0; r < n; ++r)
+        if (!sends_up[c][r]) { ++roots; rooted[r] += ch_up[c] / (n - 1); }
+      if (roots != 1) fail("tree channel " + std::to_string(c) + " has " + std::to_string(roots) + " roots");
+    }
+    for (std::uint32_t r = 0; r < n; ++r) {
+      if (down_recv[r] + rooted[r] != S) fail("rank " + std::to_string(r) + " ends with " + std::to_string(down_recv[r] + rooted[r]) + " result bytes, expected " + std::to_string(S));
+      if (up_sent[r] + rooted[r] != S) fail("rank " + std::to_string(r) + " contributes " + std::to_string(up_sent[r] + rooted[r]) + " bytes, expected " + std::to_string(S));
+    }
+    return err;
+  }
+  if (s.op == Op::SendRecv) {
+    for (const Transfer& t : s.transfers)
+      if (t.dst != (t.src + 1) % n) { fail("sendrecv transfer " + std::to_string(t.src) + "->" + std::to_string(t.dst) + " is not r -> r+1"); break; }
+    for (std::uint32_t r = 0; r < n; ++r)
+      if (recv[r] != S) fail("rank " + std::to_string(r) + " receives " + std::to_string(recv[r]) + ", expected " + std::to_string(S));
+    return err;
+  }
+  // Rings and chains: every transfer goes from a position to the next one in ring_order.
+  if (s.ring_order.size() != n) { fail("ring schedule without a ring_order of " + std::to_string(n) + " ranks"); return err; }
+  std::vector<std::uint32_t> pos(n, 0);
+  for (std::uint32_t p = 0; p < n; ++p) pos[s.ring_order[p]] = p;
+  for (const Transfer& t : s.transfers)
+    if (pos[t.dst] != (pos[t.src] + 1) % n) { fail("transfer " + std::to_string(t.src) + "->" + std::to_string(t.dst) + " does not follow the ring"); break; }
+  if (s.op == Op::Broadcast || s.op == Op::Reduce) {
+    // Broadcast: each non-root receives S. Reduce: each rank but the chain start (root's ring successor) receives S.
+    const std::uint32_t idle = s.op == Op::Broadcast ? s.root : s.ring_order[(pos[s.root] + 1) % n];
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const Bytes want = r == idle ? 0 : S;
+      if (recv[r] != want) fail("rank " + std::to_string(r) + " receives " + std::to_string(recv[r]) + ", expected " + std::to_string(want));
+    }
+    return err;
+  }
+  // Block b (ring position b's slice) bytes, from the documented split: loopSize = channels * n * chunk.
+  const detail::Partition part(S, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
+  std::vector<Bytes> block(n, 0);
+  for (std::uint32_t l = 0; l < part.loops; ++l)
+    for (std::uint32_t c = 0; c < s.channels; ++c)
+      for (std::uint32_t b = 0; b < n; ++b) block[b] += part.piece(l, static_cast<std::uint64_t>(c) * n + b);
+  for (std::uint32_t p = 0; p < n; ++p) {
+    const std::uint32_t r = s.ring_order[p];
+    // allreduce: position p receives every block but p (reduce-scatter) and every block but p+1 (allgather);
+    // allgather / reducescatter: every block but its own.
+    const Bytes want = s.op == Op::AllReduce ? 2 * S - block[p] - block[(p + 1) % n] : S - block[p];
+    if (recv[r] != want) fail("rank " + std::to_string(r) + " receives " + std::to_string(recv[r]) + ", expected " + std::to_string(want));
+  }
+  return err;
+}
+
+}  // namespace vgsim::coll
