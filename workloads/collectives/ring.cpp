@@ -2,6 +2,8 @@
 // At step j of a loop, ring position p sends block (p - j) mod n to position p+1 (NCCL's ring prims). Transfers are
 // laid out by (global step g = loop * nsteps + j, channel, position): index = (g * channels + ch) * n + p, which is
 // a topological order because every dependency (generators.hpp rule) points to step g-1 or earlier.
+#include <utility>
+
 #include "builder.hpp"
 
 namespace vgsim::coll {
@@ -17,30 +19,53 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   if (nsteps == 0) return s;  // one rank: nothing moves
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * nsteps * c * n;
   if (total >= 0xffffffffull) throw std::invalid_argument("ring: more than 2^32 transfers; raise chunk_bytes");
-  detail::Appender app(s, total, total * 3);
-  constexpr std::uint64_t kNone = detail::Appender::kNone;
+  // Hot loop (millions of transfers): write straight into pre-sized arrays; dependencies are emitted in ascending
+  // index order without sorting: (c) -> position p+1, (a) -> p-1, (b) -> p, all at step g-1 when slots == 2.
+  s.transfers.reserve(total);  // reserve, not resize: no zero-fill pass over hundreds of MB
+  s.deps.reserve(total * 3);
+  std::uint32_t nd = 0;
   const std::uint32_t slots = s.slots;
-  auto idx = [&](std::uint64_t g, std::uint32_t ch, std::uint32_t p) -> std::uint64_t { return (g * c + ch) * n + p; };
+  auto idx = [&](std::uint64_t g, std::uint32_t ch, std::uint32_t p) -> std::uint32_t {
+    return static_cast<std::uint32_t>((g * c + ch) * n + p);
+  };
+  std::vector<Bytes> piece(static_cast<std::size_t>(c) * n);
   for (std::uint32_t l = 0; l < part.loops; ++l) {
+    for (std::uint64_t i = 0; i < piece.size(); ++i) piece[i] = part.piece(l, i);
     for (std::uint32_t j = 0; j < nsteps; ++j) {
       const std::uint64_t g = static_cast<std::uint64_t>(l) * nsteps + j;
+      // (c) buffer: chunk g-slots must have been forwarded by the receiver at its step g-slots+1, unless it was
+      //     the last step of its loop (stored, not forwarded).
+      const bool has_c = g >= slots && (g - slots) % nsteps != nsteps - 1;
+      const std::uint64_t gc = has_c ? g - slots + 1 : 0;
+      const std::uint32_t jm = j % n;
       for (std::uint32_t ch = 0; ch < c; ++ch) {
+        const Bytes* pc = piece.data() + static_cast<std::size_t>(ch) * n;
+        std::uint32_t block = n - jm;  // block sent by position p: (p - j) mod n
+        if (block == n) block = 0;
         for (std::uint32_t p = 0; p < n; ++p) {
           const std::uint32_t prev = p == 0 ? n - 1 : p - 1;
           const std::uint32_t next = p + 1 == n ? 0 : p + 1;
-          const std::uint32_t block = static_cast<std::uint32_t>((p + static_cast<std::uint64_t>(n) * 2 - j % n) % n);
-          // (a) data: the chunk received at step j-1 from the previous position (none at a loop's first step).
-          const std::uint64_t a = j > 0 ? idx(g - 1, ch, prev) : kNone;
-          // (b) order: this connection's previous send.
-          const std::uint64_t b = g > 0 ? idx(g - 1, ch, p) : kNone;
-          // (c) buffer: chunk g-slots must have been forwarded by the receiver (at its step g-slots+1) unless it was
-          //     the last step of its loop (stored, not forwarded).
-          std::uint64_t cdep = kNone;
-          if (g >= slots) {
-            const std::uint64_t gp = g - slots;
-            if (gp % nsteps != nsteps - 1) cdep = idx(gp + 1, ch, next);
-          }
-          app.add(order[p], order[next], ch, j, part.piece(l, static_cast<std::uint64_t>(ch) * n + block), {a, b, cdep});
+          std::uint32_t d[3];
+          std::uint32_t k = 0;
+          if (j > 0) d[k++] = idx(g - 1, ch, prev);   // (a) data: the chunk received at step j-1
+          if (g > 0) d[k++] = idx(g - 1, ch, p);      // (b) order: this connection's previous send
+          if (has_c) d[k++] = idx(gc, ch, next);      // (c) buffer slot at the receiver
+          for (std::uint32_t x = 1; x < k; ++x)
+            for (std::uint32_t y = x; y > 0 && d[y - 1] > d[y]; --y) std::swap(d[y - 1], d[y]);
+          Transfer t;
+          t.src = order[p];
+          t.dst = order[next];
+          t.channel = ch;
+          t.step = j;
+          t.bytes = pc[block];
+          t.dep_begin = nd;
+          std::uint32_t m = 0;
+          for (std::uint32_t x = 0; x < k; ++x)
+            if (x == 0 || d[x] != d[x - 1]) { s.deps.push_back(d[x]); ++m; }
+          t.dep_count = m;
+          nd += m;
+          s.transfers.push_back(t);
+          block = block + 1 == n ? 0 : block + 1;
         }
       }
     }
