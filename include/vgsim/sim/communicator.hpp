@@ -1,0 +1,81 @@
+// An NCCL-like communicator on a modeled cluster: ranks mapped to GPUs, the transports NCCL would use between them,
+// and for each call the algorithm x protocol (NCCL's cost argmin, or forced like NCCL_ALGO / NCCL_PROTO), the channel
+// count, the step schedule (from workloads/collectives) and the step costs the executor charges. Also runs a
+// single collective on a fresh engine for nccl-tests style sweeps.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vgsim/sim/collective_run.hpp"
+#include "vgsim/topologies/cluster.hpp"
+#include "vgsim/workloads/collectives/nccl_tuning.hpp"
+#include "vgsim/workloads/collectives/schedule.hpp"
+
+namespace vgsim::sim {
+
+struct CommOptions {
+  std::optional<coll::Algo> algo;        // NCCL_ALGO
+  std::optional<coll::Proto> proto;      // NCCL_PROTO
+  std::optional<std::uint32_t> channels; // NCCL_MIN/MAX_NCHANNELS pinned to one value
+  topo::PathOptions path;                // NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, ...
+  coll::NcclTuning nccl = coll::NcclTuning::defaults();  // NCCL's model constants (2.30 tables)
+};
+
+// What a call will do.
+struct CallPlan {
+  coll::Op op;
+  coll::Algo algo;
+  coll::Proto proto;
+  std::uint32_t channels = 1;
+  Bytes size = 0;
+  double model_time_us = 0.0;  // NCCL's own cost-model estimate for the chosen pair (for reference)
+  StepCosts costs;
+  std::shared_ptr<const coll::CollectiveSchedule> schedule;
+};
+
+// Ranks of `nodes` hosts x `gpus_per_node` GPUs, node-major, the first hosts and the first GPUs of each host.
+// Throws InputError (naming `what`, e.g. "--nodes") when the cluster is too small.
+std::vector<std::uint32_t> place_ranks(const topo::Cluster& cluster, std::uint32_t nodes, std::uint32_t gpus_per_node);
+
+class Communicator {
+ public:
+  Communicator(const topo::Cluster& cluster, std::vector<std::uint32_t> rank_to_gpu, CommOptions options);
+
+  std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_gpu_.size()); }
+  std::uint32_t nodes() const { return nodes_; }
+  std::uint32_t ranks_per_node() const { return ranks_per_node_; }
+  const std::vector<std::uint32_t>& rank_to_gpu() const { return rank_to_gpu_; }
+  const CommOptions& options() const { return options_; }
+  const topo::Cluster& cluster() const { return cluster_; }
+  // The topology facts NCCL's tuning sees (link classes, per-channel bandwidths, GPU arch).
+  const coll::CommShape& shape() const { return shape_; }
+  // Human-readable transports, e.g. "intra-node: P2P/NVL (NVLink); inter-node: NET/IB with GPUDirect RDMA".
+  std::string describe_transports() const;
+
+  CallPlan plan(coll::Op op, Bytes size, std::uint32_t root = 0) const;
+
+ private:
+  const topo::Cluster& cluster_;
+  std::vector<std::uint32_t> rank_to_gpu_;
+  CommOptions options_;
+  std::uint32_t nodes_ = 1;
+  std::uint32_t ranks_per_node_ = 1;
+  coll::CommShape shape_;
+  double total_intra_GBps_ = 0, total_inter_GBps_ = 0;  // ring-neighbour route bottlenecks
+  std::optional<topo::Path> intra_path_, inter_path_;  // a ring-neighbour path of each kind, for descriptions
+};
+
+struct CollectiveResult {
+  CallPlan plan;
+  Time time{0};
+  std::uint64_t events = 0;
+  std::uint64_t flows = 0;
+};
+
+// Simulates one call on a fresh engine (nothing else running) and returns its duration.
+CollectiveResult simulate_collective(const Communicator& comm, coll::Op op, Bytes size, std::uint32_t root = 0);
+
+}  // namespace vgsim::sim

@@ -1,0 +1,157 @@
+// `vgsim collective --cluster <preset|file> --op allreduce --nodes N --gpus-per-node G -b 8 -e 1G -f 2 ...`:
+// simulates one call per size on a fresh engine and prints what nccl-tests would print; --json writes the rows.
+#include "collective_command.hpp"
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "vgsim/kernel/atomic_file.hpp"
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/communicator.hpp"
+#include "vgsim/sim/nccl_tests_report.hpp"
+
+namespace vgsim::cli {
+
+namespace {
+
+struct CollectiveArgs {
+  std::string cluster = "r750xa-4x-100gbe";
+  std::string op = "allreduce";
+  std::uint32_t nodes = 0, gpus_per_node = 0;  // 0 = all
+  std::string min_bytes = "8", max_bytes = "128M";
+  double factor = 2.0;
+  std::string algo, proto;
+  std::uint32_t channels = 0;
+  std::uint32_t root = 0;
+  std::string p2p_level = "PXB", gdr_level = "PXB";
+  bool ib_disable = false, p2p_disable = false, shm_disable = false, gdr_disable = false;
+  std::string nccl_version = "2.30";
+  std::vector<std::string> sets;
+  std::string json_out;
+  std::string dtype = "float";
+};
+
+template <typename F>
+auto option_value(const std::string& option, const std::string& value, F parse) {
+  try {
+    return parse(value);
+  } catch (const UnitError& e) {
+    throw InputError("", option, "bad value", "'" + value + "'", e.what());
+  }
+}
+
+std::int64_t type_size(const std::string& dtype) {
+  if (dtype == "float" || dtype == "int32" || dtype == "uint32") return 4;
+  if (dtype == "half" || dtype == "bfloat16") return 2;
+  if (dtype == "double" || dtype == "int64" || dtype == "uint64") return 8;
+  if (dtype == "int8" || dtype == "uint8") return 1;
+  throw InputError("", "--type", "unknown data type", dtype, "float, half, bfloat16, double, int8, uint8, int32, int64");
+}
+
+void run(const CollectiveArgs& a) {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve(a.cluster, catalog);
+  const std::uint32_t nodes = a.nodes ? a.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
+  const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
+
+  sim::CommOptions opt;
+  opt.nccl = option_value("--nccl-version", a.nccl_version, [](const std::string& v) { return coll::NcclTuning::defaults(v); });
+  for (const auto& kv : a.sets) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) throw InputError("", "--set", "expected key=value", kv, "e.g. nccl.base_latency.ring.simple=8.4");
+    const std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
+    double v = 0;
+    try {
+      std::size_t used = 0;
+      v = std::stod(val, &used);
+      if (used != val.size()) throw std::invalid_argument("trailing characters");
+    } catch (const std::exception&) {
+      throw InputError("", "--set " + key, "not a number", val, "a plain number in the parameter's unit (see vgsim params)");
+    }
+    option_value("--set", key, [&](const std::string& k) { opt.nccl.set(k, v); return 0; });
+  }
+  if (!a.algo.empty()) opt.algo = option_value("--algo", a.algo, coll::parse_algo);
+  if (!a.proto.empty()) opt.proto = option_value("--proto", a.proto, coll::parse_proto);
+  if (a.channels) opt.channels = a.channels;
+  opt.path.p2p_level = option_value("--p2p-level", a.p2p_level, topo::parse_path_type);
+  opt.path.gdr_level = option_value("--gdr-level", a.gdr_level, topo::parse_path_type);
+  opt.path.ib_disable = a.ib_disable;
+  opt.path.p2p_disable = a.p2p_disable;
+  opt.path.shm_disable = a.shm_disable;
+  opt.path.gdr_disable = a.gdr_disable;
+  const coll::Op op = option_value("--op", a.op, coll::parse_op);
+
+  const Bytes min_b = option_value("-b", a.min_bytes, parse_bytes);
+  const Bytes max_b = option_value("-e", a.max_bytes, parse_bytes);
+  if (min_b <= 0 || max_b < min_b) throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
+  if (!(a.factor > 1.0)) throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
+  const std::int64_t tsize = type_size(a.dtype);
+
+  sim::Communicator comm(cluster, sim::place_ranks(cluster, nodes, gpn), opt);
+  sim::NcclTestsHeader header;
+  header.title = "vgsim collective: " + std::string(coll::to_string(op)) + " on " + cluster.name() + ", " +
+                 std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPU(s) = " +
+                 std::to_string(comm.ranks()) + " ranks (simulated; NCCL model " + opt.nccl.version + ")";
+  header.notes.push_back("transports: " + comm.describe_transports());
+  header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
+                         (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+  header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
+
+  std::vector<sim::NcclTestsRow> rows;
+  const Bytes granule = tsize * ((op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? comm.ranks() : 1);
+  for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9); s *= a.factor) {
+    Bytes size = static_cast<Bytes>(s) / granule * granule;  // whole elements, as nccl-tests rounds counts
+    if (size == 0) continue;
+    const sim::CollectiveResult r = sim::simulate_collective(comm, op, size, a.root);
+    sim::NcclTestsRow row;
+    row.size = size;
+    row.count = (op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? size / tsize / comm.ranks() : size / tsize;
+    row.type = a.dtype;
+    row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv) ? "none" : "sum";
+    row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(a.root) : -1;
+    row.time = r.time;
+    row.algbw_GBps = coll::algbw_GBps(size, r.time.us());
+    row.busbw_GBps = row.algbw_GBps * coll::busbw_factor(op, comm.ranks());
+    row.algo = coll::to_string(r.plan.algo);
+    row.proto = coll::to_string(r.plan.proto);
+    row.channels = r.plan.channels;
+    if (!rows.empty() && rows.back().size == size) continue;
+    rows.push_back(row);
+  }
+  std::ostringstream table;
+  sim::write_nccl_tests_table(table, header, rows);
+  std::cout << table.str();
+  if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
+}
+
+}  // namespace
+
+void add_collective_command(CLI::App& app) {
+  auto args = std::make_shared<CollectiveArgs>();
+  CLI::App* c = app.add_subcommand("collective", "Simulate an nccl-tests style sweep of one collective");
+  c->add_option("--cluster", args->cluster, "cluster preset name or JSON file")->capture_default_str();
+  c->add_option("--op", args->op, "allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")->capture_default_str();
+  c->add_option("--nodes", args->nodes, "hosts to use (default: all)");
+  c->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per host (default: all of the first host)");
+  c->add_option("-b,--minbytes", args->min_bytes, "smallest size (nccl-tests -b)")->capture_default_str();
+  c->add_option("-e,--maxbytes", args->max_bytes, "largest size (nccl-tests -e)")->capture_default_str();
+  c->add_option("-f,--stepfactor", args->factor, "multiplicative size step (nccl-tests -f)")->capture_default_str();
+  c->add_option("-d,--type", args->dtype, "data type")->capture_default_str();
+  c->add_option("-r,--root", args->root, "root rank for broadcast/reduce")->capture_default_str();
+  c->add_option("--algo", args->algo, "force the algorithm like NCCL_ALGO: ring or tree");
+  c->add_option("--proto", args->proto, "force the protocol like NCCL_PROTO: ll, ll128 or simple");
+  c->add_option("--channels", args->channels, "force the channel count");
+  c->add_option("--p2p-level", args->p2p_level, "NCCL_P2P_LEVEL: NVL, PIX, PXB, PHB, SYS")->capture_default_str();
+  c->add_option("--gdr-level", args->gdr_level, "NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS")->capture_default_str();
+  c->add_flag("--ib-disable", args->ib_disable, "NCCL_IB_DISABLE=1: TCP sockets between nodes");
+  c->add_flag("--p2p-disable", args->p2p_disable, "NCCL_P2P_DISABLE=1");
+  c->add_flag("--shm-disable", args->shm_disable, "NCCL_SHM_DISABLE=1");
+  c->add_flag("--gdr-disable", args->gdr_disable, "no GPUDirect RDMA (e.g. no nvidia-peermem / ATS off)");
+  c->add_option("--nccl-version", args->nccl_version, "NCCL tuning tables to use")->capture_default_str();
+  c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
+  c->add_option("--json", args->json_out, "write the rows as JSON to this file");
+  c->callback([args] { run(*args); });
+}
+
+}  // namespace vgsim::cli

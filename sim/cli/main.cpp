@@ -1,0 +1,28 @@
+// The vgsim command-line front end: a thin layer over the libraries. Each subcommand lives in its own file.
+// Exit status: 0 success, 2 bad input (InputError: file, JSON path, value, expectation), 1 internal error.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "collective_command.hpp"
+#include "params_command.hpp"
+#include "vgsim/kernel/input_error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"vgsim: simulate distributed deep-learning training and NCCL collectives on (virtualized) GPU clusters"};
+  app.require_subcommand(1);
+  vgsim::cli::add_collective_command(app);
+  vgsim::cli::add_params_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const vgsim::InputError& e) {
+    std::cerr << "vgsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vgsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

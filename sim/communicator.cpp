@@ -1,0 +1,196 @@
+// NCCL-like communicator on a modeled cluster (see include/vgsim/sim/communicator.hpp).
+//
+// Modelling choices (each an approximation of NCCL, stated here once):
+// - Channels: NCCL's topology search (search.cc) tries per-channel speeds from a ladder whose top rung is 40 GB/s
+//   before Hopper and 60 GB/s on Hopper, and keeps as many channels as the links sustain. We take
+//   channels = clamp(ceil(bottleneck of the ring-neighbour routes / top rung), 2, 32) unless forced; then NCCL's
+//   small-message trimming (enqueue.cc) per call.
+// - Per-flow caps: one channel is driven by one thread block, so a Simple flow moves at most the top rung
+//   (per channel); LL is capped at llMaxBw / channels and LL128 at perChMaxRingLL128Bw (tuning.cc), both on payload.
+// - Per-step latency: NCCL's hwLatencies[link][algo][proto]; NET hops add the network post overhead (x3 for Simple)
+//   and the plugin's latencyInter, as tuning.cc does. The base latency is paid once per call.
+#include "vgsim/sim/communicator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
+
+namespace vgsim::sim {
+
+namespace {
+
+coll::GpuArch arch_of(const std::string& arch) {
+  if (arch == "volta" || arch == "pascal" || arch == "turing") return coll::GpuArch::Volta;
+  if (arch == "ampere") return coll::GpuArch::Ampere;
+  if (arch == "hopper") return coll::GpuArch::Hopper;
+  if (arch == "blackwell") return coll::GpuArch::Blackwell;
+  return coll::GpuArch::Ampere;
+}
+
+coll::CpuVendor vendor_of(const std::string& cpu_key) {
+  if (cpu_key.find("xeon") != std::string::npos) return coll::CpuVendor::Intel;
+  if (cpu_key.find("epyc") != std::string::npos) return coll::CpuVendor::AMD;
+  return coll::CpuVendor::Other;
+}
+
+// search.cc ladders, top rung (GB/s per channel): pre-Hopper 40, Hopper and later 60.
+double top_rung_GBps(coll::GpuArch a) { return a == coll::GpuArch::Hopper || a == coll::GpuArch::Blackwell ? 60 : 40; }
+
+std::size_t arch_row(coll::GpuArch a) { return static_cast<std::size_t>(a); }
+
+std::size_t node_col(std::uint32_t nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
+
+std::string path_words(const topo::Path& p) {
+  std::string s = std::string(topo::to_string(p.transport)) + "/" + topo::to_string(p.type) + " over " +
+                  topo::to_string(p.link_class);
+  if (p.transport == topo::Transport::NetIB) s += p.gdr ? " with GPUDirect RDMA" : " host-staged (no GPUDirect)";
+  s += ", bottleneck " + format_bandwidth(p.bottleneck);
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> place_ranks(const topo::Cluster& cluster, std::uint32_t nodes, std::uint32_t gpus_per_node) {
+  const auto& hosts = cluster.hosts();
+  if (nodes == 0 || nodes > hosts.size())
+    throw InputError(cluster.file(), "--nodes", "not enough hosts in cluster '" + cluster.name() + "'",
+                     std::to_string(nodes), "1.." + std::to_string(hosts.size()));
+  std::vector<std::uint32_t> ranks;
+  for (std::uint32_t h = 0; h < nodes; ++h) {
+    if (gpus_per_node == 0 || gpus_per_node > hosts[h].gpus.size())
+      throw InputError(cluster.file(), "--gpus-per-node", "host '" + hosts[h].name + "' has too few GPUs",
+                       std::to_string(gpus_per_node), "1.." + std::to_string(hosts[h].gpus.size()));
+    for (std::uint32_t g = 0; g < gpus_per_node; ++g) ranks.push_back(hosts[h].gpus[g]);
+  }
+  return ranks;
+}
+
+Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32_t> rank_to_gpu, CommOptions options)
+    : cluster_(cluster), rank_to_gpu_(std::move(rank_to_gpu)), options_(std::move(options)) {
+  if (rank_to_gpu_.empty()) throw std::invalid_argument("Communicator: no ranks");
+  const auto& gpus = cluster.gpus();
+  std::set<std::uint32_t> seen;
+  std::vector<std::uint32_t> host_order;
+  for (std::uint32_t g : rank_to_gpu_) {
+    if (g >= gpus.size()) throw std::invalid_argument("Communicator: GPU index out of range");
+    if (!seen.insert(g).second) throw std::invalid_argument("Communicator: a GPU holds two ranks");
+    if (host_order.empty() || host_order.back() != gpus[g].host) host_order.push_back(gpus[g].host);
+  }
+  nodes_ = static_cast<std::uint32_t>(host_order.size());
+  if (std::set<std::uint32_t>(host_order.begin(), host_order.end()).size() != nodes_ || ranks() % nodes_ != 0)
+    throw std::invalid_argument("Communicator: ranks must be node-major with the same count per node");
+  ranks_per_node_ = ranks() / nodes_;
+
+  // Ring-neighbour routes decide the link classes and the bottlenecks NCCL's search would find.
+  bool all_nvlink = true;
+  double intra = 1e300, inter = 1e300;
+  for (std::uint32_t r = 0; r < ranks(); ++r) {
+    const std::uint32_t a = rank_to_gpu_[r], b = rank_to_gpu_[(r + 1) % ranks()];
+    if (a == b) continue;
+    topo::Path p = cluster.path(a, b, options_.path);
+    if (gpus[a].host == gpus[b].host) {
+      all_nvlink = all_nvlink && p.link_class == topo::LinkClass::NVLink;
+      intra = std::min(intra, p.bottleneck.GBps());
+      if (!intra_path_) intra_path_ = p;
+    } else {
+      inter = std::min(inter, p.bottleneck.GBps());
+      if (!inter_path_) inter_path_ = p;
+    }
+  }
+  total_intra_GBps_ = intra_path_ ? intra : 0.0;
+  total_inter_GBps_ = inter_path_ ? inter : 0.0;
+
+  shape_.ranks = ranks();
+  shape_.nodes = nodes_;
+  shape_.intra = all_nvlink ? coll::Link::NVLink : coll::Link::PCIe;
+  shape_.arch = arch_of(cluster.gpu_model(rank_to_gpu_[0]).arch);
+  shape_.cpu = vendor_of(cluster.hosts()[gpus[rank_to_gpu_[0]].host].cpu_model);
+  const double bottleneck = std::max(total_intra_GBps_, total_inter_GBps_);
+  const std::uint32_t auto_channels = static_cast<std::uint32_t>(
+      std::clamp(std::ceil(bottleneck / top_rung_GBps(shape_.arch)), 2.0, 32.0));
+  shape_.channels = options_.channels.value_or(auto_channels);
+  const double per_ch_cap = top_rung_GBps(shape_.arch);
+  shape_.bw_intra_GBps = std::min(per_ch_cap, (intra_path_ ? total_intra_GBps_ : total_inter_GBps_) / shape_.channels);
+  shape_.bw_inter_GBps = std::min(per_ch_cap, (inter_path_ ? total_inter_GBps_ : total_intra_GBps_) / shape_.channels);
+  // NCCL enables LL128 by default only on NVLink intra paths (tuning.cc, reference section 1.5).
+  shape_.ll128_enabled = all_nvlink;
+}
+
+std::string Communicator::describe_transports() const {
+  std::string s;
+  if (intra_path_) s += "intra-node: " + path_words(*intra_path_);
+  if (inter_path_) s += std::string(s.empty() ? "" : "; ") + "inter-node: " + path_words(*inter_path_);
+  if (s.empty()) s = "single rank: no transport";
+  return s;
+}
+
+CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
+  const coll::NcclTuning& t = options_.nccl;
+  coll::Allowed allowed;
+  if (options_.algo) {
+    for (int a = 0; a < 2; ++a) allowed.algo[a] = (a == static_cast<int>(*options_.algo));
+  }
+  if (options_.proto) {
+    for (int p = 0; p < 3; ++p) allowed.proto[p] = (p == static_cast<int>(*options_.proto));
+  }
+  coll::CommShape shape = shape_;
+  if (options_.proto == coll::Proto::LL128) shape.ll128_enabled = true;  // forcing it enables it, as NCCL_PROTO does
+  if (op != coll::Op::AllReduce && options_.algo == coll::Algo::Tree)
+    throw InputError("", "--algo", "the tree algorithm exists only for allreduce", "tree", "ring for " +
+                     std::string(coll::to_string(op)));
+  const coll::Selection sel = coll::select(t, op, size, shape, allowed);
+
+  CallPlan plan;
+  plan.op = op;
+  plan.algo = sel.algo;
+  plan.proto = sel.proto;
+  plan.size = size;
+  plan.model_time_us = sel.cost.time_us;
+  std::uint32_t channels = options_.channels ? *options_.channels : sel.launch.channels;
+  if (plan.algo == coll::Algo::Tree && channels % 2 == 1) channels = channels == 1 ? 2 : channels - 1;
+  plan.channels = channels;
+
+  // Step costs.
+  const auto a = static_cast<std::size_t>(plan.algo), p = static_cast<std::size_t>(plan.proto);
+  StepCosts& c = plan.costs;
+  c.payload_efficiency = t.proto_efficiency[p];
+  c.base_latency = Time::from_us(t.base_latency_us[a][p]);
+  double net_overhead = t.net_overhead_us[static_cast<std::size_t>(shape.cpu)];
+  if (plan.proto == coll::Proto::Simple) net_overhead *= t.net_overhead_simple_factor;
+  for (std::size_t l = 0; l < 3; ++l) {
+    double us_v = t.hw_latency_us[l][a][p];
+    if (l == static_cast<std::size_t>(coll::Link::Net)) us_v += net_overhead + t.latency_inter_us;
+    c.hop_latency[l] = Time::from_us(us_v);
+  }
+  const std::size_t row = nodes_ > 1 ? (shape.cpu == coll::CpuVendor::AMD ? 1 : 0) : arch_row(shape.arch);
+  double payload_cap_GBps = top_rung_GBps(shape.arch);
+  if (plan.proto == coll::Proto::LL) payload_cap_GBps = t.ll_max_bw_GBps[row][node_col(nodes_)] / channels;
+  if (plan.proto == coll::Proto::LL128) payload_cap_GBps = t.per_ch_max_ring_ll128_bw_GBps[arch_row(shape.arch)];
+  c.max_rate_per_flow = payload_cap_GBps * 1e9 / c.payload_efficiency;
+
+  coll::GenOptions gen;
+  gen.channels = channels;
+  gen.root = root;
+  plan.schedule = std::make_shared<const coll::CollectiveSchedule>(
+      coll::generate(op, plan.algo, plan.proto, ranks(), ranks_per_node_, size, gen));
+  return plan;
+}
+
+CollectiveResult simulate_collective(const Communicator& comm, coll::Op op, Bytes size, std::uint32_t root) {
+  CollectiveResult res;
+  res.plan = comm.plan(op, size, root);
+  Simulator sim;
+  Fabric fabric(comm.cluster(), sim, comm.options().path);
+  CollectiveRun run(*res.plan.schedule, comm.rank_to_gpu(), res.plan.costs, fabric);
+  run.start();
+  sim.run();
+  res.time = run.finish_time() - run.start_time();
+  res.events = sim.events_processed();
+  res.flows = sim.flows_completed();
+  return res;
+}
+
+}  // namespace vgsim::sim
