@@ -242,6 +242,12 @@ void check_shape(const CommShape& c) {
 }
 }  // namespace
 
+double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto) {
+  double v = t.hw_latency_us[static_cast<int>(link)][static_cast<int>(algo)][static_cast<int>(proto)];
+  if (link == Link::Net) v += t.latency_inter_us * (proto == Proto::Simple ? 2.0 : 1.0);
+  return v;
+}
+
 double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c) {
   check_shape(c);
   const int a = static_cast<int>(algo), p = static_cast<int>(proto);

@@ -51,6 +51,15 @@ TEST_CASE("latency formulas of section 1.4") {
   CHECK(latency_us(tcpx, Op::AllReduce, Algo::Ring, Proto::Simple, hgx(2)) == Approx(451.6));
 }
 
+TEST_CASE("per-hop step latencies for the engine") {
+  NcclTuning t = NcclTuning::defaults();
+  CHECK(hop_latency_us(t, Link::NVLink, Algo::Ring, Proto::LL) == 0.6);     // table 1.3
+  CHECK(hop_latency_us(t, Link::PCIe, Algo::Ring, Proto::Simple) == 5.7);
+  t.set("nccl.latency_inter", 80.0);
+  CHECK(hop_latency_us(t, Link::Net, Algo::Ring, Proto::Simple) == Approx(14.0 + 2 * 80.0));  // + flush
+  CHECK(hop_latency_us(t, Link::Net, Algo::Tree, Proto::LL) == Approx(5.0 + 80.0));
+}
+
 TEST_CASE("bandwidth refinements of section 1.5") {
   const NcclTuning t = NcclTuning::defaults();
   const CommShape c = hgx(1);

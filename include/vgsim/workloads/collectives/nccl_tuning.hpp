@@ -75,6 +75,10 @@ struct Allowed {
 // Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion); "" = all. UnitError on bad.
 Allowed parse_allowed(const std::string& nccl_algo, const std::string& nccl_proto);
 
+// Per-step latency of one hop for the step-level engine (us): hw_latency[link][algo][proto]; a Net hop adds
+// latencyInter (twice for Simple, the flush). The base latency is charged once per collective by the executor.
+double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto);
+
 // Section 1.4. Microseconds. Throws std::invalid_argument for combinations that do not exist (tree non-allreduce).
 double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 // Section 1.5: algorithm bandwidth in GB/s (bus bandwidth with protocol refinements, converted), before the
