@@ -1,0 +1,334 @@
+// NCCL collective sweep (see collective_sweep.hpp).
+#include "collective_sweep.hpp"
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective_shape.hpp"
+#include "environment_record.hpp"
+
+namespace vgsim::probe {
+namespace {
+
+// One GPU driven by this process: its stream, buffers (sized for the largest sweep size) and timing events.
+struct DeviceSlot {
+  int device = 0;
+  int nccl_rank = 0;
+  cudaStream_t stream = nullptr;
+  float* send = nullptr;
+  float* recv = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+};
+
+// An NCCL_ALGO x NCCL_PROTO setting; "default" leaves the user's environment as it was.
+struct Combo {
+  std::string algo, proto;
+  bool forced() const { return algo != "default"; }
+};
+
+std::string nccl_name(const std::string& v) {
+  if (v == "ring") return "Ring";
+  if (v == "tree") return "Tree";
+  if (v == "ll") return "LL";
+  if (v == "ll128") return "LL128";
+  return "Simple";
+}
+
+std::optional<std::string> getenv_opt(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+// Label of the user's own NCCL_ALGO / NCCL_PROTO for the "default" combination: the schema value when it names
+// exactly one, otherwise "default" (the environment record lists the variable verbatim).
+std::string default_label(const std::optional<std::string>& value, const std::vector<std::string>& allowed) {
+  if (!value) return "default";
+  std::string lower;
+  for (char c : *value) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& a : allowed) {
+    if (a == lower) return a;
+  }
+  return "default";
+}
+
+void set_or_unset(const char* name, const std::optional<std::string>& v) {
+  if (v) {
+    setenv(name, v->c_str(), 1);
+  } else {
+    unsetenv(name);
+  }
+}
+
+class Communicators {
+ public:
+  Communicators(const ProbeContext& ctx, std::vector<DeviceSlot>& slots, Watchdog& w)
+      : ctx_(ctx), slots_(slots), w_(w) {}
+  ~Communicators() { destroy(); }
+
+  bool live() const { return !comms_.empty(); }
+  const std::vector<ncclComm_t>& comms() const { return comms_; }
+
+  void create() {
+    ArmedRegion armed(w_, "NCCL communicator init");
+    comms_.assign(slots_.size(), nullptr);
+    if (!ctx_.use_mpi) {
+      std::vector<int> devs;
+      for (const auto& s : slots_) devs.push_back(s.device);
+      NCCL_CHECK(ncclCommInitAll(comms_.data(), static_cast<int>(devs.size()), devs.data()));
+    } else {
+      ncclUniqueId id{};
+      if (ctx_.world_rank == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+      ctx_.broadcast_bytes(&id, sizeof id);
+      CUDA_CHECK(cudaSetDevice(slots_[0].device));
+      NCCL_CHECK(ncclCommInitRank(&comms_[0], ctx_.nccl_ranks, id, ctx_.world_rank));
+    }
+  }
+
+  // After a rejected launch: peers may have kernels in flight waiting for us, so abort rather than destroy.
+  void abort() {
+    ArmedRegion armed(w_, "ncclCommAbort");
+    for (auto& c : comms_) NCCL_CHECK(ncclCommAbort(c));
+    comms_.clear();
+    for (auto& s : slots_) {
+      CUDA_CHECK(cudaSetDevice(s.device));
+      const cudaError_t rc = cudaStreamSynchronize(s.stream);
+      if (rc != cudaSuccess) CUDA_CHECK(rc);
+    }
+  }
+
+  void destroy() {
+    if (comms_.empty()) return;
+    ArmedRegion armed(w_, "ncclCommFinalize/ncclCommDestroy");
+    NCCL_CHECK(ncclGroupStart());
+    for (auto& c : comms_) NCCL_CHECK(ncclCommFinalize(c));
+    NCCL_CHECK(ncclGroupEnd());
+    for (auto& c : comms_) NCCL_CHECK(ncclCommDestroy(c));
+    comms_.clear();
+  }
+
+ private:
+  const ProbeContext& ctx_;
+  std::vector<DeviceSlot>& slots_;
+  Watchdog& w_;
+  std::vector<ncclComm_t> comms_;
+};
+
+ncclResult_t launch_one(const CollectiveShape& s, const DeviceSlot& slot, ncclComm_t comm, int nranks) {
+  const auto count = static_cast<size_t>(s.count);
+  if (s.op == "allreduce") return ncclAllReduce(slot.send, slot.recv, count, ncclFloat, ncclSum, comm, slot.stream);
+  if (s.op == "allgather") return ncclAllGather(slot.send, slot.recv, count, ncclFloat, comm, slot.stream);
+  if (s.op == "reducescatter")
+    return ncclReduceScatter(slot.send, slot.recv, count, ncclFloat, ncclSum, comm, slot.stream);
+  if (s.op == "broadcast") return ncclBroadcast(slot.send, slot.recv, count, ncclFloat, s.root, comm, slot.stream);
+  const int next = (slot.nccl_rank + 1) % nranks;
+  const int prev = (slot.nccl_rank - 1 + nranks) % nranks;
+  ncclResult_t rc = ncclGroupStart();
+  if (rc != ncclSuccess) return rc;
+  ncclResult_t first = ncclSend(slot.send, count, ncclFloat, next, comm, slot.stream);
+  if (first == ncclSuccess) first = ncclRecv(slot.recv, count, ncclFloat, prev, comm, slot.stream);
+  rc = ncclGroupEnd();
+  return first != ncclSuccess ? first : rc;
+}
+
+// One iteration on every local GPU, grouped (required when one thread drives several GPUs).
+ncclResult_t launch_all(const CollectiveShape& s, const std::vector<DeviceSlot>& slots,
+                        const std::vector<ncclComm_t>& comms, int nranks) {
+  ncclResult_t rc = ncclGroupStart();
+  if (rc != ncclSuccess) return rc;
+  ncclResult_t first = ncclSuccess;
+  for (std::size_t d = 0; d < slots.size(); ++d) {
+    const ncclResult_t r = launch_one(s, slots[d], comms[d], nranks);
+    if (r != ncclSuccess && first == ncclSuccess) first = r;
+  }
+  rc = ncclGroupEnd();
+  return first != ncclSuccess ? first : rc;
+}
+
+std::vector<cudaStream_t> streams_of(const std::vector<DeviceSlot>& slots) {
+  std::vector<cudaStream_t> out;
+  for (const auto& s : slots) out.push_back(s.stream);
+  return out;
+}
+
+}  // namespace
+
+long run_collective_sweep(const ProbeContext& ctx, const ProbeOptions& o, RecordWriter& writer, Watchdog& watchdog) {
+  const std::vector<std::int64_t> sizes = o.collective.sizes();
+  if (sizes.empty() || o.ops.empty()) return 0;
+  const std::int64_t max_elems = sizes.back() / 4;
+
+  std::vector<DeviceSlot> slots(ctx.devices.size());
+  for (std::size_t d = 0; d < slots.size(); ++d) {
+    DeviceSlot& s = slots[d];
+    s.device = ctx.devices[d];
+    s.nccl_rank = ctx.nccl_rank(d);
+    CUDA_CHECK(cudaSetDevice(s.device));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.send), static_cast<size_t>(max_elems) * 4));
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.recv), static_cast<size_t>(max_elems) * 4));
+    CUDA_CHECK(cudaEventCreate(&s.start));
+    CUDA_CHECK(cudaEventCreate(&s.stop));
+  }
+  std::vector<float> host(static_cast<size_t>(max_elems));
+
+  const auto user_algo = getenv_opt("NCCL_ALGO");
+  const auto user_proto = getenv_opt("NCCL_PROTO");
+  std::vector<Combo> combos{{default_label(user_algo, ProbeOptions::all_algos()),
+                             default_label(user_proto, ProbeOptions::all_protos())}};
+  // The "default" combination is recorded under the user's own single NCCL_ALGO/PROTO when they set one.
+  const Combo default_combo = combos[0];
+  if (o.sweep_algos) {
+    for (const auto& a : o.algos)
+      for (const auto& p : o.protos) combos.push_back({a, p});
+  }
+
+  long wrong_records = 0;
+  bool topology_written = false;
+  bool p2p_note_written = false;
+  Communicators comms(ctx, slots, watchdog);
+  const int n = ctx.nccl_ranks;
+
+  for (std::size_t ci = 0; ci < combos.size(); ++ci) {
+    const Combo& combo = combos[ci];
+    const bool is_default = ci == 0;
+    if (is_default) {
+      set_or_unset("NCCL_ALGO", user_algo);
+      set_or_unset("NCCL_PROTO", user_proto);
+    } else {
+      setenv("NCCL_ALGO", nccl_name(combo.algo).c_str(), 1);
+      setenv("NCCL_PROTO", nccl_name(combo.proto).c_str(), 1);
+    }
+    const std::string label = is_default && default_combo.algo == "default" && default_combo.proto == "default"
+                                  ? std::string("default")
+                                  : combo.algo + "/" + combo.proto;
+
+    for (const std::string& op : o.ops) {
+      if (op == "sendrecv" && !is_default) {
+        if (!p2p_note_written) {
+          writer.write(skipped_record(ctx, "sendrecv", "ring,tree", "ll,ll128,simple",
+                                      "NCCL_ALGO does not apply to point-to-point operations; sendrecv is measured "
+                                      "with NCCL's default choice only"));
+          p2p_note_written = true;
+        }
+        continue;
+      }
+      for (const std::int64_t requested : sizes) {
+        const CollectiveShape shape = collective_shape(op, requested, n);
+        if (shape.count == 0) continue;  // fewer than one float per rank
+        if (!comms.live()) {
+          comms.create();
+          if (!topology_written) {
+            const auto topo = topology_dump_record(ctx);
+            if (!topo.is_null()) writer.write(topo);
+            topology_written = true;
+          }
+        }
+        const std::string what = op + " " + label + " " + std::to_string(shape.size_bytes) + " B";
+        ArmedRegion armed(watchdog, what);
+
+        // Inputs: the deterministic pattern; outputs: NaN (0xFF bytes), so a result left by an earlier run fails.
+        for (auto& s : slots) {
+          fill_input(shape, s.nccl_rank, host.data());
+          CUDA_CHECK(cudaSetDevice(s.device));
+          CUDA_CHECK(cudaMemcpy(s.send, host.data(), static_cast<size_t>(shape.send_count) * 4,
+                                cudaMemcpyHostToDevice));
+          CUDA_CHECK(cudaMemsetAsync(s.recv, 0xFF, static_cast<size_t>(shape.recv_count) * 4, s.stream));
+          CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        }
+
+        // The first launch tells whether NCCL accepts this algorithm/protocol for this op; all ranks agree.
+        const ncclResult_t first = launch_all(shape, slots, comms.comms(), n);
+        const int any_rejected = ctx.max(first != ncclSuccess ? 1 : 0);
+        if (any_rejected) {
+          std::string reason = "rejected by NCCL on another rank";
+          if (first != ncclSuccess) {
+            const char* last = ncclGetLastError(comms.comms()[0]);
+            reason = std::string(ncclGetErrorString(first)) + (last && *last ? std::string(": ") + last : "");
+          }
+          if (ctx.is_writer()) {
+            std::fprintf(stderr, "vgsim-probe: %s %s: skipped (%s)\n", op.c_str(), label.c_str(), reason.c_str());
+          }
+          writer.write(skipped_record(ctx, op, combo.algo, combo.proto, reason));
+          comms.abort();
+          break;  // the next op gets fresh communicators
+        }
+        for (int it = 1; it < o.warmup; ++it) NCCL_CHECK(launch_all(shape, slots, comms.comms(), n));
+        wait_streams(streams_of(slots), comms.comms());
+
+        for (auto& s : slots) CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+        for (int it = 0; it < o.iters; ++it) NCCL_CHECK(launch_all(shape, slots, comms.comms(), n));
+        for (auto& s : slots) CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
+        wait_streams(streams_of(slots), comms.comms());
+
+        double local_us = 0;
+        double local_wrong = 0;
+        for (auto& s : slots) {
+          float ms = 0;
+          CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
+          local_us += static_cast<double>(ms) * 1e3 / o.iters;
+          CUDA_CHECK(cudaSetDevice(s.device));
+          CUDA_CHECK(cudaMemcpy(host.data(), s.recv, static_cast<size_t>(shape.recv_count) * 4,
+                                cudaMemcpyDeviceToHost));
+          local_wrong += static_cast<double>(count_wrong(shape, s.nccl_rank, n, host.data()));
+        }
+        const double time_us = ctx.sum(local_us) / n;  // mean over ranks, as nccl-tests -a 1
+        const auto wrong = static_cast<std::int64_t>(ctx.sum(local_wrong));
+        const double algbw = time_us > 0 ? static_cast<double>(shape.size_bytes) / (time_us * 1e3) : 0.0;
+        const double busbw = algbw * shape.bus_factor;
+
+        nlohmann::ordered_json r;
+        r["kind"] = "collective";
+        r["op"] = op;
+        r["algo"] = combo.algo;
+        r["proto"] = combo.proto;
+        r["size_bytes"] = shape.size_bytes;
+        r["count"] = shape.count;
+        r["dtype"] = "float";
+        r["redop"] = shape.redop;
+        r["root"] = shape.root;
+        r["nranks"] = n;
+        r["nnodes"] = ctx.nnodes;
+        r["gpus_per_node"] = ctx.gpus_per_node;
+        r["in_place"] = false;
+        r["time_us"] = round3(time_us);
+        r["algbw_GBps"] = round3(algbw);
+        r["busbw_GBps"] = round3(busbw);
+        r["wrong"] = wrong;
+        r["library"] = "nccl";
+        r["source"] = ctx.source();
+        r["usable"] = wrong == 0;
+        writer.write(r);
+        if (ctx.is_writer()) {
+          std::fprintf(stderr, "vgsim-probe: %-13s %-14s %12lld B %12.2f us  busbw %8.2f GB/s  wrong %lld\n",
+                       op.c_str(), label.c_str(), static_cast<long long>(shape.size_bytes), time_us, busbw,
+                       static_cast<long long>(wrong));
+          if (wrong > 0)
+            warn(op + " " + label + " " + std::to_string(shape.size_bytes) + " B: " + std::to_string(wrong) +
+                 " wrong elements; recorded with \"usable\": false");
+        }
+        if (wrong > 0) ++wrong_records;
+      }
+    }
+    comms.destroy();  // the next combination needs communicators initialised under its NCCL_ALGO/NCCL_PROTO
+  }
+  set_or_unset("NCCL_ALGO", user_algo);
+  set_or_unset("NCCL_PROTO", user_proto);
+
+  for (auto& s : slots) {
+    CUDA_CHECK(cudaSetDevice(s.device));
+    CUDA_CHECK(cudaEventDestroy(s.start));
+    CUDA_CHECK(cudaEventDestroy(s.stop));
+    CUDA_CHECK(cudaFree(s.send));
+    CUDA_CHECK(cudaFree(s.recv));
+    CUDA_CHECK(cudaStreamDestroy(s.stream));
+  }
+  return wrong_records;
+}
+
+}  // namespace vgsim::probe
