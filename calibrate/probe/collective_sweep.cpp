@@ -261,9 +261,15 @@ long run_collective_sweep(const ProbeContext& ctx, const ProbeOptions& o, Record
         for (int it = 1; it < o.warmup; ++it) NCCL_CHECK(launch_all(shape, slots, comms.comms(), n));
         wait_streams(streams_of(slots), comms.comms());
 
-        for (auto& s : slots) CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+        for (auto& s : slots) {
+          CUDA_CHECK(cudaSetDevice(s.device));
+          CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+        }
         for (int it = 0; it < o.iters; ++it) NCCL_CHECK(launch_all(shape, slots, comms.comms(), n));
-        for (auto& s : slots) CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
+        for (auto& s : slots) {
+          CUDA_CHECK(cudaSetDevice(s.device));
+          CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
+        }
         wait_streams(streams_of(slots), comms.comms());
 
         double local_us = 0;
