@@ -191,7 +191,7 @@ TEST_CASE("malformed nccl-tests and OSU lines give errors naming file and line",
   std::string shortrow = slurp(p5);
   shortrow.replace(shortrow.find("    74.06 "), 10, " ");
   CHECK_THROWS_WITH(import_nccl_tests_text(shortrow, label), Catch::Contains(label + ": line 9") && Catch::Contains("columns"));
-  CHECK_THROWS_WITH(import_nccl_tests_text("   8   2 float sum -1 1.0 0.0 0.0 0\n", "h.txt", ImportHints{2, 1, 2, "allreduce"}),
+  CHECK_THROWS_WITH(import_nccl_tests_text("   8   2 float sum -1 1.0 0.0 0.0 0\n", "h.txt", ImportHints{2, 1, 2, "allreduce", "", "", "", ""}),
                     Catch::Contains("h.txt: line 1") && Catch::Contains("header"));
 
   const fs::path osu = kData / "osu-openmpi" / "allreduce-10g-2cpu-algo6-step1m.txt";
