@@ -330,7 +330,7 @@ def bert(name, L, h, heads, published, s=128, vocab=30522):
     a.params = vocab * h
     a.macs = vocab * h                                   # tied MLM decoder h->vocab on every token (HF BertForPreTraining)
     a.elems = h + vocab + 2 * vocab                      # gather row; decoder logits + softmax
-    layers.append(a.layer("embeddings.word", sparse=True))
+    layers.append(a.layer("embeddings.word", sparse=True, embedding_rows=vocab))
     a = Acc()
     a.params = 512 * h + 2 * h + 2 * h
     a.elems = 3 * h + 3 * h + 2 * h                      # sum of three embeddings, LN, dropout
@@ -362,7 +362,7 @@ def transformer_big(s=32):
     a.params = vocab * h
     a.macs = vocab * h                                   # tied output projection (pre-softmax) per target token
     a.elems = 2 * h + 3 * vocab                          # gathers; logits + softmax
-    layers.append(a.layer("embeddings.shared", sparse=True))
+    layers.append(a.layer("embeddings.shared", sparse=True, embedding_rows=vocab))
     a = Acc()
     a.elems = 2 * (3 * h + 2 * h)                        # scale + positional add + dropout, source and target side
     layers.append(a.layer("embeddings.positional"))
@@ -389,7 +389,7 @@ def gpt3(name, L, d, heads, published, s=2048, vocab=50257):
     a.params = vocab * d
     a.macs = vocab * d                                   # tied de-embedding d->vocab per token (Kaplan et al. 2020 Tab. 1)
     a.elems = d + 3 * vocab
-    layers.append(a.layer("embeddings.token", sparse=True))
+    layers.append(a.layer("embeddings.token", sparse=True, embedding_rows=vocab))
     a = Acc()
     a.params = s * d
     a.elems = 3 * d + 2 * d
@@ -434,12 +434,12 @@ def main(outdir):
                                         "source": "GPT-3 paper Table 2.1: 1.3B (workloads.md B7.6)"}),
     ]
     for m in models:
-        m["bytes_note"] = ("bytes = activation bytes read+written per " + m["unit"] + " at 4 B/element, an ESTIMATE "
+        m["notes"] = ("bytes = activation bytes read+written per " + m["unit"] + " at 4 B/element, an ESTIMATE "
                            "from the layer shapes (tools/generate_models.py counting rules); weights excluded")
         if "saturation_batch" in m:
-            m["saturation_batch_source"] = ("[assumption] batch (in " + m["unit"] + "s) that fills an A100 (108 SMs); "
+            m["saturation_batch"] = {"value": m["saturation_batch"], "source": "[assumption] batch (in " + m["unit"] + "s) that fills an A100 (108 SMs); "
                                             "below it step time stays flat, as the MISO A100 7g step times show "
-                                            "(training-measurements.md A4: RN50 bs64..256 28.3..31.4 ms)")
+                                            "(training-measurements.md A4: RN50 bs64..256 28.3..31.4 ms)"}
         total_p = 0
         total_m = 0
         for l in m["layers"]:
@@ -448,7 +448,7 @@ def main(outdir):
             total_m += r * l["fwd_flops"] // 2
         print(f"{m['name']:16s} params {total_p:>14,d}  fwd GMACs/{m['unit']} {total_m / 1e9:8.4f}", file=sys.stderr)
         ordered = {k: m[k] for k in ["name", "source", "input", "unit", "tokens_per_sample", "param_dtype", "grad_dtype",
-                                     "saturation_batch", "saturation_batch_source", "bytes_note", "published", "layers"]
+                                     "saturation_batch", "notes", "published", "layers"]
                    if k in m}
         with open(f"{outdir}/{m['name']}.json", "w") as f:
             f.write("{\n")

@@ -1,0 +1,126 @@
+// Roofline compute model per layer (see include/vgsim/workloads/models/compute_model.hpp).
+#include "vgsim/workloads/models/compute_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vgsim::models {
+
+ResolvedComputeParams resolve(const ComputeParams& p, const Model& m) {
+  ResolvedComputeParams r{};
+  r.eff_compute = p.eff_compute ? *p.eff_compute : m.eff_compute ? *m.eff_compute : kDefaultEffCompute;
+  r.eff_memory = p.eff_memory ? *p.eff_memory : m.eff_memory ? *m.eff_memory : kDefaultEffMemory;
+  r.saturation = p.saturation ? *p.saturation
+                 : m.saturation_batch ? *m.saturation_batch
+                 : (m.unit == WorkUnit::Sample ? kDefaultSaturationSamples : kDefaultSaturationTokens);
+  r.calibration_scale = p.calibration_scale;
+  return r;
+}
+
+namespace {
+
+double peak_flops(const GpuComputeSpec& g, Precision p) {
+  switch (p) {
+    case Precision::FP32: return g.peak_fp32_flops;
+    case Precision::TF32: return g.peak_tf32_flops > 0 ? g.peak_tf32_flops : g.peak_fp32_flops;
+    case Precision::FP16:
+    case Precision::AMP: return g.peak_fp16_flops;
+    case Precision::BF16: return g.peak_bf16_flops > 0 ? g.peak_bf16_flops : g.peak_fp16_flops;
+  }
+  return 0.0;
+}
+
+void check_gpu(const GpuComputeSpec& g, Precision p) {
+  const std::string where = "gpu '" + g.name + "'";
+  if (!(peak_flops(g, p) > 0.0))
+    throw InputError("", where, std::string("no peak FLOP/s for precision ") + to_string(p), "0", "a peak > 0");
+  if (!(g.memory_bandwidth.bytes_per_s > 0.0))
+    throw InputError("", where, "no memory bandwidth", "0", "a bandwidth > 0");
+  if (g.sm_count <= 0) throw InputError("", where, "no SM count", std::to_string(g.sm_count), "an integer > 0");
+  if (!(g.sm_fraction > 0.0 && g.sm_fraction <= 1.0))
+    throw InputError("", where, "bad SM fraction", std::to_string(g.sm_fraction), "a fraction in (0, 1]");
+  if (!(g.memory_fraction > 0.0 && g.memory_fraction <= 1.0))
+    throw InputError("", where, "bad memory fraction", std::to_string(g.memory_fraction), "a fraction in (0, 1]");
+}
+
+bool low_precision(Precision p) { return p == Precision::FP16 || p == Precision::BF16 || p == Precision::AMP; }
+
+}  // namespace
+
+ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const GpuComputeSpec& gpu,
+                                const ComputeParams& p, int ranks) {
+  check_gpu(gpu, s.precision);
+  const ResolvedComputeParams rp = resolve(p, m);
+  ComputeResult out;
+  const double samples = static_cast<double>(s.per_gpu_batch(ranks));
+  double work = samples;
+  out.samples_per_step = samples;
+  if (m.unit == WorkUnit::Token) {
+    if (s.tokens_per_gpu) {
+      work = static_cast<double>(*s.tokens_per_gpu);
+      out.samples_per_step = work / static_cast<double>(m.tokens_per_sample);
+    } else {
+      work = samples * static_cast<double>(m.tokens_per_sample);
+    }
+  }
+  out.work_per_step = work;
+
+  // Activations are fp32 (4 B) under fp32/tf32 and 2 B under fp16/bf16/amp; the model's bytes are at 4 B.
+  const double act_scale = low_precision(s.precision) ? 0.5 : 1.0;
+  // Weights read and local gradients written: fp32 masters under fp32/tf32/amp, 2 B under pure fp16/bf16.
+  const bool pure_low = s.precision == Precision::FP16 || s.precision == Precision::BF16;
+  const double weight_bytes = pure_low ? 2.0 : 4.0;
+  Bytes grad_elem = pure_low ? 2 : m.grad_dtype_bytes;
+  if (s.framework == Framework::Horovod && s.horovod.fp16_compression) grad_elem = std::min<Bytes>(grad_elem, 2);
+
+  const double sms_used = gpu.sm_count * gpu.sm_fraction;
+  const double saturation_units = rp.saturation * sms_used / kReferenceSmCount;
+  out.utilisation = std::min(1.0, work / saturation_units);
+  const double compute_rate = peak_flops(gpu, s.precision) * gpu.sm_fraction * rp.eff_compute;
+  const double memory_rate = gpu.memory_bandwidth.bytes_per_s * gpu.memory_fraction * rp.eff_memory;
+  const double scale = rp.calibration_scale / out.utilisation;
+
+  auto roofline = [&](double flops, double bytes) {
+    return Time::from_s(std::max(flops / compute_rate, bytes / memory_rate) * scale);
+  };
+
+  out.layers.reserve(m.layers.size());
+  for (auto it = m.layers.rbegin(); it != m.layers.rend(); ++it) {
+    const Layer& l = *it;
+    LayerTime t;
+    t.name = l.name;
+    t.params = l.params;
+    const double params = static_cast<double>(l.params);
+    t.forward = roofline(l.fwd_flops * work, l.bytes * act_scale * work + params * weight_bytes);
+    t.backward = roofline(l.fwd_flops * work * l.bwd_ratio,
+                          l.bytes * act_scale * work * l.bwd_ratio + params * (weight_bytes + weight_bytes));
+    t.grad_bytes = l.params * grad_elem;
+    t.sparse = l.sparse && s.framework == Framework::Horovod && !s.horovod.sparse_as_dense;
+    if (t.sparse) {
+      // TF IndexedSlices: one row per lookup (duplicates kept) plus an int64 index, accumulated over micro-steps.
+      const double lookups = work * static_cast<double>(s.grad_accumulation_steps);
+      const double row_bytes = static_cast<double>(l.params / l.embedding_rows) * static_cast<double>(grad_elem);
+      t.sparse_bytes_per_rank = static_cast<Bytes>(lookups * (row_bytes + 8.0));
+    }
+    out.forward += t.forward;
+    out.backward += t.backward;
+    out.layers.push_back(std::move(t));
+  }
+  out.optimizer = Time::from_s(static_cast<double>(m.total_params()) * s.optimizer_bytes_per_param / memory_rate *
+                               rp.calibration_scale);
+  return out;
+}
+
+ComputeParams calibrate_to_throughput(const Model& m, const TrainingSettings& s, const GpuComputeSpec& gpu,
+                                      ComputeParams p, double measured_samples_per_s) {
+  if (!(measured_samples_per_s > 0.0) || !std::isfinite(measured_samples_per_s))
+    throw InputError("", "calibration of '" + m.name + "'", "non-positive measured throughput",
+                     std::to_string(measured_samples_per_s), "samples per second > 0");
+  p.calibration_scale = 1.0;
+  const ComputeResult base = compute_iteration(m, s, gpu, p, 1);
+  const double target_s = base.samples_per_step / measured_samples_per_s;
+  p.calibration_scale = target_s / base.step().s();
+  return p;
+}
+
+}  // namespace vgsim::models

@@ -1,0 +1,11 @@
+# Sources of the models part of vgsim::workloads, relative to workloads/ (explicit list, no globbing).
+set(VGSIM_MODELS_SOURCES
+  models/model.cpp
+  models/model_library.cpp
+  models/training_settings.cpp
+  models/compute_model.cpp
+  models/bucketing.cpp
+)
+# Where load_model() finds workloads/models/*.json when VGSIM_DATA_DIR is not set in the environment.
+set_source_files_properties(models/model_library.cpp PROPERTIES
+  COMPILE_DEFINITIONS "VGSIM_MODELS_DEFAULT_DATA_DIR=\"${PROJECT_SOURCE_DIR}\"")
