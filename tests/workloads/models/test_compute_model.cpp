@@ -159,3 +159,20 @@ TEST_CASE("token models: work is tokens, sparse embedding gradient sized by look
   bad.peak_fp16_flops = 0;
   CHECK_THROWS_AS(compute_iteration(bb, s, bad), InputError);
 }
+
+TEST_CASE("efficiency precedence: explicit params > model file > defaults") {
+  const auto g = a100_sxm80();
+  Json j = Json::parse(R"({"name": "e", "source": "test", "input": "x", "unit": "sample", "param_dtype": "fp32",
+      "grad_dtype": "fp32", "efficiency": {"compute": 0.9, "source": "test"},
+      "layers": [{"name": "l", "params": 0, "fwd_flops": 1e9, "bytes": 1}]})");
+  auto m = parse_model(j, "e.json");
+  CHECK(resolve({}, m).eff_compute == 0.9);                 // the file's override
+  CHECK(resolve({}, m).eff_memory == kDefaultEffMemory);    // not overridden -> default
+  ComputeParams p;
+  p.eff_compute = 0.3;
+  CHECK(resolve(p, m).eff_compute == 0.3);                  // explicit beats the file
+  // Compute bound: time scales as 1/eff, so 0.3 is 3x slower than 0.9 (to rounding).
+  const double slow = compute_iteration(m, batch(64), g, p).step().s();
+  const double fast = compute_iteration(m, batch(64), g).step().s();
+  CHECK(rel(slow, 3 * fast) < 1e-9);
+}
