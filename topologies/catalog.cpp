@@ -88,6 +88,19 @@ std::vector<MigProfile> read_mig_table(JsonReader& t) {
   return out;
 }
 
+std::vector<VgpuProfile> read_vgpu_table(JsonReader& t) {
+  std::vector<VgpuProfile> out;
+  for (JsonReader& p : t.objects("profiles")) {
+    VgpuProfile v;
+    v.name = p.string("name");
+    v.framebuffer = p.bytes("framebuffer");
+    v.max_per_gpu = static_cast<std::uint32_t>(p.integer("max_per_gpu", 1, 64));
+    p.finish();
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string Catalog::data_dir() {
@@ -114,6 +127,8 @@ Catalog Catalog::load(const std::string& dir) {
   std::map<std::string, std::vector<MigProfile>> mig_tables;
   struct PendingMig { std::string gpu, table, file, path; };
   std::vector<PendingMig> pending;
+  std::map<std::string, std::vector<VgpuProfile>> vgpu_tables;
+  std::vector<PendingMig> pending_vgpu;
 
   for (const auto& f : files) {
     const std::string file = f.string();
@@ -144,6 +159,8 @@ Catalog Catalog::load(const std::string& dir) {
       m.pcie_lanes = pr.lanes;
       m.mig_table = g.opt_string("mig").value_or("");
       if (!m.mig_table.empty()) pending.push_back({m.key, m.mig_table, file, g.path_of("mig")});
+      m.vgpu_table = g.opt_string("vgpu").value_or("");
+      if (!m.vgpu_table.empty()) pending_vgpu.push_back({m.key, m.vgpu_table, file, g.path_of("vgpu")});
       m.source = required_source(g);
       g.finish();
       if (c.gpus_.count(m.key)) g.fail("key", "duplicate GPU model key", "a key not defined before");
@@ -199,6 +216,15 @@ Catalog Catalog::load(const std::string& dir) {
       }
       mt->finish();
     }
+    if (auto vt = r.opt_object("vgpu_tables")) {
+      for (auto it = vt->json().begin(); it != vt->json().end(); ++it) {
+        JsonReader t = vt->object(it.key());
+        required_source(t);
+        vgpu_tables[it.key()] = read_vgpu_table(t);
+        t.finish();
+      }
+      vt->finish();
+    }
     r.finish();
   }
   for (const auto& p : pending) {
@@ -210,6 +236,16 @@ Catalog Catalog::load(const std::string& dir) {
                            "a key of some catalog file's \"mig_tables\", or \"\" for no MIG");
     }
     c.gpus_[p.gpu].mig_profiles = it->second;
+  }
+  for (const auto& p : pending_vgpu) {
+    auto it = vgpu_tables.find(p.table);
+    if (it == vgpu_tables.end()) {
+      const std::string guess = did_you_mean(p.table, keys_of(vgpu_tables));
+      throw InputError(p.file, p.path, "unknown vGPU table", "\"" + p.table + "\"",
+                       (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") +
+                           "a key of some catalog file's \"vgpu_tables\", or \"\" for no vGPU");
+    }
+    c.gpus_[p.gpu].vgpu_profiles = it->second;
   }
   // Cross-references: every PCIe generation a device names must exist.
   auto check_gen = [&](const std::string& gen, const std::string& who) {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "topologies/detail/cluster_impl.hpp"
 #include "topologies/detail/host_graph.hpp"
 
 namespace vgsim::topo {
@@ -27,7 +28,11 @@ using detail::NodeKind;
 using detail::NodeProp;
 using detail::Vertex;
 
-constexpr std::uint32_t kNone = UINT32_MAX;
+using detail::HostInst;
+using detail::kNone;
+using detail::NicDev;
+using detail::Port;
+using detail::Template;
 
 const char* to_string(LinkClass c) {
   switch (c) {
@@ -86,44 +91,6 @@ const typename Map::mapped_type& model_at(const Map& m, JsonReader& r, const std
          (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(keys));
 }
 
-struct Port {
-  std::uint32_t nic = 0, port = 0, tx = 0, rx = 0;
-};
-
-struct NicDev {
-  std::string name, model;
-  Vertex v = 0;
-  std::uint32_t socket = 0, ports = 0;
-  Bandwidth speed;
-  bool rdma = true;
-};
-
-// One validated host template: graph, local resources and precomputed per-GPU facts (NIC choice).
-struct Template {
-  std::string name, cpu;
-  std::uint32_t sockets = 1;
-  bool pcie_p2p = true;
-  HostGraph g;
-  std::vector<ResourceInfo> res;  // names without host prefix
-  std::vector<Vertex> socket_v;
-  std::vector<std::uint32_t> memory_res;  // per socket
-  std::uint32_t threads_tx = 0, threads_rx = 0;
-  std::vector<std::string> gpu_names, gpu_models;
-  std::vector<Vertex> gpu_v;
-  std::vector<std::uint32_t> gpu_socket;
-  std::vector<NicDev> nics;
-  std::vector<Port> ports;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> bridge_res;  // (i, j) -> local i->j
-  std::vector<std::uint32_t> nvsw_up, nvsw_down;  // per GPU, kNone when not on an NVSwitch
-  std::vector<Time> nvl_latency;                  // per GPU
-  std::vector<std::uint32_t> nic_choice;          // per GPU: local port ordinal, kNone without NICs
-  Bandwidth port_total;                           // sum of cabled port speeds
-};
-
-struct HostInst {
-  std::string name;
-  std::uint32_t tmpl = 0, res_base = 0, port_base = 0, gpu_base = 0, leaf = 0;
-};
 
 std::uint32_t add_res(Template& t, std::string name, Bandwidth cap, std::string kind, std::string source) {
   t.res.push_back(ResourceInfo{std::move(name), cap, std::move(kind), std::move(source)});
@@ -402,10 +369,20 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
             "): " + st->opt_string("source").value_or("no source given");
       st->finish();
     }
+    t.socket_thread_count = static_cast<std::uint32_t>(threads);
+    t.per_thread = per;
+    t.threads_source = src;
     const Bandwidth cap = per * static_cast<double>(threads);
     t.threads_tx = add_res(t, "socket-threads/tx", cap, "socket-threads", src);
     t.threads_rx = add_res(t, "socket-threads/rx", cap, "socket-threads", src);
   }
+  // Virtualization is read once the hosts exist (virtualization.cpp); keep the raw declarations.
+  t.virt.path = r.path();
+  for (const char* k : {"hypervisor", "vms"})
+    if (r.has(k)) {
+      r.allow(k);
+      (std::string(k) == "vms" ? t.virt.vms : t.virt.hypervisor) = r.json()[k];
+    }
   r.finish();
 
   // NIC choice per GPU: nearest ports by PCIe distance; ties spread round-robin by GPU index.
@@ -424,55 +401,6 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
 
 }  // namespace
 
-struct Cluster::Impl {
-  std::string name, description, file;
-  std::vector<Template> templates;
-  std::vector<HostInst> insts;
-  std::vector<HostInfo> hosts;
-  std::vector<GpuInfo> gpus;
-  std::vector<NicInfo> nics;
-  std::vector<ResourceInfo> resources;
-  std::unordered_map<std::string, std::uint32_t> gpu_by_name, res_by_name;
-  std::vector<GpuModel> gpu_models;  // per GPU (copies, so the cluster does not depend on the catalog's lifetime)
-  // Fabric.
-  bool leaf_spine = false;
-  Time link_latency{0}, switch_latency{0};
-  std::uint32_t spines = 0;
-  std::vector<std::vector<std::uint32_t>> leaf_up, leaf_down;  // [leaf][spine] -> resource
-
-  const Template& tmpl_of_gpu(std::uint32_t g) const { return templates[insts[gpus[g].host].tmpl]; }
-
-  void append(Path& p, const detail::HostRoute& r, std::uint32_t base) const {
-    for (auto x : r.resources) p.resources.push_back(base + x);
-    p.latency += r.latency;
-  }
-
-  // GPU -> NIC (send side) or NIC -> GPU (receive side, reverse=true) within one host.
-  void host_leg(Path& p, std::uint32_t gpu, std::uint32_t port_local, bool gdr, bool sockets, bool receive) const {
-    const HostInst& h = insts[gpus[gpu].host];
-    const Template& t = templates[h.tmpl];
-    const std::uint32_t lg = gpus[gpu].index_in_host;
-    const Vertex gv = t.gpu_v[lg];
-    const Vertex nv = t.nics[t.ports[port_local].nic].v;
-    const std::uint32_t s = t.gpu_socket[lg];
-    const Vertex sv = t.socket_v[s];
-    if (gdr) {
-      append(p, receive ? detail::pcie_route(t.g, nv, gv) : detail::pcie_route(t.g, gv, nv), h.res_base);
-      return;
-    }
-    if (!receive) {
-      append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
-      p.resources.push_back(h.res_base + t.memory_res[s]);
-      if (sockets) p.resources.push_back(h.res_base + t.threads_tx);
-      append(p, detail::pcie_route(t.g, sv, nv), h.res_base);
-    } else {
-      append(p, detail::pcie_route(t.g, nv, sv), h.res_base);
-      if (sockets) p.resources.push_back(h.res_base + t.threads_rx);
-      p.resources.push_back(h.res_base + t.memory_res[s]);
-      append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
-    }
-  }
-};
 
 Cluster::Cluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Cluster::Cluster(Cluster&&) noexcept = default;
@@ -672,6 +600,13 @@ Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog
     const std::optional<std::string> fixed = hr.opt_string("name");
     const std::string prefix = hr.opt_string("name_prefix").value_or("host");
     if (fixed && count != 1) hr.fail("name", "a fixed name needs count 1", "\"name_prefix\" for several hosts");
+    detail::VirtDecl virt;
+    virt.path = hr.path();
+    for (const char* k : {"hypervisor", "vms"})
+      if (hr.has(k)) {
+        hr.allow(k);
+        (std::string(k) == "vms" ? virt.vms : virt.hypervisor) = hr.json()[k];
+      }
     hr.finish();
     for (std::uint32_t k = 0; k < count; ++k) {
       HostInst h;
@@ -679,6 +614,7 @@ Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog
       if (!host_names.insert(h.name).second)
         hr.fail(fixed ? "name" : "name_prefix", "duplicated host name '" + h.name + "'", "unique host names");
       h.tmpl = it->second;
+      h.virt = virt;
       m.insts.push_back(h);
     }
   }
@@ -758,6 +694,7 @@ Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog
   }
   r.finish();
 
+  detail::build_virtualization(m, cat);
   for (std::uint32_t i = 0; i < m.gpus.size(); ++i) m.gpu_by_name.emplace(m.gpus[i].name, i);
   for (std::uint32_t i = 0; i < m.resources.size(); ++i) m.res_by_name.emplace(m.resources[i].name, i);
   return Cluster(std::move(impl));

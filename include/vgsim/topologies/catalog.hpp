@@ -23,6 +23,14 @@ struct MigProfile {
   std::vector<std::uint32_t> placements;  // valid start slots
 };
 
+// A time-sliced NVIDIA vGPU type (C-series, compute). Full-framebuffer (1:1) profiles have max_per_gpu == 1.
+struct VgpuProfile {
+  std::string name;            // "A100-20C"
+  Bytes framebuffer = 0;
+  std::uint32_t max_per_gpu = 0;  // vGPUs of this type one GPU can host (time-sliced mode: one type per GPU)
+  bool full_framebuffer() const { return max_per_gpu == 1; }
+};
+
 struct GpuModel {
   std::string key;             // "a100-pcie-40gb"
   std::string display_name;    // "NVIDIA A100 PCIe 40GB"
@@ -39,6 +47,8 @@ struct GpuModel {
   std::uint32_t pcie_lanes = 16;
   std::vector<MigProfile> mig_profiles;  // empty when MIG is unsupported
   std::string mig_table;       // catalog key of the MIG table ("a100-40gb"), "" when none
+  std::vector<VgpuProfile> vgpu_profiles;  // empty when no vGPU table is recorded
+  std::string vgpu_table;      // catalog key of the vGPU table ("a100-40gb"), "" when none
   std::string source;
 };
 

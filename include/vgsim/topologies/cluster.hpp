@@ -13,6 +13,7 @@
 #include "vgsim/kernel/json_input.hpp"
 #include "vgsim/kernel/units.hpp"
 #include "vgsim/topologies/catalog.hpp"
+#include "vgsim/topologies/virtualization.hpp"
 
 namespace vgsim::topo {
 
@@ -121,8 +122,24 @@ class Cluster {
   // Route and transport from GPU a to GPU b (a != b) under NCCL's rules and the given options.
   Path path(std::uint32_t gpu_a, std::uint32_t gpu_b, const PathOptions& options) const;
 
- private:
+  // Virtualization (see virtualization.hpp and topologies/README.md). VMs in host order, then declaration order.
+  const std::vector<VmInfo>& vms() const;
+  // Placement targets: per host in host order, either one bare-metal endpoint per GPU (hosts without VMs) or the VMs'
+  // GPU assignments in VM and declaration order (GPUs of a VM host assigned to no VM have no endpoint).
+  const std::vector<GpuEndpoint>& endpoints() const;
+  std::optional<std::uint32_t> find_endpoint(const std::string& name) const;
+  // Route from endpoint a to endpoint b (a != b). Bare metal on both sides: exactly path(gpu_a, gpu_b). Otherwise the
+  // virtualization rules apply: no P2P for MIG instances (SHM through host memory inside one OS, else the network), P2P
+  // only over NVLink for vGPUs, never P2P/SHM between two VMs (network through each VM's NIC mode: vmxnet3 = sockets
+  // through the VM's socket threads and the host vswitch; pvrdma = NetIB host-staged + pvrdma_latency; sriov or
+  // passthrough = NetIB, GDR only with ATS and within gdr_level, without ATS P2P via the root complex at reduced rate).
+  // Throws std::invalid_argument when a needed NIC is missing.
+  Path endpoint_path(std::uint32_t ep_a, std::uint32_t ep_b, const PathOptions& options) const;
+
+  // Opaque: defined in topologies/detail/cluster_impl.hpp, shared by the files of the topologies library only.
   struct Impl;
+
+ private:
   explicit Cluster(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,156 @@
+// Private to topologies/: the internal state of a Cluster shared by the files that build and query it (cluster.cpp
+// loads hosts and the fabric, virtualization.cpp adds hypervisors, VMs and endpoints, endpoint_path.cpp routes between
+// endpoints). Host h's local resource k is resources[insts[h].res_base + k]; VM resources are appended after the
+// fabric's. Not a public type: Boost.Graph stays out of include/.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "topologies/detail/host_graph.hpp"
+#include "vgsim/kernel/json_input.hpp"
+#include "vgsim/topologies/cluster.hpp"
+
+namespace vgsim::topo {
+
+namespace detail {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+// Where a "hypervisor"/"vms" declaration came from (a host template or a host entry), kept raw until the hosts exist.
+struct VirtDecl {
+  bool present = false;
+  Json hypervisor;            // null when absent
+  Json vms;                   // null when absent
+  std::string path;           // JSON path of the object holding them ("$.host_templates.r750xa", "$.hosts[0]")
+};
+
+struct Port {
+  std::uint32_t nic = 0, port = 0, tx = 0, rx = 0;
+};
+
+struct NicDev {
+  std::string name, model;
+  Vertex v = 0;
+  std::uint32_t socket = 0, ports = 0;
+  Bandwidth speed;
+  bool rdma = true;
+};
+
+// One validated host template: graph, local resources and precomputed per-GPU facts (NIC choice).
+struct Template {
+  std::string name, cpu;
+  std::uint32_t sockets = 1;
+  bool pcie_p2p = true;
+  HostGraph g;
+  std::vector<ResourceInfo> res;  // names without host prefix
+  std::vector<Vertex> socket_v;
+  std::vector<std::uint32_t> memory_res;  // per socket
+  std::uint32_t threads_tx = 0, threads_rx = 0;
+  std::vector<std::string> gpu_names, gpu_models;
+  std::vector<Vertex> gpu_v;
+  std::vector<std::uint32_t> gpu_socket;
+  std::vector<NicDev> nics;
+  std::vector<Port> ports;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> bridge_res;  // (i, j) -> local i->j
+  std::vector<std::uint32_t> nvsw_up, nvsw_down;  // per GPU, kNone when not on an NVSwitch
+  std::vector<Time> nvl_latency;                  // per GPU
+  std::vector<std::uint32_t> nic_choice;          // per GPU: local port ordinal, kNone without NICs
+  Bandwidth port_total;                           // sum of cabled port speeds
+  std::uint32_t socket_thread_count = 4;          // NCCL socket helper threads (socket_threads.threads)
+  Bandwidth per_thread;                           // socket_threads.per_thread
+  std::string threads_source;
+  VirtDecl virt;                                  // template-level "hypervisor" / "vms"
+};
+
+struct HostInst {
+  std::string name;
+  std::uint32_t tmpl = 0, res_base = 0, port_base = 0, gpu_base = 0, leaf = 0;
+  VirtDecl virt;  // host-entry "hypervisor" / "vms" (each replaces the template's when present)
+};
+
+// Routing facts of one host's virtualization layer.
+struct HostVirt {
+  bool has_vms = false;             // endpoints of this host are VM assignments
+  bool hypervisor_none = false;     // "vms" are OS partitions (containers) of a bare-metal host
+  std::uint32_t vswitch = kNone;    // global resource index of the host's virtual switch
+  VirtOverheads overheads;
+};
+
+// Routing facts of one VM (global resource indices).
+struct VmState {
+  std::uint32_t port_local = kNone;             // template port ordinal of the VM's NIC port
+  std::uint32_t threads_tx = kNone, threads_rx = kNone;
+  std::uint32_t no_ats_tx = kNone, no_ats_rx = kNone;  // GPU<->NIC P2P via the root complex (sriov/passthrough, no ATS)
+};
+
+}  // namespace detail
+
+struct Cluster::Impl {
+  using Template = detail::Template;
+  using HostInst = detail::HostInst;
+  using Vertex = detail::Vertex;
+  std::string name, description, file;
+  std::vector<Template> templates;
+  std::vector<HostInst> insts;
+  std::vector<HostInfo> hosts;
+  std::vector<GpuInfo> gpus;
+  std::vector<NicInfo> nics;
+  std::vector<ResourceInfo> resources;
+  std::unordered_map<std::string, std::uint32_t> gpu_by_name, res_by_name;
+  std::vector<GpuModel> gpu_models;  // per GPU (copies, so the cluster does not depend on the catalog's lifetime)
+  // Fabric.
+  bool leaf_spine = false;
+  Time link_latency{0}, switch_latency{0};
+  std::uint32_t spines = 0;
+  std::vector<std::vector<std::uint32_t>> leaf_up, leaf_down;  // [leaf][spine] -> resource
+  // Virtualization (virtualization.cpp).
+  std::vector<detail::HostVirt> host_virt;  // per host
+  std::vector<VmInfo> vms;
+  std::vector<detail::VmState> vm_state;    // per VM
+  std::vector<GpuEndpoint> endpoints;
+  std::unordered_map<std::string, std::uint32_t> endpoint_by_name;
+
+  const Template& tmpl_of_gpu(std::uint32_t g) const { return templates[insts[gpus[g].host].tmpl]; }
+
+  void append(Path& p, const detail::HostRoute& r, std::uint32_t base) const {
+    for (auto x : r.resources) p.resources.push_back(base + x);
+    p.latency += r.latency;
+  }
+
+  // GPU -> NIC (send side) or NIC -> GPU (receive side, reverse=true) within one host.
+  void host_leg(Path& p, std::uint32_t gpu, std::uint32_t port_local, bool gdr, bool sockets, bool receive) const {
+    const HostInst& h = insts[gpus[gpu].host];
+    const Template& t = templates[h.tmpl];
+    const std::uint32_t lg = gpus[gpu].index_in_host;
+    const Vertex gv = t.gpu_v[lg];
+    const Vertex nv = t.nics[t.ports[port_local].nic].v;
+    const std::uint32_t s = t.gpu_socket[lg];
+    const Vertex sv = t.socket_v[s];
+    if (gdr) {
+      append(p, receive ? detail::pcie_route(t.g, nv, gv) : detail::pcie_route(t.g, gv, nv), h.res_base);
+      return;
+    }
+    if (!receive) {
+      append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
+      p.resources.push_back(h.res_base + t.memory_res[s]);
+      if (sockets) p.resources.push_back(h.res_base + t.threads_tx);
+      append(p, detail::pcie_route(t.g, sv, nv), h.res_base);
+    } else {
+      append(p, detail::pcie_route(t.g, nv, sv), h.res_base);
+      if (sockets) p.resources.push_back(h.res_base + t.threads_rx);
+      p.resources.push_back(h.res_base + t.memory_res[s]);
+      append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
+    }
+  }
+};
+
+namespace detail {
+// Reads every host's "hypervisor" and "vms" (validated), adds VM resources after the existing ones and fills
+// host_virt, vms, vm_state and endpoints (bare-metal hosts: one endpoint per GPU). Defined in virtualization.cpp.
+void build_virtualization(Cluster::Impl& m, const Catalog& cat);
+}  // namespace detail
+
+}  // namespace vgsim::topo
