@@ -306,3 +306,37 @@ TEST_CASE("VM presets: endpoint counts, NUMA notes, every MIG layout valid", "[v
   REQUIRE(c.vms()[1].notes.size() == 1);
   CHECK_THAT(c.vms()[1].notes[0], Catch::Contains("NUMA"));
 }
+
+TEST_CASE("two VMs of one host: mixed sriov/vmxnet3 hairpins once in the vswitch; PVRDMA pairs copy in host memory",
+          "[virt][paths]") {
+  const Cluster c = r750xa_with(kEsxi, Json::parse(R"([
+      {"name": "a", "vcpus": 32, "memory": "64GiB", "gpus": [{"gpu": "gpu0", "mode": "passthrough"}],
+       "nic": {"nic": "nic0", "port": 0, "mode": "sriov", "ats": true}},
+      {"name": "b", "vcpus": 32, "memory": "64GiB", "gpus": [{"gpu": "gpu1", "mode": "passthrough"}],
+       "nic": {"nic": "nic0", "port": 1, "mode": "vmxnet3"}},
+      {"name": "c", "vcpus": 32, "memory": "64GiB", "gpus": [{"gpu": "gpu2", "mode": "passthrough"}],
+       "nic": {"nic": "nic0", "port": 0, "mode": "pvrdma"}},
+      {"name": "d", "vcpus": 32, "memory": "64GiB", "gpus": [{"gpu": "gpu3", "mode": "passthrough"}],
+       "nic": {"nic": "nic0", "port": 1, "mode": "pvrdma"}}])"));
+  // a (VF) -> b (vmxnet3): TCP, since b has no RDMA device; both sides staged through their VM's socket threads.
+  const Path mixed = c.endpoint_path(ep(c, "host0/a/gpu0"), ep(c, "host0/b/gpu1"), PathOptions{});
+  CHECK(mixed.transport == Transport::NetSocket);
+  CHECK(names(c, mixed) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
+                                                    "host0/a/socket-threads/tx", "host0/vswitch",
+                                                    "host0/b/socket-threads/rx", "host0/socket0/memory",
+                                                    "host0/gpu1/pcie-down"});
+  // Latency: 2 PCIe hops x 0.15 us + one vmxnet3 side x 5 us = 5.3 us.
+  CHECK(mixed.latency == us(5.3));
+  // c -> d (both PVRDMA, gpu2/gpu3 on socket 1): a memory copy on socket 1, no NIC, + 2 x 5 us pvrdma latency.
+  const Path copy = c.endpoint_path(ep(c, "host0/c/gpu2"), ep(c, "host0/d/gpu3"), PathOptions{});
+  CHECK(copy.transport == Transport::NetIB);
+  CHECK_FALSE(copy.gdr);
+  CHECK(names(c, copy) ==
+        std::vector<std::string>{"host0/gpu2/pcie-up", "host0/socket1/memory", "host0/gpu3/pcie-down"});
+  CHECK(copy.latency == us(10.3));
+  // A VM without a NIC cannot reach another VM.
+  const Cluster lone = r750xa_with(kEsxi, Json::parse(R"([
+      {"name": "a", "vcpus": 8, "memory": "8GiB", "gpus": [{"gpu": "gpu0", "mode": "passthrough"}]},
+      {"name": "b", "vcpus": 8, "memory": "8GiB", "gpus": [{"gpu": "gpu1", "mode": "passthrough"}]}])"));
+  CHECK_THROWS_AS(lone.endpoint_path(0, 1, PathOptions{}), std::invalid_argument);
+}
