@@ -7,10 +7,16 @@ namespace vgsim::sim {
 
 CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_gpu,
                              StepCosts costs, Fabric& fabric)
-    : schedule_(schedule), rank_to_gpu_(std::move(rank_to_gpu)), costs_(costs), fabric_(fabric) {
-  if (rank_to_gpu_.size() != schedule.ranks)
-    throw std::invalid_argument("CollectiveRun: rank_to_gpu has " + std::to_string(rank_to_gpu_.size()) +
-                                " entries for a schedule of " + std::to_string(schedule.ranks) + " ranks");
+    : CollectiveRun(schedule, std::vector<std::vector<std::uint32_t>>{std::move(rank_to_gpu)}, costs, fabric) {}
+
+CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
+                             std::vector<std::vector<std::uint32_t>> channel_gpus, StepCosts costs, Fabric& fabric)
+    : schedule_(schedule), channel_gpus_(std::move(channel_gpus)), costs_(costs), fabric_(fabric) {
+  if (channel_gpus_.empty()) throw std::invalid_argument("CollectiveRun: no rank-to-GPU map");
+  for (const auto& m : channel_gpus_)
+    if (m.size() != schedule.ranks)
+      throw std::invalid_argument("CollectiveRun: a rank-to-GPU map has " + std::to_string(m.size()) +
+                                  " entries for a schedule of " + std::to_string(schedule.ranks) + " ranks");
   if (!(costs_.payload_efficiency > 0.0 && costs_.payload_efficiency <= 1.0))
     throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
   const std::size_t n = schedule.transfers.size();
@@ -32,18 +38,14 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vect
     const auto& tr = schedule.transfers[t];
     for (std::uint32_t d = 0; d < tr.dep_count; ++d) dependents_[fill[schedule.deps[tr.dep_begin + d]]++] = t;
   }
-  // Resolve the route of each distinct (src, dst) pair once; transfers index it through a small map.
+  // Resolve the route of each distinct (src GPU, dst GPU) pair once (the Fabric caches them).
   routes_.assign(n, nullptr);
-  std::unordered_map<std::uint64_t, const Route*> pair_routes;
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
     if (tr.src >= schedule.ranks || tr.dst >= schedule.ranks)
       throw std::invalid_argument("CollectiveRun: transfer names a rank outside the communicator");
-    const std::uint64_t key = (static_cast<std::uint64_t>(tr.src) << 32) | tr.dst;
-    auto it = pair_routes.find(key);
-    if (it == pair_routes.end())
-      it = pair_routes.emplace(key, &fabric_.route(rank_to_gpu_[tr.src], rank_to_gpu_[tr.dst])).first;
-    routes_[t] = it->second;
+    const auto& map = channel_gpus_[tr.channel % channel_gpus_.size()];
+    routes_[t] = &fabric_.route(map[tr.src], map[tr.dst]);
   }
 }
 

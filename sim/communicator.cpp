@@ -2,13 +2,14 @@
 //
 // Modelling choices (each an approximation of NCCL, stated here once):
 // - Channels: NCCL's topology search (search.cc) tries per-channel speeds from a ladder whose top rung is 40 GB/s
-//   before Hopper and 60 GB/s on Hopper, and keeps as many channels as the links sustain. We take
-//   channels = clamp(ceil(bottleneck of the ring-neighbour routes / top rung), 2, 32) unless forced; then NCCL's
-//   small-message trimming (enqueue.cc) per call.
+//   before Hopper and 60 GB/s on Hopper, keeps as many channels as the links sustain, and on multi-node
+//   communicators uses every NIC of the node. We take channels = clamp(max(ceil(intra-node bottleneck / rung),
+//   ceil(node NIC bandwidth / rung), NIC ports per node), 2, 32) unless forced; then NCCL's small-message trimming
+//   (enqueue.cc) per call.
 // - Per-flow caps: one channel is driven by one thread block, so a Simple flow moves at most the top rung
 //   (per channel); LL is capped at llMaxBw / channels and LL128 at perChMaxRingLL128Bw (tuning.cc), both on payload.
-// - Per-step latency: NCCL's hwLatencies[link][algo][proto]; NET hops add the network post overhead (x3 for Simple)
-//   and the plugin's latencyInter, as tuning.cc does. The base latency is paid once per call.
+// - Per-step latency: coll::hop_latency_us (NCCL's hwLatencies[link][algo][proto] + latencyInter on NET hops), with
+//   tuning.cc's two multi-node adjustments (see plan()). The base latency is paid once per call.
 #include "vgsim/sim/communicator.hpp"
 
 #include <algorithm>
@@ -19,6 +20,11 @@
 #include "vgsim/workloads/collectives/generators.hpp"
 
 namespace vgsim::sim {
+
+// StepCosts::hop_latency is indexed by topo::LinkClass and filled from coll::Link: the orders must agree.
+static_assert(static_cast<int>(topo::LinkClass::NVLink) == static_cast<int>(coll::Link::NVLink) &&
+              static_cast<int>(topo::LinkClass::PCIe) == static_cast<int>(coll::Link::PCIe) &&
+              static_cast<int>(topo::LinkClass::Net) == static_cast<int>(coll::Link::Net));
 
 namespace {
 
@@ -108,13 +114,29 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   shape_.intra = all_nvlink ? coll::Link::NVLink : coll::Link::PCIe;
   shape_.arch = arch_of(cluster.gpu_model(rank_to_gpu_[0]).arch);
   shape_.cpu = vendor_of(cluster.hosts()[gpus[rank_to_gpu_[0]].host].cpu_model);
-  const double bottleneck = std::max(total_intra_GBps_, total_inter_GBps_);
-  const std::uint32_t auto_channels = static_cast<std::uint32_t>(
-      std::clamp(std::ceil(bottleneck / top_rung_GBps(shape_.arch)), 2.0, 32.0));
+  // Network bandwidth of a node: NCCL spreads channels over all NIC ports of the node (one ring per NIC at least).
+  const std::uint32_t host0 = gpus[rank_to_gpu_[0]].host;
+  double host_net_GBps = 0;
+  std::uint32_t host_nics = 0;
+  for (std::uint32_t nic : cluster.hosts()[host0].nics) host_net_GBps += cluster.nics()[nic].speed.GBps(), ++host_nics;
+  const double rung = top_rung_GBps(shape_.arch);
+  double want = std::ceil(total_intra_GBps_ / rung);
+  if (nodes_ > 1) want = std::max({want, std::ceil(host_net_GBps / rung), static_cast<double>(host_nics)});
+  const auto auto_channels = static_cast<std::uint32_t>(std::clamp(want, 2.0, 32.0));
   shape_.channels = options_.channels.value_or(auto_channels);
-  const double per_ch_cap = top_rung_GBps(shape_.arch);
-  shape_.bw_intra_GBps = std::min(per_ch_cap, (intra_path_ ? total_intra_GBps_ : total_inter_GBps_) / shape_.channels);
-  shape_.bw_inter_GBps = std::min(per_ch_cap, (inter_path_ ? total_inter_GBps_ : total_intra_GBps_) / shape_.channels);
+  // Per-channel bandwidths as NCCL's search reports them, capped by the ladder's top rung. On several nodes every
+  // ring channel also crosses the network, so the ring graph runs at the slower of the two (bwIntra = bwInter);
+  // tree graphs keep the intra-node speed (search.cc raises it for tree patterns).
+  const double inter_total = inter_path_ ? std::max(total_inter_GBps_, host_net_GBps) : 0.0;
+  const double intra_total = intra_path_ ? total_intra_GBps_ : inter_total;
+  const double ch = shape_.channels;
+  if (nodes_ > 1) {
+    shape_.bw_inter_GBps = std::min(rung, inter_total / ch);
+    shape_.bw_intra_GBps = std::min(rung, std::min(intra_total, inter_total) / ch);
+    shape_.tree_bw_intra_GBps = std::min(rung, intra_total / ch);
+  } else {
+    shape_.bw_intra_GBps = shape_.bw_inter_GBps = std::min(rung, intra_total / ch);
+  }
   // NCCL enables LL128 by default only on NVLink intra paths (tuning.cc, reference section 1.5).
   shape_.ll128_enabled = all_nvlink;
 }
@@ -158,18 +180,32 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   StepCosts& c = plan.costs;
   c.payload_efficiency = t.proto_efficiency[p];
   c.base_latency = Time::from_us(t.base_latency_us[a][p]);
+  // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node
+  // communicators the intra-node hop latency is raised to at least the network post overhead (x3 for Simple).
+  const coll::Algo net_algo = (nodes_ > 1 && ranks_per_node_ == 1) ? coll::Algo::Tree : plan.algo;
   double net_overhead = t.net_overhead_us[static_cast<std::size_t>(shape.cpu)];
   if (plan.proto == coll::Proto::Simple) net_overhead *= t.net_overhead_simple_factor;
-  for (std::size_t l = 0; l < 3; ++l) {
-    double us_v = t.hw_latency_us[l][a][p];
-    if (l == static_cast<std::size_t>(coll::Link::Net)) us_v += net_overhead + t.latency_inter_us;
-    c.hop_latency[l] = Time::from_us(us_v);
+  for (coll::Link l : {coll::Link::NVLink, coll::Link::PCIe, coll::Link::Net}) {
+    double us_v = coll::hop_latency_us(t, l, l == coll::Link::Net ? net_algo : plan.algo, plan.proto);
+    if (l != coll::Link::Net && nodes_ > 1) us_v = std::max(us_v, net_overhead);
+    c.hop_latency[static_cast<std::size_t>(l)] = Time::from_us(us_v);
   }
   const std::size_t row = nodes_ > 1 ? (shape.cpu == coll::CpuVendor::AMD ? 1 : 0) : arch_row(shape.arch);
   double payload_cap_GBps = top_rung_GBps(shape.arch);
   if (plan.proto == coll::Proto::LL) payload_cap_GBps = t.ll_max_bw_GBps[row][node_col(nodes_)] / channels;
   if (plan.proto == coll::Proto::LL128) payload_cap_GBps = t.per_ch_max_ring_ll128_bw_GBps[arch_row(shape.arch)];
   c.max_rate_per_flow = payload_cap_GBps * 1e9 / c.payload_efficiency;
+
+  plan.channel_gpus.resize(channels);
+  for (std::uint32_t ch = 0; ch < channels; ++ch) {
+    const std::uint32_t shift = static_cast<std::uint32_t>(std::uint64_t{ch} * ranks_per_node_ / channels);
+    auto& map = plan.channel_gpus[ch];
+    map.resize(ranks());
+    for (std::uint32_t r = 0; r < ranks(); ++r) {
+      const std::uint32_t node = r / ranks_per_node_, local = r % ranks_per_node_;
+      map[r] = rank_to_gpu_[node * ranks_per_node_ + (local + shift) % ranks_per_node_];
+    }
+  }
 
   coll::GenOptions gen;
   gen.channels = channels;
@@ -184,7 +220,7 @@ CollectiveResult simulate_collective(const Communicator& comm, coll::Op op, Byte
   res.plan = comm.plan(op, size, root);
   Simulator sim;
   Fabric fabric(comm.cluster(), sim, comm.options().path);
-  CollectiveRun run(*res.plan.schedule, comm.rank_to_gpu(), res.plan.costs, fabric);
+  CollectiveRun run(*res.plan.schedule, res.plan.channel_gpus, res.plan.costs, fabric);
   run.start();
   sim.run();
   res.time = run.finish_time() - run.start_time();

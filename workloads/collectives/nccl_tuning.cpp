@@ -283,7 +283,8 @@ double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const 
   const int ll_row = N == 1 ? arch : (c.cpu == CpuVendor::AMD ? 1 : 0);
   const double ll_max = t.ll_max_bw_GBps[ll_row][col];
   const double nch = c.channels;
-  double bus = nch * (N <= 2 ? c.bw_intra_GBps : c.bw_inter_GBps);
+  const double intra = (algo == Algo::Tree && c.tree_bw_intra_GBps > 0) ? c.tree_bw_intra_GBps : c.bw_intra_GBps;
+  double bus = nch * (N <= 2 ? intra : c.bw_inter_GBps);
   if (algo == Algo::Ring) {
     if (proto == Proto::LL) bus = std::min(ll_max, bus * t.ring_ll_bw_factor);
     if (proto == Proto::LL128) bus = std::min(bus * t.ring_ll128_bw_factor, nch * t.per_ch_max_ring_ll128_bw_GBps[arch]);

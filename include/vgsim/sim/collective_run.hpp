@@ -28,6 +28,11 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   // `schedule` and `fabric` must outlive the run. rank_to_gpu[r] is the cluster GPU index of rank r.
   CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_gpu, StepCosts costs,
                 Fabric& fabric);
+  // Per-channel placement: channel c maps rank r to channel_gpus[c % size][r]. NCCL builds a different ring (or
+  // tree) per channel so that channels leave a node through different GPUs and NICs; a per-channel rank->GPU map
+  // over the same abstract schedule expresses exactly that.
+  CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::vector<std::uint32_t>> channel_gpus,
+                StepCosts costs, Fabric& fabric);
 
   // Starts the collective at the simulator's current time (or at `at`); `on_done` runs when the last transfer ends.
   void start(std::function<void(Time finish)> on_done = {});
@@ -45,7 +50,7 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   void launch(std::uint32_t t);
 
   const coll::CollectiveSchedule& schedule_;
-  std::vector<std::uint32_t> rank_to_gpu_;
+  std::vector<std::vector<std::uint32_t>> channel_gpus_;
   StepCosts costs_;
   Fabric& fabric_;
   std::vector<std::uint32_t> pending_;        // unfinished dependencies per transfer

@@ -34,6 +34,9 @@ struct CallPlan {
   double model_time_us = 0.0;  // NCCL's own cost-model estimate for the chosen pair (for reference)
   StepCosts costs;
   std::shared_ptr<const coll::CollectiveSchedule> schedule;
+  // Per channel, rank -> GPU: channel c rotates each node's GPU order by c * ranks_per_node / channels, so that the
+  // channels' rings leave every node through different GPUs (and so different NICs), as NCCL's per-channel rings do.
+  std::vector<std::vector<std::uint32_t>> channel_gpus;
 };
 
 // Ranks of `nodes` hosts x `gpus_per_node` GPUs, node-major, the first hosts and the first GPUs of each host.

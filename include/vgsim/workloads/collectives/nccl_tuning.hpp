@@ -63,6 +63,9 @@ struct CommShape {
   std::uint32_t channels = 1;         // comm->nChannels
   double bw_intra_GBps = 0;           // per channel (graph->bwIntra)
   double bw_inter_GBps = 0;           // per channel (graph->bwInter)
+  // The tree graph's intra-node speed per channel: search.cc raises the intra speed of tree patterns above the
+  // ring graph's (whose every channel must also cross the network at bwInter). 0 = same as bw_intra_GBps.
+  double tree_bw_intra_GBps = 0;
   bool same_channels = true;          // graph->sameChannels (broadcast/reduce latency)
   bool ll128_enabled = true;          // NCCL enables LL128 only on some paths (section 1.5)
 };
