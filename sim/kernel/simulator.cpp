@@ -117,6 +117,18 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
       }
     }
   }
+  // Fast path: a flow alone on its resources gets min(its cap, the smallest capacity on its route).
+  if (comp_flows_.size() == 1) {
+    Flow& fl = flows_[comp_flows_[0]];
+    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+    fl.last = now_;
+    double rate = fl.max_rate;
+    for (std::uint32_t h = 0; h < fl.hops; ++h) rate = std::min(rate, resources_[fl.route[h]].capacity);
+    const double old = fl.rate;
+    fl.rate = rate;
+    if (comp_flows_[0] == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old)) schedule_finish(comp_flows_[0]);
+    return;
+  }
   // 2. Bring every flow's progress up to now at its old rate.
   old_rates_.resize(comp_flows_.size());
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {

@@ -1,0 +1,57 @@
+// Step-level speed of the engine: a 1 GiB ring allreduce (NCCL Simple chunking; channels as the communicator picks
+// them, or 2) on 64, 256, 1,024 and 4,096 ranks of DGX A100 nodes (8 GPUs per host, preset dgx-a100-128 scaled to the
+// host count). Reports wall time per collective, engine events per second, flows and the process's peak RSS.
+// Usage: bench_collective [--benchmark_filter=...]; results are recorded in docs/BENCHMARKS.md.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include "vgsim/sim/communicator.hpp"
+
+using namespace vgsim;
+
+namespace {
+
+topo::Cluster dgx_cluster(std::uint32_t hosts, const topo::Catalog& catalog) {
+  Json j = load_json_file(topo::Cluster::presets_dir() + "/dgx-a100-128.json");
+  for (auto& h : j["hosts"]) h["count"] = hosts;  // same host template and fabric, more or fewer hosts
+  j["name"] = "dgx-a100-x" + std::to_string(hosts);
+  return topo::Cluster::from_json(j, "dgx-a100-128.json (scaled)", catalog);
+}
+
+void BM_RingAllreduce1GiB(benchmark::State& state) {
+  const auto ranks = static_cast<std::uint32_t>(state.range(0));
+  const auto channels = static_cast<std::uint32_t>(state.range(1));  // 0 = as the communicator picks (8 on DGX)
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = dgx_cluster(ranks / 8, catalog);
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::Ring;
+  opt.proto = coll::Proto::Simple;
+  if (channels) opt.channels = channels;
+  sim::Communicator comm(cluster, sim::place_ranks(cluster, ranks / 8, 8), opt);
+  std::uint64_t events = 0, flows = 0;
+  double sim_us = 0;
+  for (auto _ : state) {
+    const auto r = sim::simulate_collective(comm, coll::Op::AllReduce, GiB);
+    events = r.events;
+    flows = r.flows;
+    sim_us = r.time.us();
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["flows"] = static_cast<double>(flows);
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["simulated_us"] = sim_us;
+  state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  state.counters["channels"] = comm.shape().channels;
+}
+
+}  // namespace
+
+// {ranks, channels}: the communicator's own choice (8 channels: one per NIC of a DGX A100) up to 1,024 ranks, and
+// 2 channels (NCCL's usual count per NIC pair) up to 4,096 ranks, where 8 channels would need ~20 GiB of memory.
+BENCHMARK(BM_RingAllreduce1GiB)
+    ->Args({64, 0})->Args({256, 0})->Args({1024, 0})
+    ->Args({64, 2})->Args({256, 2})->Args({1024, 2})->Args({4096, 2})
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_MAIN();
