@@ -5,9 +5,9 @@
 
 namespace vgsim::sim {
 
-CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_gpu,
+CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_endpoint,
                              StepCosts costs, Fabric& fabric)
-    : CollectiveRun(schedule, std::vector<std::vector<std::uint32_t>>{std::move(rank_to_gpu)}, costs, fabric) {}
+    : CollectiveRun(schedule, std::vector<std::vector<std::uint32_t>>{std::move(rank_to_endpoint)}, costs, fabric) {}
 
 CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
                              std::vector<std::vector<std::uint32_t>> channel_gpus, StepCosts costs, Fabric& fabric)

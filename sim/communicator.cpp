@@ -59,45 +59,66 @@ std::string path_words(const topo::Path& p) {
 
 }  // namespace
 
+std::vector<std::vector<std::uint32_t>> os_instances(const topo::Cluster& cluster) {
+  std::vector<std::vector<std::uint32_t>> out;
+  std::uint64_t last_key = UINT64_MAX;
+  const auto& eps = cluster.endpoints();
+  for (std::uint32_t e = 0; e < eps.size(); ++e) {
+    const std::uint64_t key = eps[e].vm.empty() ? eps[e].host : (std::uint64_t{1} << 32) | eps[e].vm_index;
+    if (key != last_key) out.emplace_back(), last_key = key;
+    out.back().push_back(e);
+  }
+  return out;
+}
+
 std::vector<std::uint32_t> place_ranks(const topo::Cluster& cluster, std::uint32_t nodes, std::uint32_t gpus_per_node) {
-  const auto& hosts = cluster.hosts();
-  if (nodes == 0 || nodes > hosts.size())
-    throw InputError(cluster.file(), "--nodes", "not enough hosts in cluster '" + cluster.name() + "'",
-                     std::to_string(nodes), "1.." + std::to_string(hosts.size()));
+  const auto instances = os_instances(cluster);
+  if (nodes == 0 || nodes > instances.size())
+    throw InputError(cluster.file(), "--nodes", "not enough hosts or VMs in cluster '" + cluster.name() + "'",
+                     std::to_string(nodes), "1.." + std::to_string(instances.size()));
   std::vector<std::uint32_t> ranks;
   for (std::uint32_t h = 0; h < nodes; ++h) {
-    if (gpus_per_node == 0 || gpus_per_node > hosts[h].gpus.size())
-      throw InputError(cluster.file(), "--gpus-per-node", "host '" + hosts[h].name + "' has too few GPUs",
-                       std::to_string(gpus_per_node), "1.." + std::to_string(hosts[h].gpus.size()));
-    for (std::uint32_t g = 0; g < gpus_per_node; ++g) ranks.push_back(hosts[h].gpus[g]);
+    const auto& inst = instances[h];
+    const std::string& where = cluster.endpoints()[inst[0]].vm.empty()
+                                   ? cluster.hosts()[cluster.endpoints()[inst[0]].host].name
+                                   : cluster.endpoints()[inst[0]].vm;
+    if (gpus_per_node == 0 || gpus_per_node > inst.size())
+      throw InputError(cluster.file(), "--gpus-per-node", "'" + where + "' has too few GPUs",
+                       std::to_string(gpus_per_node), "1.." + std::to_string(inst.size()));
+    for (std::uint32_t g = 0; g < gpus_per_node; ++g) ranks.push_back(inst[g]);
   }
   return ranks;
 }
 
-Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32_t> rank_to_gpu, CommOptions options)
-    : cluster_(cluster), rank_to_gpu_(std::move(rank_to_gpu)), options_(std::move(options)) {
-  if (rank_to_gpu_.empty()) throw std::invalid_argument("Communicator: no ranks");
-  const auto& gpus = cluster.gpus();
+Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32_t> rank_to_endpoint,
+                           CommOptions options)
+    : cluster_(cluster), rank_to_endpoint_(std::move(rank_to_endpoint)), options_(std::move(options)) {
+  if (rank_to_endpoint_.empty()) throw std::invalid_argument("Communicator: no ranks");
+  const auto& eps = cluster.endpoints();
   std::set<std::uint32_t> seen;
-  std::vector<std::uint32_t> host_order;
-  for (std::uint32_t g : rank_to_gpu_) {
-    if (g >= gpus.size()) throw std::invalid_argument("Communicator: GPU index out of range");
-    if (!seen.insert(g).second) throw std::invalid_argument("Communicator: a GPU holds two ranks");
-    if (host_order.empty() || host_order.back() != gpus[g].host) host_order.push_back(gpus[g].host);
+  std::vector<std::uint64_t> node_order;  // NCCL's "node" is one OS instance: a bare-metal host or a VM
+  for (std::uint32_t e : rank_to_endpoint_) {
+    if (e >= eps.size()) throw std::invalid_argument("Communicator: endpoint index out of range");
+    if (!seen.insert(e).second) throw std::invalid_argument("Communicator: an endpoint holds two ranks");
+    const std::uint64_t key = eps[e].vm.empty() ? eps[e].host : (std::uint64_t{1} << 32) | eps[e].vm_index;
+    if (node_order.empty() || node_order.back() != key) node_order.push_back(key);
   }
-  nodes_ = static_cast<std::uint32_t>(host_order.size());
-  if (std::set<std::uint32_t>(host_order.begin(), host_order.end()).size() != nodes_ || ranks() % nodes_ != 0)
+  nodes_ = static_cast<std::uint32_t>(node_order.size());
+  if (std::set<std::uint64_t>(node_order.begin(), node_order.end()).size() != nodes_ || ranks() % nodes_ != 0)
     throw std::invalid_argument("Communicator: ranks must be node-major with the same count per node");
   ranks_per_node_ = ranks() / nodes_;
+  auto node_of = [&](std::uint32_t e) {
+    return eps[e].vm.empty() ? std::uint64_t{eps[e].host} : (std::uint64_t{1} << 32) | eps[e].vm_index;
+  };
 
   // Ring-neighbour routes decide the link classes and the bottlenecks NCCL's search would find.
   bool all_nvlink = true;
   double intra = 1e300, inter = 1e300;
   for (std::uint32_t r = 0; r < ranks(); ++r) {
-    const std::uint32_t a = rank_to_gpu_[r], b = rank_to_gpu_[(r + 1) % ranks()];
+    const std::uint32_t a = rank_to_endpoint_[r], b = rank_to_endpoint_[(r + 1) % ranks()];
     if (a == b) continue;
-    topo::Path p = cluster.path(a, b, options_.path);
-    if (gpus[a].host == gpus[b].host) {
+    topo::Path p = cluster.endpoint_path(a, b, options_.path);
+    if (node_of(a) == node_of(b)) {
       all_nvlink = all_nvlink && p.link_class == topo::LinkClass::NVLink;
       intra = std::min(intra, p.bottleneck.GBps());
       if (!intra_path_) intra_path_ = p;
@@ -112,13 +133,20 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   shape_.ranks = ranks();
   shape_.nodes = nodes_;
   shape_.intra = all_nvlink ? coll::Link::NVLink : coll::Link::PCIe;
-  shape_.arch = arch_of(cluster.gpu_model(rank_to_gpu_[0]).arch);
-  shape_.cpu = vendor_of(cluster.hosts()[gpus[rank_to_gpu_[0]].host].cpu_model);
+  const topo::GpuEndpoint& first = eps[rank_to_endpoint_[0]];
+  shape_.arch = arch_of(cluster.gpu_model(first.gpu).arch);
+  shape_.cpu = vendor_of(cluster.hosts()[first.host].cpu_model);
   // Network bandwidth of a node: NCCL spreads channels over all NIC ports of the node (one ring per NIC at least).
-  const std::uint32_t host0 = gpus[rank_to_gpu_[0]].host;
+  // A VM uses only its own NIC port (if any); a bare-metal host all of its ports.
   double host_net_GBps = 0;
   std::uint32_t host_nics = 0;
-  for (std::uint32_t nic : cluster.hosts()[host0].nics) host_net_GBps += cluster.nics()[nic].speed.GBps(), ++host_nics;
+  if (!first.vm.empty()) {
+    const topo::VmInfo& vm = cluster.vms()[first.vm_index];
+    if (vm.nic != UINT32_MAX) host_net_GBps = cluster.nics()[vm.nic].speed.GBps(), host_nics = 1;
+  } else {
+    for (std::uint32_t nic : cluster.hosts()[first.host].nics)
+      host_net_GBps += cluster.nics()[nic].speed.GBps(), ++host_nics;
+  }
   const double rung = top_rung_GBps(shape_.arch);
   double want = std::ceil(total_intra_GBps_ / rung);
   if (nodes_ > 1) want = std::max({want, std::ceil(host_net_GBps / rung), static_cast<double>(host_nics)});
@@ -203,7 +231,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
     map.resize(ranks());
     for (std::uint32_t r = 0; r < ranks(); ++r) {
       const std::uint32_t node = r / ranks_per_node_, local = r % ranks_per_node_;
-      map[r] = rank_to_gpu_[node * ranks_per_node_ + (local + shift) % ranks_per_node_];
+      map[r] = rank_to_endpoint_[node * ranks_per_node_ + (local + shift) % ranks_per_node_];
     }
   }
 
@@ -219,7 +247,7 @@ CollectiveResult simulate_collective(const Communicator& comm, coll::Op op, Byte
   CollectiveResult res;
   res.plan = comm.plan(op, size, root);
   Simulator sim;
-  Fabric fabric(comm.cluster(), sim, comm.options().path);
+  Fabric fabric(comm.cluster(), sim, comm.options().path, comm.options().capacity_scale);
   CollectiveRun run(*res.plan.schedule, res.plan.channel_gpus, res.plan.costs, fabric);
   run.start();
   sim.run();

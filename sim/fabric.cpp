@@ -15,11 +15,11 @@ Fabric::Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions o
   }
 }
 
-const Route& Fabric::route(std::uint32_t gpu_a, std::uint32_t gpu_b) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(gpu_a) << 32) | gpu_b;
+const Route& Fabric::route(std::uint32_t ep_a, std::uint32_t ep_b) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(ep_a) << 32) | ep_b;
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  const topo::Path p = cluster_.path(gpu_a, gpu_b, options_);
+  const topo::Path p = cluster_.endpoint_path(ep_a, ep_b, options_);
   Route r;
   r.resources.assign(p.resources.begin(), p.resources.end());
   r.latency = p.latency;

@@ -6,6 +6,7 @@
 
 #include "collective_command.hpp"
 #include "params_command.hpp"
+#include "train_command.hpp"
 #include "vgsim/kernel/input_error.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   vgsim::cli::add_collective_command(app);
   vgsim::cli::add_params_command(app);
+  vgsim::cli::add_train_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

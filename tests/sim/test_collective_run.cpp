@@ -48,7 +48,7 @@ TEST_CASE("ring allreduce matches the closed form 2(n-1)(alpha + S/(nB)) without
   // B = min(route bottleneck, per-flow cap). Every ring hop here is host i -> host i+1 over identical routes.
   Simulator scratch;
   sim::Fabric fabric(cluster, scratch, opt.path);
-  const sim::Route& r = fabric.route(comm.rank_to_gpu()[0], comm.rank_to_gpu()[1]);
+  const sim::Route& r = fabric.route(comm.rank_to_endpoint()[0], comm.rank_to_endpoint()[1]);
   REQUIRE(r.gdr);
   const double alpha_us = (plan.costs.hop_latency[static_cast<int>(r.link_class)] + r.latency).us();
   const double B = std::min(r.bottleneck.bytes_per_s, plan.costs.max_rate_per_flow);

@@ -25,10 +25,10 @@ struct StepCosts {
 
 class CollectiveRun : public FlowObserver, public EventHandler {
  public:
-  // `schedule` and `fabric` must outlive the run. rank_to_gpu[r] is the cluster GPU index of rank r.
-  CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_gpu, StepCosts costs,
+  // `schedule` and `fabric` must outlive the run. rank_to_endpoint[r] is the cluster endpoint of rank r.
+  CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_endpoint, StepCosts costs,
                 Fabric& fabric);
-  // Per-channel placement: channel c maps rank r to channel_gpus[c % size][r]. NCCL builds a different ring (or
+  // Per-channel placement: channel c maps rank r to endpoint channel_gpus[c % size][r]. NCCL builds a different ring (or
   // tree) per channel so that channels leave a node through different GPUs and NICs; a per-channel rank->GPU map
   // over the same abstract schedule expresses exactly that.
   CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::vector<std::uint32_t>> channel_gpus,

@@ -4,6 +4,7 @@
 // single collective on a fresh engine for nccl-tests style sweeps.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ struct CommOptions {
   std::optional<std::uint32_t> channels; // NCCL_MIN/MAX_NCHANNELS pinned to one value
   topo::PathOptions path;                // NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, ...
   coll::NcclTuning nccl = coll::NcclTuning::defaults();  // NCCL's model constants (2.30 tables)
+  // Capacity multiplier per resource kind (Fabric's capacity_scale; e.g. {"nvlink", 0.78} from a calibration
+  // profile, calibrate::apply_profile). Empty = catalog capacities. Used by simulate_collective.
+  std::map<std::string, double> capacity_scale;
 };
 
 // What a call will do.
@@ -34,23 +38,28 @@ struct CallPlan {
   double model_time_us = 0.0;  // NCCL's own cost-model estimate for the chosen pair (for reference)
   StepCosts costs;
   std::shared_ptr<const coll::CollectiveSchedule> schedule;
-  // Per channel, rank -> GPU: channel c rotates each node's GPU order by c * ranks_per_node / channels, so that the
+  // Per channel, rank -> endpoint: channel c rotates each node's GPU order by c * ranks_per_node / channels, so that the
   // channels' rings leave every node through different GPUs (and so different NICs), as NCCL's per-channel rings do.
   std::vector<std::vector<std::uint32_t>> channel_gpus;
 };
 
-// Ranks of `nodes` hosts x `gpus_per_node` GPUs, node-major, the first hosts and the first GPUs of each host.
-// Throws InputError (naming `what`, e.g. "--nodes") when the cluster is too small.
+// The cluster's OS instances in order (a bare-metal host, or a VM), each with its GPU endpoints (indices into
+// Cluster::endpoints()). NCCL's "node" is one OS instance: two VMs on one host talk through the network.
+std::vector<std::vector<std::uint32_t>> os_instances(const topo::Cluster& cluster);
+
+// Ranks on the first `nodes` OS instances x their first `gpus_per_node` endpoints, node-major (endpoint indices).
+// Throws InputError naming --nodes / --gpus-per-node when the cluster is too small.
 std::vector<std::uint32_t> place_ranks(const topo::Cluster& cluster, std::uint32_t nodes, std::uint32_t gpus_per_node);
 
 class Communicator {
  public:
-  Communicator(const topo::Cluster& cluster, std::vector<std::uint32_t> rank_to_gpu, CommOptions options);
+  // rank_to_endpoint[r]: index into Cluster::endpoints() (== GPU index on bare-metal clusters).
+  Communicator(const topo::Cluster& cluster, std::vector<std::uint32_t> rank_to_endpoint, CommOptions options);
 
-  std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_gpu_.size()); }
+  std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_endpoint_.size()); }
   std::uint32_t nodes() const { return nodes_; }
   std::uint32_t ranks_per_node() const { return ranks_per_node_; }
-  const std::vector<std::uint32_t>& rank_to_gpu() const { return rank_to_gpu_; }
+  const std::vector<std::uint32_t>& rank_to_endpoint() const { return rank_to_endpoint_; }
   const CommOptions& options() const { return options_; }
   const topo::Cluster& cluster() const { return cluster_; }
   // The topology facts NCCL's tuning sees (link classes, per-channel bandwidths, GPU arch).
@@ -62,7 +71,7 @@ class Communicator {
 
  private:
   const topo::Cluster& cluster_;
-  std::vector<std::uint32_t> rank_to_gpu_;
+  std::vector<std::uint32_t> rank_to_endpoint_;
   CommOptions options_;
   std::uint32_t nodes_ = 1;
   std::uint32_t ranks_per_node_ = 1;

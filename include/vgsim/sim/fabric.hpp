@@ -1,6 +1,6 @@
 // The bridge between a Cluster and the engine: registers every cluster resource in a Simulator (so that
-// ResourceId == index in Cluster::resources()) and answers routes between GPUs as engine resource lists, cached per
-// (source GPU, destination GPU, options) so that millions of transfers share a few hundred route arrays.
+// ResourceId == index in Cluster::resources()) and answers routes between GPU endpoints (Cluster::endpoints(): a
+// bare-metal GPU, a VM's GPU, a vGPU or a MIG instance) as engine resource lists, cached per (source, destination) so that millions of transfers share a few hundred route arrays.
 // Capacities may be scaled per resource kind (calibration, virtualization overheads) before registration.
 #pragma once
 
@@ -31,7 +31,7 @@ class Fabric {
   Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions options,
          const std::map<std::string, double>& capacity_scale = {});
 
-  const Route& route(std::uint32_t gpu_a, std::uint32_t gpu_b);
+  const Route& route(std::uint32_t endpoint_a, std::uint32_t endpoint_b);
   const topo::Cluster& cluster() const { return cluster_; }
   Simulator& simulator() { return sim_; }
   const topo::PathOptions& options() const { return options_; }

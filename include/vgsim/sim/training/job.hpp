@@ -1,0 +1,89 @@
+// A data-parallel training job as the simulator runs it: the cluster, the ranks, the model, the training settings,
+// the compute-model parameters and the NCCL options, each resolved value recorded with where it came from (catalog,
+// model file, defaults, scenario, --set). JobSpec is what a user writes (strings, key=value overrides); resolve_job
+// validates it (InputError naming the option or file, the value and the expectation) and returns a TrainingJob.
+// Not the simulation itself (training_run.hpp). Units: Time (ps), Bytes, samples/s.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vgsim/kernel/json_input.hpp"
+#include "vgsim/sim/communicator.hpp"
+#include "vgsim/topologies/cluster.hpp"
+#include "vgsim/workloads/models/compute_model.hpp"
+#include "vgsim/workloads/models/model.hpp"
+#include "vgsim/workloads/models/training_settings.hpp"
+
+namespace vgsim::sim::training {
+
+// [assumption] per-GPU batch when neither a scenario nor --set gives one: 64, the tf_cnn_benchmarks / Horovod 2017
+// batch (workloads.md summary table 2, training-measurements.md A3).
+constexpr std::int64_t kDefaultBatchPerGpu = 64;
+// Iterations simulated; the last one is reported as the steady state.
+constexpr int kDefaultIterations = 3;
+
+// What the user asked for. Empty strings / 0 / nullopt mean "not given" (the scenario's or the default value applies).
+struct JobSpec {
+  std::string cluster;                  // preset name or cluster JSON file
+  std::string workload;                 // model library name or model JSON file
+  std::uint32_t nodes = 0;              // 0: all hosts of the cluster
+  std::uint32_t gpus_per_node = 0;      // 0: all GPUs of the first host
+  Json settings = Json::object();       // training-settings JSON object (e.g. from a scenario)
+  std::string settings_origin = "defaults";  // label of `settings` for the parameter sources ("scenario X")
+  std::vector<std::string> sets;        // key=value: training settings, compute.*, nccl.* (last one wins)
+  std::string sets_origin = "--set";
+  int iterations = kDefaultIterations;
+  // NCCL knobs (same names as `vgsim collective`); empty = NCCL's default.
+  std::string algo, proto;
+  std::uint32_t channels = 0;
+  std::string p2p_level, gdr_level;
+  std::optional<bool> ib_disable, p2p_disable, shm_disable, gdr_disable;
+  std::string nccl_origin = "command line";  // label for the knobs above
+  std::string nccl_version = "2.30";
+  // Collectives run one after the other on one NCCL stream (true, NCCL's behaviour for one communicator) or start
+  // as soon as their group is ready and contend for links in the engine (false).
+  bool serialize_collectives = true;
+  // Fast path: when collectives are serialized, a collective of the same op and size as an earlier one takes the
+  // same time on the idle network, so it is simulated once and replayed (with its per-link bytes).
+  bool reuse_collective_times = true;
+};
+
+// One parameter as used, with its origin.
+struct ParamRecord {
+  std::string name;
+  Json value;
+  std::string source;
+};
+
+struct TrainingJob {
+  std::shared_ptr<const topo::Cluster> cluster;  // shared: the Communicator keeps a reference
+  std::uint32_t nodes = 1, gpus_per_node = 1;
+  std::vector<std::uint32_t> rank_to_gpu;
+  models::Model model;
+  models::TrainingSettings settings;
+  models::ComputeParams compute;                 // calibration_scale set when measured_throughput is given
+  std::optional<double> measured_throughput;     // calibrated mode: measured 1-GPU samples/s
+  models::GpuComputeSpec gpu;
+  CommOptions comm;
+  int iterations = kDefaultIterations;
+  bool serialize_collectives = true;
+  bool reuse_collective_times = true;
+  std::vector<ParamRecord> params;               // every parameter used, in a stable order
+  std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_gpu.size()); }
+};
+
+// Fills the compute-model view of a catalog GPU (whole GPU: sm_fraction = memory_fraction = 1).
+models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g);
+
+// Validates and resolves. `catalog` must outlive nothing (the cluster copies what it needs).
+TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog);
+
+// The same job on `nodes` x `gpus_per_node` ranks of the same cluster (e.g. the 1-GPU baseline); the compute
+// calibration and every other parameter are kept.
+TrainingJob with_ranks(const TrainingJob& job, std::uint32_t nodes, std::uint32_t gpus_per_node);
+
+}  // namespace vgsim::sim::training

@@ -1,0 +1,82 @@
+// Simulates a data-parallel training job on the engine: one Simulator and one Fabric for the whole job. Per rank
+// (ranks are symmetric, so the compute timeline is computed once): grad_accumulation_steps micro-steps of forward
+// then backward layer by layer; in the last micro-step each gradient is ready when its layer's backward ends; the
+// framework groups gradients (DDP buckets, Horovod fusion on cycle ticks, or one allreduce after backward); each
+// group is one NCCL collective (allreduce, or allgather for sparse groups) planned by the Communicator and run step
+// by step as flows; the optimizer step starts when backward and the last collective are done; then the next
+// iteration. Collectives are issued in group order on one NCCL stream (a group starts after its ready time and after
+// the previous group's collective), unless JobSpec::serialize_collectives is false (then they overlap and contend).
+// Not modelled: NCCL kernels slowing compute (SM sharing), input pipeline, host-side framework overheads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vgsim/sim/training/job.hpp"
+#include "vgsim/workloads/models/bucketing.hpp"
+
+namespace vgsim::sim::training {
+
+struct CollectiveRecord {
+  int group = 0;                         // index in issue order within the iteration
+  models::GroupKind kind = models::GroupKind::AllReduce;
+  Bytes bytes = 0;                       // buffer bytes (allgather: one rank's contribution)
+  Bytes total_bytes = 0;                 // bytes the collective is called with (allgather: ranks x bytes)
+  std::vector<int> tensors;              // indices into TrainingResult::compute.layers (backward order)
+  Time ready{0};                         // the framework can issue it (DDP bucket order, Horovod tick)
+  Time start{0}, finish{0};
+  std::string algo, proto;
+  std::uint32_t channels = 0;
+  bool replayed = false;                 // fast path: time reused from an identical earlier collective
+  Time duration() const { return finish - start; }
+};
+
+struct IterationRecord {
+  Time start{0};                         // first forward of the first micro-step
+  Time backward_start{0};                // backward of the last micro-step (the one that communicates)
+  Time backward_end{0};
+  Time optimizer_start{0};
+  Time end{0};                           // optimizer step done
+  std::vector<CollectiveRecord> collectives;
+  Time duration() const { return end - start; }
+};
+
+struct ResourceUse {
+  std::string name, kind;
+  double capacity_bytes_per_s = 0.0;
+  double bytes = 0.0;                    // carried during the steady-state iteration
+  double utilisation = 0.0;              // bytes / (capacity x iteration time)
+};
+
+struct TrainingResult {
+  std::uint32_t ranks = 1, nodes = 1, gpus_per_node = 1;
+  models::ComputeResult compute;         // one micro-step on one rank (layers in backward order)
+  std::int64_t micro_steps = 1;          // grad_accumulation_steps
+  std::vector<IterationRecord> iterations;
+  std::string transports;                // Communicator::describe_transports(), "" for one GPU
+  // Steady state = the last iteration.
+  Time iteration_time{0};
+  Time compute_time{0};                  // micro_steps x (forward + backward) + optimizer
+  Time exposed_communication{0};         // iteration_time - compute_time
+  Time communication_busy{0};            // sum of the collectives' durations (time the NCCL stream was busy)
+  double overlap_fraction = 0.0;         // 1 - exposed / busy (share of the communication hidden by compute)
+  double samples_per_s = 0.0;            // all ranks
+  double work_per_s = 0.0;               // samples or tokens (the model's unit), all ranks
+  std::vector<ResourceUse> resources;    // every resource that carried bytes, by utilisation (desc), then name
+  std::uint64_t events = 0, flows = 0;   // engine work (all iterations)
+};
+
+// Runs job.iterations iterations and fills the steady-state figures. Deterministic.
+TrainingResult simulate_training(const TrainingJob& job);
+
+// A job's result plus its 1-GPU baseline (same GPU kind, same settings: weak scaling keeps the per-GPU batch,
+// strong scaling puts the global batch on one GPU) and the scaling efficiency
+//   efficiency = throughput(N) / (N x throughput(1)).
+struct TrainingStudy {
+  TrainingResult result;
+  TrainingResult single_gpu;
+  double scaling_efficiency = 1.0;
+};
+TrainingStudy simulate_study(const TrainingJob& job);
+
+}  // namespace vgsim::sim::training

@@ -1,0 +1,256 @@
+// Resolves a JobSpec into a TrainingJob with every parameter's source (see include/vgsim/sim/training/job.hpp).
+#include "vgsim/sim/training/job.hpp"
+
+#include <map>
+
+#include "vgsim/kernel/input_error.hpp"
+
+namespace vgsim::sim::training {
+
+namespace {
+
+double peak(const topo::GpuModel& g, const char* key) {
+  const auto it = g.peak_flops.find(key);
+  return it == g.peak_flops.end() ? 0.0 : it->second;
+}
+
+// Flattens a JSON object into dotted keys ("horovod.cycle_time").
+void flatten(const Json& j, const std::string& prefix, std::map<std::string, std::string>& out, const std::string& src) {
+  if (!j.is_object()) return;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it.value().is_object())
+      flatten(it.value(), key, out, src);
+    else
+      out[key] = src;
+  }
+}
+
+template <typename F>
+auto knob(const std::string& option, const std::string& value, F parse) {
+  try {
+    return parse(value);
+  } catch (const UnitError& e) {
+    throw InputError("", option, "bad value", "'" + value + "'", e.what());
+  }
+}
+
+double number_value(const std::string& origin, const std::string& key, const std::string& val) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(val, &used);
+    if (used != val.size()) throw std::invalid_argument("trailing characters");
+    return v;
+  } catch (const std::exception&) {
+    throw InputError(origin, key, "not a number", "'" + val + "'", "a plain number (see vgsim params)");
+  }
+}
+
+const std::vector<std::string> kComputeKeys = {"compute.eff_compute", "compute.eff_memory", "compute.saturation",
+                                               "compute.measured_throughput"};
+
+Json settings_value(const models::TrainingSettings& s, const std::string& key) {
+  if (key == "batch_per_gpu") return s.batch_per_gpu;
+  if (key == "tokens_per_gpu") return s.tokens_per_gpu ? Json(*s.tokens_per_gpu) : Json(nullptr);
+  if (key == "precision") return models::to_string(s.precision);
+  if (key == "framework") return models::to_string(s.framework);
+  if (key == "horovod.era") return s.horovod.era;
+  if (key == "horovod.fusion_threshold") return format_bytes(s.horovod.fusion_threshold);
+  if (key == "horovod.cycle_time") return format_time(s.horovod.cycle_time);
+  if (key == "horovod.fp16_compression") return s.horovod.fp16_compression;
+  if (key == "horovod.sparse_as_dense") return s.horovod.sparse_as_dense;
+  if (key == "horovod.hierarchical_allreduce") return s.horovod.hierarchical_allreduce;
+  if (key == "ddp.bucket_cap_mb") return static_cast<double>(s.ddp.bucket_cap) / static_cast<double>(MiB);
+  if (key == "ddp.first_bucket_mb") return static_cast<double>(s.ddp.first_bucket) / static_cast<double>(MiB);
+  if (key == "grad_accumulation_steps") return s.grad_accumulation_steps;
+  if (key == "scaling") return models::to_string(s.scaling);
+  if (key == "global_batch") return s.global_batch ? Json(*s.global_batch) : Json(nullptr);
+  if (key == "optimizer") return s.optimizer;
+  if (key == "optimizer_bytes_per_param") return s.optimizer_bytes_per_param;
+  return nullptr;
+}
+
+}  // namespace
+
+models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g) {
+  models::GpuComputeSpec s;
+  s.name = g.key;
+  s.peak_fp32_flops = peak(g, "fp32");
+  s.peak_tf32_flops = peak(g, "tf32");
+  s.peak_fp16_flops = peak(g, "fp16");
+  s.peak_bf16_flops = peak(g, "bf16");
+  s.memory_bandwidth = g.memory_bandwidth;
+  s.sm_count = static_cast<int>(g.sms);
+  return s;
+}
+
+TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
+  TrainingJob job;
+  auto& P = job.params;
+  if (spec.cluster.empty()) throw InputError("", "--cluster", "missing cluster", "", "a preset name or a cluster JSON file");
+  if (spec.workload.empty()) throw InputError("", "--workload", "missing workload", "", "a model name or a model JSON file");
+  if (spec.iterations < 1 || spec.iterations > 1000)
+    throw InputError("", "--iterations", "bad iteration count", std::to_string(spec.iterations), "1..1000");
+  job.iterations = spec.iterations;
+  job.serialize_collectives = spec.serialize_collectives;
+  job.reuse_collective_times = spec.reuse_collective_times;
+
+  job.cluster = std::make_shared<const topo::Cluster>(topo::Cluster::resolve(spec.cluster, catalog));
+  const topo::Cluster& cl = *job.cluster;
+  job.nodes = spec.nodes ? spec.nodes : static_cast<std::uint32_t>(cl.hosts().size());
+  job.gpus_per_node = spec.gpus_per_node ? spec.gpus_per_node : static_cast<std::uint32_t>(cl.hosts()[0].gpus.size());
+  job.rank_to_gpu = place_ranks(cl, job.nodes, job.gpus_per_node);
+  P.push_back({"cluster", cl.name(), "cluster " + cl.file()});
+  P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all hosts"});
+  P.push_back({"gpus_per_node", job.gpus_per_node,
+               spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first host"});
+
+  // GPU: data-parallel ranks are symmetric; a mix of GPU kinds is not modelled.
+  const topo::GpuModel& g0 = cl.gpu_model(job.rank_to_gpu[0]);
+  for (std::uint32_t g : job.rank_to_gpu)
+    if (cl.gpu_model(g).key != g0.key)
+      throw InputError(cl.file(), "ranks", "mixed GPU models are not supported", cl.gpu_model(g).key,
+                       "every rank on a '" + g0.key + "'");
+  job.gpu = gpu_compute_spec(g0);
+  const std::string gsrc = "catalog " + g0.key + ": " + g0.source;
+  P.push_back({"gpu.model", g0.key, gsrc});
+  P.push_back({"gpu.sms", job.gpu.sm_count, gsrc});
+  P.push_back({"gpu.memory_bandwidth", format_bandwidth(job.gpu.memory_bandwidth), gsrc});
+  for (const auto& [k, v] : g0.peak_flops) P.push_back({"gpu.peak_flops." + k, v, gsrc});
+
+  job.model = models::load_model(spec.workload);
+  P.push_back({"model", job.model.name, "model file " + job.model.file + " (" + job.model.source + ")"});
+
+  // Split the key=value pairs by prefix.
+  std::vector<std::string> train_pairs;
+  std::map<std::string, double> compute_sets, nccl_sets;
+  for (const auto& kv : spec.sets) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(spec.sets_origin, "", "not a key=value pair", "'" + kv + "'",
+                       "key=value, e.g. batch_per_gpu=256, compute.eff_compute=0.5, nccl.base_latency.ring.simple=8.4");
+    const std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
+    if (key.rfind("compute.", 0) == 0) {
+      bool known = false;
+      for (const auto& k : kComputeKeys) known = known || k == key;
+      if (!known) {
+        const std::string dym = did_you_mean(key, kComputeKeys);
+        throw InputError(spec.sets_origin, key, "unknown compute parameter", "'" + key + "'",
+                         (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") + "one of compute.eff_compute, "
+                         "compute.eff_memory, compute.saturation, compute.measured_throughput");
+      }
+      compute_sets[key] = number_value(spec.sets_origin, key, val);
+    } else if (key.rfind("nccl.", 0) == 0) {
+      nccl_sets[key] = number_value(spec.sets_origin, key, val);
+    } else {
+      train_pairs.push_back(kv);
+    }
+  }
+
+  // Training settings: defaults < spec.settings (scenario) < --set.
+  Json base = Json::object();
+  base["batch_per_gpu"] = kDefaultBatchPerGpu;
+  if (!spec.settings.is_object())
+    throw InputError(spec.settings_origin, "settings", "wrong type", json_snippet(spec.settings), "an object");
+  for (auto it = spec.settings.begin(); it != spec.settings.end(); ++it) base[it.key()] = it.value();
+  job.settings = models::parse_training_settings(base, spec.settings_origin, train_pairs);
+  std::map<std::string, std::string> src;
+  src["batch_per_gpu"] = "default [assumption]: 64, tf_cnn_benchmarks batch (workloads.md table 2)";
+  flatten(spec.settings, "", src, spec.settings_origin);
+  for (const auto& kv : train_pairs) src[kv.substr(0, kv.find('='))] = spec.sets_origin;
+  if (job.settings.scaling == models::Scaling::Strong && src["batch_per_gpu"].rfind("default", 0) == 0)
+    src["batch_per_gpu"] = "unused under strong scaling (global_batch / ranks)";
+  for (const char* key : {"batch_per_gpu", "tokens_per_gpu", "precision", "framework", "horovod.era",
+                          "horovod.fusion_threshold", "horovod.cycle_time", "horovod.fp16_compression",
+                          "horovod.sparse_as_dense", "horovod.hierarchical_allreduce", "ddp.bucket_cap_mb",
+                          "ddp.first_bucket_mb", "grad_accumulation_steps", "scaling", "global_batch", "optimizer",
+                          "optimizer_bytes_per_param"}) {
+    const std::string k = key;
+    if (k.rfind("horovod.", 0) == 0 && job.settings.framework != models::Framework::Horovod) continue;
+    if (k.rfind("ddp.", 0) == 0 && job.settings.framework != models::Framework::DDP) continue;
+    std::string s = src.count(k) ? src[k] : "";
+    if (s.empty() && (k == "horovod.fusion_threshold" || k == "horovod.cycle_time") && src.count("horovod.era"))
+      s = "from horovod.era (" + src["horovod.era"] + "), workloads.md B8";
+    if (s.empty() && k == "optimizer_bytes_per_param") s = "derived from optimizer and precision (training_settings.hpp)";
+    if (s.empty()) s = "default (training_settings.hpp; workloads.md B8 for framework defaults)";
+    P.push_back({"settings." + k, settings_value(job.settings, k), s});
+  }
+  P.push_back({"settings.per_gpu_batch", job.settings.per_gpu_batch(static_cast<int>(job.ranks())),
+               "derived: batch_per_gpu (weak) or global_batch / (ranks x accumulation) (strong)"});
+
+  // Compute model: --set compute.* < defaults/model file; calibrated mode when a measured throughput is given.
+  if (compute_sets.count("compute.eff_compute")) job.compute.eff_compute = compute_sets["compute.eff_compute"];
+  if (compute_sets.count("compute.eff_memory")) job.compute.eff_memory = compute_sets["compute.eff_memory"];
+  if (compute_sets.count("compute.saturation")) job.compute.saturation = compute_sets["compute.saturation"];
+  for (const char* k : {"compute.eff_compute", "compute.eff_memory"})
+    if (compute_sets.count(k) && !(compute_sets[k] > 0.0 && compute_sets[k] <= 1.0))
+      throw InputError(spec.sets_origin, k, "efficiency out of range", std::to_string(compute_sets[k]), "a fraction in (0, 1]");
+  if (compute_sets.count("compute.saturation") && !(compute_sets["compute.saturation"] > 0.0))
+    throw InputError(spec.sets_origin, "compute.saturation", "non-positive saturation batch",
+                     std::to_string(compute_sets["compute.saturation"]), "units > 0");
+  if (compute_sets.count("compute.measured_throughput")) {
+    job.measured_throughput = compute_sets["compute.measured_throughput"];
+    job.compute = models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
+  }
+  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model);
+  auto csrc = [&](const std::string& key, bool from_model) {
+    if (compute_sets.count(key)) return spec.sets_origin;
+    if (from_model) return "model file " + job.model.file;
+    return std::string("default (compute_model.hpp: fitted to DLE RN50 AMP A100, training-cases.csv dle-rn50-pyt-amp-1)");
+  };
+  P.push_back({"compute.eff_compute", rp.eff_compute, csrc("compute.eff_compute", job.model.eff_compute.has_value())});
+  P.push_back({"compute.eff_memory", rp.eff_memory, csrc("compute.eff_memory", job.model.eff_memory.has_value())});
+  P.push_back({"compute.saturation", rp.saturation,
+               compute_sets.count("compute.saturation") ? spec.sets_origin
+               : job.model.saturation_batch ? "model file " + job.model.file
+                                            : std::string("default [assumption] (compute_model.hpp)")});
+  if (job.measured_throughput)
+    P.push_back({"compute.measured_throughput", *job.measured_throughput, spec.sets_origin + " (calibrated mode)"});
+  P.push_back({"compute.calibration_scale", rp.calibration_scale,
+               job.measured_throughput ? "derived: calibrate_to_throughput(measured_throughput)" : "default: 1 (uncalibrated roofline)"});
+
+  // NCCL options.
+  job.comm.nccl = knob("--nccl-version", spec.nccl_version, [](const std::string& v) { return coll::NcclTuning::defaults(v); });
+  for (const auto& [k, v] : nccl_sets) {
+    try {
+      job.comm.nccl.set(k, v);
+    } catch (const UnitError& e) {
+      throw InputError(spec.sets_origin, k, "bad NCCL parameter", std::to_string(v), e.what());
+    }
+  }
+  if (!spec.algo.empty()) job.comm.algo = knob("--algo", spec.algo, coll::parse_algo);
+  if (!spec.proto.empty()) job.comm.proto = knob("--proto", spec.proto, coll::parse_proto);
+  if (spec.channels) job.comm.channels = spec.channels;
+  if (!spec.p2p_level.empty()) job.comm.path.p2p_level = knob("--p2p-level", spec.p2p_level, topo::parse_path_type);
+  if (!spec.gdr_level.empty()) job.comm.path.gdr_level = knob("--gdr-level", spec.gdr_level, topo::parse_path_type);
+  if (spec.ib_disable) job.comm.path.ib_disable = *spec.ib_disable;
+  if (spec.p2p_disable) job.comm.path.p2p_disable = *spec.p2p_disable;
+  if (spec.shm_disable) job.comm.path.shm_disable = *spec.shm_disable;
+  if (spec.gdr_disable) job.comm.path.gdr_disable = *spec.gdr_disable;
+  auto nsrc = [&](bool given) { return given ? spec.nccl_origin : std::string("NCCL default"); };
+  P.push_back({"nccl.version", job.comm.nccl.version, "tuning tables (--nccl-version)"});
+  P.push_back({"nccl.algo", spec.algo.empty() ? "auto" : spec.algo, nsrc(!spec.algo.empty())});
+  P.push_back({"nccl.proto", spec.proto.empty() ? "auto" : spec.proto, nsrc(!spec.proto.empty())});
+  P.push_back({"nccl.channels", spec.channels ? Json(spec.channels) : Json("auto"), nsrc(spec.channels != 0)});
+  P.push_back({"nccl.p2p_level", topo::to_string(job.comm.path.p2p_level), nsrc(!spec.p2p_level.empty())});
+  P.push_back({"nccl.gdr_level", topo::to_string(job.comm.path.gdr_level), nsrc(!spec.gdr_level.empty())});
+  P.push_back({"nccl.ib_disable", job.comm.path.ib_disable, nsrc(spec.ib_disable.has_value())});
+  P.push_back({"nccl.p2p_disable", job.comm.path.p2p_disable, nsrc(spec.p2p_disable.has_value())});
+  P.push_back({"nccl.shm_disable", job.comm.path.shm_disable, nsrc(spec.shm_disable.has_value())});
+  P.push_back({"nccl.gdr_disable", job.comm.path.gdr_disable, nsrc(spec.gdr_disable.has_value())});
+  for (const auto& prm : job.comm.nccl.list())
+    P.push_back({prm.name, prm.value, nccl_sets.count(prm.name) ? spec.sets_origin : prm.source});
+  P.push_back({"sim.iterations", job.iterations, "--iterations (default 3)"});
+  P.push_back({"sim.serialize_collectives", job.serialize_collectives, "one NCCL stream (default)"});
+  return job;
+}
+
+TrainingJob with_ranks(const TrainingJob& job, std::uint32_t nodes, std::uint32_t gpus_per_node) {
+  TrainingJob j = job;
+  j.nodes = nodes;
+  j.gpus_per_node = gpus_per_node;
+  j.rank_to_gpu = place_ranks(*j.cluster, nodes, gpus_per_node);
+  return j;
+}
+
+}  // namespace vgsim::sim::training

@@ -1,0 +1,209 @@
+// Training reports: human summary, JSON, Chrome trace (see include/vgsim/sim/training/report.hpp).
+#include "vgsim/sim/training/report.hpp"
+
+#include <cstdio>
+#include <string>
+
+namespace vgsim::sim::training {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Microseconds with picosecond resolution, as a JSON number (deterministic: exact decimal of an integer / 1e6).
+double us_of(Time t) { return static_cast<double>(t.ps) / 1e6; }
+
+std::string group_label(const TrainingResult& r, const CollectiveRecord& c) {
+  const auto& layers = r.compute.layers;
+  std::string s = layers[c.tensors.front()].name;
+  if (c.tensors.size() > 1) s += " .. " + layers[c.tensors.back()].name;
+  return s;
+}
+
+Json iteration_json(const TrainingResult& r, const IterationRecord& it) {
+  Json j;
+  j["start_us"] = us_of(it.start);
+  j["backward_start_us"] = us_of(it.backward_start);
+  j["backward_end_us"] = us_of(it.backward_end);
+  j["optimizer_start_us"] = us_of(it.optimizer_start);
+  j["end_us"] = us_of(it.end);
+  j["duration_us"] = us_of(it.duration());
+  Json cs = Json::array();
+  for (const auto& c : it.collectives) {
+    Json cj;
+    cj["group"] = c.group;
+    cj["op"] = c.kind == models::GroupKind::AllGather ? "allgather" : "allreduce";
+    cj["bytes"] = c.bytes;
+    cj["call_bytes"] = c.total_bytes;
+    cj["tensors"] = c.tensors.size();
+    cj["layers"] = group_label(r, c);
+    cj["ready_us"] = us_of(c.ready);
+    cj["start_us"] = us_of(c.start);
+    cj["finish_us"] = us_of(c.finish);
+    cj["duration_us"] = us_of(c.duration());
+    cj["algo"] = c.algo;
+    cj["proto"] = c.proto;
+    cj["channels"] = c.channels;
+    cj["replayed"] = c.replayed;
+    cs.push_back(cj);
+  }
+  j["collectives"] = cs;
+  return j;
+}
+
+Json result_json(const TrainingResult& r, const std::string& unit) {
+  Json j;
+  j["ranks"] = r.ranks;
+  j["nodes"] = r.nodes;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["transports"] = r.transports;
+  j["throughput"] = {{"value", r.work_per_s}, {"unit", unit}};
+  j["samples_per_s"] = r.samples_per_s;
+  j["iteration_us"] = us_of(r.iteration_time);
+  j["compute_us"] = us_of(r.compute_time);
+  j["exposed_communication_us"] = us_of(r.exposed_communication);
+  j["communication_busy_us"] = us_of(r.communication_busy);
+  j["overlap_fraction"] = r.overlap_fraction;
+  j["micro_steps"] = r.micro_steps;
+  j["per_gpu"] = {{"samples_per_micro_step", r.compute.samples_per_step},
+                  {"work_per_micro_step", r.compute.work_per_step},
+                  {"forward_us", us_of(r.compute.forward)},
+                  {"backward_us", us_of(r.compute.backward)},
+                  {"optimizer_us", us_of(r.compute.optimizer)},
+                  {"utilisation", r.compute.utilisation}};
+  Json layers = Json::array();
+  for (const auto& l : r.compute.layers)
+    layers.push_back({{"name", l.name}, {"forward_us", us_of(l.forward)}, {"backward_us", us_of(l.backward)},
+                      {"grad_bytes", l.grad_bytes}, {"sparse", l.sparse}});
+  j["layers_backward_order"] = layers;
+  Json its = Json::array();
+  for (const auto& it : r.iterations) its.push_back(iteration_json(r, it));
+  j["iterations"] = its;
+  Json res = Json::array();
+  for (const auto& u : r.resources)
+    res.push_back({{"name", u.name}, {"kind", u.kind}, {"capacity_GBps", u.capacity_bytes_per_s / 1e9},
+                   {"bytes", u.bytes}, {"utilisation", u.utilisation}});
+  j["resources"] = res;
+  j["engine"] = {{"events", r.events}, {"flows", r.flows}};
+  return j;
+}
+
+}  // namespace
+
+std::string throughput_unit(const models::Model& m) { return m.unit == models::WorkUnit::Token ? "tokens/s" : "samples/s"; }
+
+void write_training_summary(std::ostream& out, const TrainingJob& job, const TrainingStudy& st, std::size_t top) {
+  const TrainingResult& r = st.result;
+  const std::string unit = throughput_unit(job.model);
+  out << "vgsim train: " << job.model.name << " on " << job.cluster->name() << ", " << r.nodes << " node(s) x "
+      << r.gpus_per_node << " GPU(s) = " << r.ranks << " rank(s) (" << job.gpu.name << ")\n";
+  out << "  settings: " << models::to_string(job.settings.framework) << ", "
+      << models::to_string(job.settings.precision) << ", " << r.compute.samples_per_step << " samples/GPU/micro-step x "
+      << r.micro_steps << " micro-step(s), " << models::to_string(job.settings.scaling) << " scaling"
+      << (job.measured_throughput ? ", compute calibrated to " + fmt("%.2f", *job.measured_throughput) + " samples/s on 1 GPU"
+                                  : ", uncalibrated roofline")
+      << "\n";
+  if (!r.transports.empty()) out << "  transports: " << r.transports << "\n";
+  out << "  steady state (iteration " << r.iterations.size() << " of " << r.iterations.size() << "):\n";
+  out << "    throughput            " << fmt("%.2f", r.work_per_s) << " " << unit;
+  if (unit != "samples/s") out << " (" << fmt("%.2f", r.samples_per_s) << " samples/s)";
+  out << "\n";
+  out << "    iteration             " << format_time(r.iteration_time) << "\n";
+  out << "    compute               " << format_time(r.compute_time) << " (forward " << format_time(r.compute.forward)
+      << ", backward " << format_time(r.compute.backward) << " per micro-step, optimizer "
+      << format_time(r.compute.optimizer) << ")\n";
+  out << "    exposed communication " << format_time(r.exposed_communication) << "\n";
+  out << "    communication busy   " << " " << format_time(r.communication_busy);
+  if (r.communication_busy.ps > 0) out << " (overlap " << fmt("%.1f", 100.0 * r.overlap_fraction) << " % hidden)";
+  out << "\n";
+  out << "    1-GPU baseline        " << fmt("%.2f", st.single_gpu.work_per_s) << " " << unit << "\n";
+  out << "    scaling efficiency    " << fmt("%.1f", 100.0 * st.scaling_efficiency) << " % of " << r.ranks
+      << " x 1 GPU\n";
+  const IterationRecord& last = r.iterations.back();
+  if (!last.collectives.empty()) {
+    out << "  collectives (last iteration, issue order):\n";
+    out << "    #  op         bytes        ready(us)    start(us)   duration(us)  algo/proto  ch  layers\n";
+    for (const auto& c : last.collectives) {
+      char line[256];
+      std::snprintf(line, sizeof line, "    %-2d %-10s %-12s %11.1f %12.1f %14.1f  %-5s/%-6s %2u  ", c.group,
+                    c.kind == models::GroupKind::AllGather ? "allgather" : "allreduce", format_bytes(c.total_bytes).c_str(),
+                    us_of(c.ready - last.start), us_of(c.start - last.start), us_of(c.duration()), c.algo.c_str(),
+                    c.proto.c_str(), c.channels);
+      out << line << group_label(r, c) << "\n";
+    }
+  }
+  if (!r.resources.empty()) {
+    out << "  top resources (bytes / (capacity x iteration)):\n";
+    for (std::size_t i = 0; i < r.resources.size() && i < top; ++i) {
+      const auto& u = r.resources[i];
+      char line[256];
+      std::snprintf(line, sizeof line, "    %6.1f %%  %-40s %-14s %8.2f GB/s\n", 100.0 * u.utilisation, u.name.c_str(),
+                    u.kind.c_str(), u.capacity_bytes_per_s / 1e9);
+      out << line;
+    }
+  }
+}
+
+Json training_json(const TrainingJob& job, const TrainingStudy& st) {
+  const std::string unit = throughput_unit(job.model);
+  Json j;
+  j["tool"] = "vgsim train";
+  j["model"] = job.model.name;
+  j["cluster"] = job.cluster->name();
+  j["result"] = result_json(st.result, unit);
+  j["single_gpu"] = {{"throughput", {{"value", st.single_gpu.work_per_s}, {"unit", unit}}},
+                     {"samples_per_s", st.single_gpu.samples_per_s},
+                     {"iteration_us", us_of(st.single_gpu.iteration_time)}};
+  j["scaling_efficiency"] = st.scaling_efficiency;
+  Json params = Json::array();
+  for (const auto& p : job.params) params.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
+  j["parameters"] = params;
+  j["not_modelled"] = {"NCCL kernels sharing SMs with compute", "input pipeline and host-side framework overheads",
+                       "Horovod negotiation cost beyond the cycle tick"};
+  return j;
+}
+
+Json chrome_trace(const TrainingJob& job, const TrainingResult& r) {
+  Json ev = Json::array();
+  auto x = [&](std::uint32_t pid, int tid, const std::string& name, const char* cat, Time start, Time dur, Json args) {
+    Json e = {{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", us_of(start)},
+              {"dur", us_of(dur)}};
+    if (!args.is_null()) e["args"] = std::move(args);
+    ev.push_back(std::move(e));
+  };
+  const auto& layers = r.compute.layers;  // backward order
+  const auto& gpus = job.cluster->gpus();
+  for (std::uint32_t rank = 0; rank < r.ranks; ++rank) {
+    const std::string gpu = gpus[job.rank_to_gpu[rank]].name;
+    ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "rank " + std::to_string(rank) + " (" + gpu + ")"}}}});
+    ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"name", "compute"}}}});
+    ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 1}, {"args", {{"name", "communication (NCCL stream)"}}}});
+    for (std::size_t i = 0; i < r.iterations.size(); ++i) {
+      const IterationRecord& it = r.iterations[i];
+      Time t = it.start;
+      for (std::int64_t m = 0; m < r.micro_steps; ++m) {
+        for (auto l = layers.rbegin(); l != layers.rend(); ++l) {
+          x(rank, 0, "fwd " + l->name, "forward", t, l->forward, nullptr);
+          t += l->forward;
+        }
+        for (const auto& l : layers) {
+          x(rank, 0, "bwd " + l.name, "backward", t, l.backward, {{"grad_bytes", l.grad_bytes}});
+          t += l.backward;
+        }
+      }
+      x(rank, 0, "optimizer", "optimizer", it.optimizer_start, r.compute.optimizer, {{"iteration", i}});
+      for (const auto& c : it.collectives)
+        x(rank, 1, std::string(c.kind == models::GroupKind::AllGather ? "allgather " : "allreduce ") + format_bytes(c.total_bytes),
+          "communication", c.start, c.duration(),
+          {{"group", c.group}, {"layers", group_label(r, c)}, {"algo", c.algo}, {"proto", c.proto},
+           {"channels", c.channels}, {"ready_us", us_of(c.ready)}});
+    }
+  }
+  return Json{{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace vgsim::sim::training
