@@ -36,6 +36,7 @@ struct ToJson {
     j["wrong"] = c.wrong ? OJson(*c.wrong) : OJson(nullptr);
     j["library"] = c.library;
     j["source"] = c.source;
+    j["usable"] = c.usable;
     return j;
   }
   OJson operator()(const CopyMeasurement& c) const {
@@ -105,6 +106,7 @@ Measurement measurement_from_json(const Json& j, const std::string& where) {
     r.allow("wrong");
     c.library = r.one_of("library", collective_libraries());
     c.source = r.string("source");
+    c.usable = r.opt_boolean("usable").value_or(true);
     if (c.nnodes > c.nranks) r.fail("nnodes", "more nodes than ranks", "nnodes <= nranks (" + std::to_string(c.nranks) + ")");
     if (c.root >= c.nranks) r.fail("root", "root is not a rank", "-1 or 0.." + std::to_string(c.nranks - 1));
     r.finish();

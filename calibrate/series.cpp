@@ -25,7 +25,7 @@ std::vector<Series> group_series(const std::vector<Measurement>& records, bool k
   std::map<SeriesKey, std::vector<SeriesPoint>> groups;
   for (const auto& r : records) {
     const auto* c = std::get_if<CollectiveMeasurement>(&r);
-    if (!c || (c->size_bytes == 0 && !keep_zero_size)) continue;
+    if (!c || !c->usable || (c->size_bytes == 0 && !keep_zero_size)) continue;
     groups[series_key(*c)].push_back(SeriesPoint{c->size_bytes, c->time_us});
   }
   std::vector<Series> out;

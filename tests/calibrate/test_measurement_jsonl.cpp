@@ -9,6 +9,7 @@
 #include "vgsim/calibrate/jsonl.hpp"
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
+#include "vgsim/calibrate/series.hpp"
 #include "vgsim/kernel/input_error.hpp"
 
 using namespace vgsim::calibrate;
@@ -98,4 +99,39 @@ TEST_CASE("JSONL validation errors name file:line and the JSON path", "[calibrat
   CHECK_THROWS_WITH(parse_jsonl(nodes, "n.jsonl"), Catch::Contains("n.jsonl:1") && Catch::Contains("$.nnodes"));
   CHECK_THROWS_WITH(parse_jsonl("{\"kind\":\"collective\"\n", "s.jsonl"), Catch::Contains("s.jsonl:1"));
   CHECK_THROWS_AS(read_jsonl("/nonexistent/x.jsonl"), vgsim::InputError);
+}
+
+TEST_CASE("probe lines with \"usable\" are read; unusable records are kept but not grouped", "[calibrate][jsonl]") {
+  // Two lines exactly as calibrate/probe writes them (README "Output schema": usable is the last key); the second was
+  // checked wrong (wrong = 3 > 0), so the probe marked it unusable.
+  const std::string probe =
+      R"({"kind":"collective","op":"allreduce","algo":"ring","proto":"simple","size_bytes":1048576,"count":262144,)"
+      R"("dtype":"float","redop":"sum","root":-1,"nranks":8,"nnodes":1,"gpus_per_node":8,"in_place":false,)"
+      R"("time_us":52.125,"algbw_GBps":20.117,"busbw_GBps":35.204,"wrong":0,"library":"nccl",)"
+      R"("source":"vgsim-probe 20260701T120000Z-node1","usable":true})"
+      "\n"
+      R"({"kind":"collective","op":"allreduce","algo":"ring","proto":"simple","size_bytes":2097152,"count":524288,)"
+      R"("dtype":"float","redop":"sum","root":-1,"nranks":8,"nnodes":1,"gpus_per_node":8,"in_place":false,)"
+      R"("time_us":90.5,"algbw_GBps":23.173,"busbw_GBps":40.553,"wrong":3,"library":"nccl",)"
+      R"("source":"vgsim-probe 20260701T120000Z-node1","usable":false})"
+      "\n";
+  const auto recs = parse_jsonl(probe, "probe.jsonl");
+  REQUIRE(recs.size() == 2);
+  CHECK(std::get<CollectiveMeasurement>(recs[0]).usable);
+  CHECK_FALSE(std::get<CollectiveMeasurement>(recs[1]).usable);
+  // Our writer emits the same key order as the probe, so probe lines round-trip byte-identically.
+  CHECK(to_jsonl(recs) == probe);
+  // Only the usable 1 MiB point reaches a series (and so the fits and validation).
+  const auto series = group_series(recs);
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points.size() == 1);
+  CHECK(series[0].points[0].size_bytes == 1048576);
+  // A line without "usable" (older files, the importers' records before this field) reads as usable.
+  std::string old = probe.substr(0, probe.find('\n'));
+  old.replace(old.find(",\"usable\":true"), 14, "");
+  CHECK(std::get<CollectiveMeasurement>(parse_jsonl(old, "old.jsonl")[0]).usable);
+  // A non-boolean value is an error naming the path.
+  std::string bad = probe.substr(0, probe.find('\n'));
+  bad.replace(bad.find("\"usable\":true"), 13, "\"usable\":\"yes\"");
+  CHECK_THROWS_WITH(parse_jsonl(bad, "b.jsonl"), Catch::Contains("b.jsonl:1") && Catch::Contains("$.usable"));
 }

@@ -10,4 +10,5 @@ set(VGSIM_COLLECTIVES_SOURCES
   collectives/schedule_json.cpp
   collectives/nccl_tuning.cpp
   collectives/analytical.cpp
+  collectives/ompi_allreduce.cpp
 )

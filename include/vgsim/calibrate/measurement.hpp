@@ -35,6 +35,8 @@ struct CollectiveMeasurement {
   std::optional<std::int64_t> wrong;  // nccl-tests #wrong; nullopt when not checked / not reported
   std::string library;   // nccl | openmpi | mpich | mvapich2 | rccl
   std::string source;    // file name or probe run id
+  // false when the result was checked and found wrong (the probe's "usable"); fitting and validation skip it.
+  bool usable = true;
 
   bool operator==(const CollectiveMeasurement&) const = default;
 };

@@ -36,7 +36,8 @@ struct Series {
 
 SeriesKey series_key(const CollectiveMeasurement& m);
 
-// Groups the collective records; series come out sorted by key. Records with size_bytes == 0 (nccl-tests' no-op rows,
+// Groups the collective records; series come out sorted by key. Unusable records (usable == false: a wrong result)
+// are dropped. Records with size_bytes == 0 (nccl-tests' no-op rows,
 // which time an empty launch, not a transfer) are dropped unless keep_zero_size.
 std::vector<Series> group_series(const std::vector<Measurement>& records, bool keep_zero_size = false);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>

@@ -1,0 +1,223 @@
+// Calibration profile: JSON round trip, residual lookup, application to CommOptions
+// (include/vgsim/calibrate/calibration_profile.hpp, calibrate/SCHEMA.md). Doubles are written in shortest round-trip
+// form, maps in key order, so dump(read(dump(p))) == dump(p).
+#include "vgsim/calibrate/calibration_profile.hpp"
+
+#include <fstream>
+#include <regex>
+
+#include "vgsim/kernel/atomic_file.hpp"
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/json_input.hpp"
+
+namespace vgsim::calibrate {
+
+using OJson = nlohmann::ordered_json;
+
+double ResidualFactors::factor(std::int64_t size) const {
+  if (segments.empty()) return 1.0;
+  std::size_t k = 0;
+  while (k + 1 < segments.size() && segments[k + 1].start_bytes <= size) ++k;
+  return segments[k].factor;
+}
+
+double CalibrationProfile::time_factor(const std::string& op, const std::string& algo, const std::string& proto,
+                                       std::int64_t nnodes, std::int64_t gpn, std::int64_t size) const {
+  for (const auto& r : residuals)
+    if (r.op == op && r.algo == algo && r.proto == proto && r.nnodes == nnodes && r.gpus_per_node == gpn)
+      return r.factor(size);
+  return 1.0;
+}
+
+const MpiModel* CalibrationProfile::find_mpi(const std::string& network, const std::string& algo) const {
+  for (const auto& m : mpi_models)
+    if (m.network == network && m.algo == algo) return &m;
+  return nullptr;
+}
+
+std::string network_tag(const std::string& source) {
+  static const std::regex re(R"(^allreduce-([A-Za-z0-9]+)-[0-9]+cpu-)");
+  std::smatch m;
+  if (std::regex_search(source, m, re)) return m[1].str();
+  return source;
+}
+
+void apply_profile(const CalibrationProfile& p, sim::CommOptions& o, std::map<std::string, double>* scale) {
+  for (const auto& [name, v] : p.nccl_parameters) {
+    try {
+      o.nccl.set(name, v);
+    } catch (const UnitError& e) {
+      throw InputError("calibration profile", "$.nccl_parameters." + name, "not a parameter of the NCCL model",
+                       std::to_string(v), e.what());
+    }
+  }
+  for (const auto& [kind, k] : p.capacity_scale) {
+    o.capacity_scale[kind] = k;
+    if (scale) (*scale)[kind] = k;
+  }
+}
+
+OJson to_json(const CalibrationProfile& p) {
+  OJson j;
+  j["kind"] = "vgsim_calibration_profile";
+  OJson prov;
+  prov["sources"] = p.provenance.sources;
+  prov["hardware"] = p.provenance.hardware;
+  prov["nccl_version"] = p.provenance.nccl_version;
+  prov["date"] = p.provenance.date;
+  prov["tool"] = p.provenance.tool;
+  prov["note"] = p.provenance.note;
+  j["provenance"] = prov;
+  j["cluster"] = p.cluster;
+  j["nodes"] = p.nodes;
+  j["gpus_per_node"] = p.gpus_per_node;
+  j["nccl_parameters"] = OJson::object();
+  for (const auto& [k, v] : p.nccl_parameters) j["nccl_parameters"][k] = v;
+  j["capacity_scale"] = OJson::object();
+  for (const auto& [k, v] : p.capacity_scale) j["capacity_scale"][k] = v;
+  OJson f;
+  f["extra_latency_us"] = p.fitted.extra_latency_us;
+  f["hop_latency_scale"] = p.fitted.hop_latency_scale;
+  f["bandwidth_efficiency"] = p.fitted.bandwidth_efficiency;
+  f["bottleneck_kinds"] = p.fitted.bottleneck_kinds;
+  j["fitted"] = f;
+  j["residuals"] = OJson::array();
+  for (const auto& r : p.residuals) {
+    OJson e;
+    e["op"] = r.op, e["algo"] = r.algo, e["proto"] = r.proto, e["nnodes"] = r.nnodes, e["gpus_per_node"] = r.gpus_per_node;
+    e["segments"] = OJson::array();
+    for (const auto& s : r.segments) e["segments"].push_back(OJson{{"start_bytes", s.start_bytes}, {"factor", s.factor}});
+    j["residuals"].push_back(e);
+  }
+  j["mpi_models"] = OJson::array();
+  for (const auto& m : p.mpi_models) {
+    OJson e;
+    e["network"] = m.network, e["algo"] = m.algo, e["fitted_nranks"] = m.fitted_nranks;
+    e["segments"] = OJson::array();
+    for (const auto& s : m.model.segments)
+      e["segments"].push_back(OJson{{"start_bytes", s.start_bytes}, {"alpha_us", s.alpha_us},
+                                    {"beta_us_per_byte", s.beta_us_per_byte}});
+    e["gamma_us_per_byte"] = m.model.gamma_us_per_byte;
+    j["mpi_models"].push_back(e);
+  }
+  j["quality"] = OJson::array();
+  for (const auto& q : p.quality)
+    j["quality"].push_back(OJson{{"series", q.series}, {"points", q.points}, {"median_before", q.median_before},
+                                 {"max_before", q.max_before}, {"median_params", q.median_params},
+                                 {"max_params", q.max_params}, {"median_after", q.median_after},
+                                 {"max_after", q.max_after}});
+  return j;
+}
+
+namespace {
+template <typename Seg, typename F>
+std::vector<Seg> segments_from(JsonReader& r, F read_one) {
+  std::vector<Seg> out;
+  for (auto s : r.objects("segments")) {
+    Seg seg = read_one(s);
+    if (!out.empty() && seg.start_bytes <= out.back().start_bytes)
+      s.fail("start_bytes", "segments not ascending", "start_bytes > the previous segment's");
+    if (out.empty() && seg.start_bytes != 0) s.fail("start_bytes", "first segment must start at 0", "0");
+    s.finish();
+    out.push_back(seg);
+  }
+  if (out.empty()) r.fail("segments", "no segment", "at least one segment");
+  return out;
+}
+}  // namespace
+
+CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const std::string& file) {
+  JsonReader r(j, file);
+  CalibrationProfile p;
+  r.one_of("kind", {"vgsim_calibration_profile"});
+  {
+    JsonReader v = r.object("provenance");
+    p.provenance.sources = v.strings("sources");
+    p.provenance.hardware = v.string("hardware");
+    p.provenance.nccl_version = v.string("nccl_version");
+    p.provenance.date = v.string("date");
+    p.provenance.tool = v.string("tool");
+    p.provenance.note = v.string("note");
+    v.finish();
+  }
+  p.cluster = r.string("cluster");
+  p.nodes = r.integer("nodes", 0);
+  p.gpus_per_node = r.integer("gpus_per_node", 0);
+  {
+    JsonReader n = r.object("nccl_parameters");
+    for (auto it = n.json().begin(); it != n.json().end(); ++it) p.nccl_parameters[it.key()] = n.number(it.key(), 0.0);
+    n.finish();
+    // Names are checked against the NCCL model now, so a typo is reported with the file and path.
+    sim::CommOptions probe;
+    for (const auto& [name, v] : p.nccl_parameters) {
+      try {
+        probe.nccl.set(name, v);
+      } catch (const UnitError& e) {
+        n.fail(name, "not a parameter of the NCCL model", e.what());
+      }
+    }
+    JsonReader c = r.object("capacity_scale");
+    for (auto it = c.json().begin(); it != c.json().end(); ++it) p.capacity_scale[it.key()] = c.number(it.key(), 1e-6, 1e6);
+    c.finish();
+  }
+  {
+    JsonReader f = r.object("fitted");
+    p.fitted.extra_latency_us = f.number("extra_latency_us");
+    p.fitted.hop_latency_scale = f.number("hop_latency_scale", 0.0);
+    p.fitted.bandwidth_efficiency = f.number("bandwidth_efficiency", 1e-6);
+    p.fitted.bottleneck_kinds = f.strings("bottleneck_kinds");
+    f.finish();
+  }
+  for (auto e : r.objects("residuals")) {
+    ResidualFactors rf;
+    rf.op = e.one_of("op", collective_ops());
+    rf.algo = e.string("algo");
+    rf.proto = e.one_of("proto", collective_protos());
+    rf.nnodes = e.integer("nnodes", 1);
+    rf.gpus_per_node = e.integer("gpus_per_node", 1);
+    rf.segments = segments_from<ResidualSegment>(e, [](JsonReader& s) {
+      return ResidualSegment{s.integer("start_bytes", 0), s.number("factor", 1e-6, 1e6)};
+    });
+    e.finish();
+    p.residuals.push_back(rf);
+  }
+  for (auto e : r.objects("mpi_models")) {
+    MpiModel m;
+    m.network = e.string("network");
+    m.algo = e.string("algo");
+    m.fitted_nranks = e.integer("fitted_nranks", 1);
+    m.model.segments = segments_from<AlphaBetaSegment>(e, [](JsonReader& s) {
+      return AlphaBetaSegment{s.integer("start_bytes", 0), s.number("alpha_us", 0.0), s.number("beta_us_per_byte", 0.0)};
+    });
+    m.model.gamma_us_per_byte = e.number("gamma_us_per_byte", 0.0);
+    e.finish();
+    p.mpi_models.push_back(m);
+  }
+  for (auto e : r.objects("quality")) {
+    SeriesQuality q;
+    q.series = e.string("series");
+    q.points = e.integer("points", 0);
+    q.median_before = e.number("median_before", 0.0);
+    q.max_before = e.number("max_before", 0.0);
+    q.median_params = e.number("median_params", 0.0);
+    q.max_params = e.number("max_params", 0.0);
+    q.median_after = e.number("median_after", 0.0);
+    q.max_after = e.number("max_after", 0.0);
+    e.finish();
+    p.quality.push_back(q);
+  }
+  r.finish();
+  return p;
+}
+
+std::string dump_calibration_profile(const CalibrationProfile& p) { return to_json(p).dump(2) + "\n"; }
+
+CalibrationProfile read_calibration_profile(const std::string& path) {
+  return calibration_profile_from_json(load_json_file(path), path);
+}
+
+void write_calibration_profile(const std::string& path, const CalibrationProfile& p) {
+  write_file_atomically(path, dump_calibration_profile(p));
+}
+
+}  // namespace vgsim::calibrate

@@ -1,0 +1,59 @@
+// Fitting the simulator to measurements and replaying measurements through it (validation). NCCL records are
+// replayed on a modeled cluster with sim::simulate_collective (forced algo/proto when the record names one);
+// Open MPI records with the profile's alpha-beta-gamma models over the Open MPI schedules (alpha_beta_replay.hpp).
+// The NCCL fit (relative-error least squares, Eigen NNLS) decomposes each simulated time T into the base latency b,
+// the latency-only part H (capacities x1e6; per-flow protocol caps still apply) and the capacity-limited rest
+// B = T - b - H, and fits t = b + delta + lambda H + B / eta: delta is added to every NCCL base latency, lambda scales
+// the per-hop latencies and network overheads, eta scales the capacity of the bottleneck resource kinds (found by
+// halving each kind's capacity and watching the time). What is left is kept as residual factors by size segment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/fit.hpp"
+#include "vgsim/calibrate/measurement.hpp"
+#include "vgsim/topologies/cluster.hpp"
+
+namespace vgsim::calibrate {
+
+// The modeled cluster NCCL records are replayed on. `options` carries path options and the NCCL model version.
+struct SimTarget {
+  const topo::Cluster* cluster = nullptr;
+  std::uint32_t nodes = 0, gpus_per_node = 0;
+  sim::CommOptions options;
+};
+
+struct ValidationRow {
+  std::string series;  // SeriesKey::label()
+  std::int64_t size_bytes = 0;
+  double measured_us = 0, simulated_us = 0, rel_error = 0;
+  std::string chosen;  // e.g. "ring/simple" (NCCL's choice in the simulator) or the MPI algorithm
+};
+struct ValidationReport {
+  std::vector<ValidationRow> rows;  // in record order
+  FitQuality quality;               // over rows
+  std::int64_t skipped = 0;         // records that could not be replayed (other layout, no MPI model, op not modeled)
+  std::vector<std::string> skip_reasons;  // one line per distinct reason
+};
+
+// Replays every usable collective record (size > 0). NCCL records need `target` (else skipped); records whose
+// nnodes / gpus_per_node differ from the target's are skipped. `profile` (may be null) is applied to the options,
+// its residual factors multiply the simulated times, and its MPI models replay Open MPI records.
+ValidationReport validate_measurements(const std::vector<Measurement>& records, const SimTarget* target,
+                                       const CalibrationProfile* profile);
+
+// Fits a profile: simulator parameters and residual factors from the NCCL records (when `target` is given and
+// such records exist) and one alpha-beta-gamma model per (network, Open MPI algorithm) from the MPI records.
+// Throws InputError when nothing can be fitted.
+CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
+                                   const CalibrationProvenance& provenance);
+
+// Piecewise-constant factors by size (<= 4 segments of >= 3 distinct sizes; geometric mean of measured/simulated per
+// segment, segments chosen by dynamic programming on the log ratios with +0.01 RMS per extra segment, the
+// fit.hpp convention). `points` are (size, ratio) pairs in any order; an empty input gives one factor 1.
+std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::int64_t, double>> points);
+
+}  // namespace vgsim::calibrate
