@@ -5,7 +5,6 @@
 #pragma once
 
 #include <map>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
