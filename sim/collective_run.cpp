@@ -38,14 +38,28 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
     const auto& tr = schedule.transfers[t];
     for (std::uint32_t d = 0; d < tr.dep_count; ++d) dependents_[fill[schedule.deps[tr.dep_begin + d]]++] = t;
   }
-  // Resolve the route of each distinct (src GPU, dst GPU) pair once (the Fabric caches them).
+  // Resolve each distinct (channel map, src, dst) route once. Per source rank a collective talks to very few
+  // destinations (ring: 1, tree: <= 3), so a short list per source beats hashing millions of transfers.
   routes_.assign(n, nullptr);
+  const std::size_t maps = channel_gpus_.size();
+  std::vector<std::vector<std::pair<std::uint32_t, const Route*>>> by_src(maps * schedule.ranks);
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
     if (tr.src >= schedule.ranks || tr.dst >= schedule.ranks)
       throw std::invalid_argument("CollectiveRun: transfer names a rank outside the communicator");
-    const auto& map = channel_gpus_[tr.channel % channel_gpus_.size()];
-    routes_[t] = &fabric_.route(map[tr.src], map[tr.dst]);
+    const std::size_t m = tr.channel % maps;
+    auto& list = by_src[m * schedule.ranks + tr.src];
+    const Route* r = nullptr;
+    for (const auto& [dst, route] : list)
+      if (dst == tr.dst) {
+        r = route;
+        break;
+      }
+    if (!r) {
+      r = &fabric_.route(channel_gpus_[m][tr.src], channel_gpus_[m][tr.dst]);
+      list.emplace_back(tr.dst, r);
+    }
+    routes_[t] = r;
   }
 }
 
