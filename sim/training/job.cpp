@@ -97,21 +97,37 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
 
   job.cluster = std::make_shared<const topo::Cluster>(topo::Cluster::resolve(spec.cluster, catalog));
   const topo::Cluster& cl = *job.cluster;
-  job.nodes = spec.nodes ? spec.nodes : static_cast<std::uint32_t>(cl.hosts().size());
-  job.gpus_per_node = spec.gpus_per_node ? spec.gpus_per_node : static_cast<std::uint32_t>(cl.hosts()[0].gpus.size());
-  job.rank_to_gpu = place_ranks(cl, job.nodes, job.gpus_per_node);
+  // NCCL's node is an OS instance (a bare-metal host or a VM).
+  const auto instances = os_instances(cl);
+  if (instances.empty()) throw InputError(cl.file(), "endpoints", "no GPU endpoints in the cluster", cl.name(), "GPUs");
+  job.nodes = spec.nodes ? spec.nodes : static_cast<std::uint32_t>(instances.size());
+  job.gpus_per_node = spec.gpus_per_node ? spec.gpus_per_node : static_cast<std::uint32_t>(instances[0].size());
+  job.rank_to_endpoint = place_ranks(cl, job.nodes, job.gpus_per_node);
   P.push_back({"cluster", cl.name(), "cluster " + cl.file()});
-  P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all hosts"});
+  P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all OS instances (hosts or VMs)"});
   P.push_back({"gpus_per_node", job.gpus_per_node,
-               spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first host"});
+               spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first OS instance"});
 
-  // GPU: data-parallel ranks are symmetric; a mix of GPU kinds is not modelled.
-  const topo::GpuModel& g0 = cl.gpu_model(job.rank_to_gpu[0]);
-  for (std::uint32_t g : job.rank_to_gpu)
-    if (cl.gpu_model(g).key != g0.key)
-      throw InputError(cl.file(), "ranks", "mixed GPU models are not supported", cl.gpu_model(g).key,
-                       "every rank on a '" + g0.key + "'");
+  // GPU: data-parallel ranks are symmetric; a mix of GPU kinds (or of MIG slice sizes) is not modelled.
+  const auto& eps = cl.endpoints();
+  const topo::GpuEndpoint& e0 = eps[job.rank_to_endpoint[0]];
+  const topo::GpuModel& g0 = cl.gpu_model(e0.gpu);
+  for (std::uint32_t e : job.rank_to_endpoint) {
+    const topo::GpuEndpoint& ep = eps[e];
+    if (cl.gpu_model(ep.gpu).key != g0.key || ep.compute_fraction != e0.compute_fraction ||
+        ep.mode != e0.mode || ep.profile != e0.profile)
+      throw InputError(cl.file(), "ranks", "ranks on different GPU kinds are not supported",
+                       ep.name + " (" + cl.gpu_model(ep.gpu).key + (ep.profile.empty() ? "" : " " + ep.profile) + ")",
+                       "every rank like " + e0.name + " (" + g0.key + (e0.profile.empty() ? "" : " " + e0.profile) + ")");
+  }
   job.gpu = gpu_compute_spec(g0);
+  if (e0.mode == "mig") {  // a MIG instance gets a fixed share of the SMs and of the memory bandwidth (A4)
+    job.gpu.sm_fraction = e0.compute_fraction;
+    job.gpu.memory_fraction = e0.memory_fraction;
+    P.push_back({"gpu.mig_profile", e0.profile, "cluster " + cl.file()});
+    P.push_back({"gpu.sm_fraction", e0.compute_fraction, "catalog MIG table (SMs of the instance / SMs of the GPU)"});
+    P.push_back({"gpu.memory_fraction", e0.memory_fraction, "catalog MIG table (memory slices / 8)"});
+  }
   const std::string gsrc = "catalog " + g0.key + ": " + g0.source;
   P.push_back({"gpu.model", g0.key, gsrc});
   P.push_back({"gpu.sms", job.gpu.sm_count, gsrc});
@@ -240,6 +256,8 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   P.push_back({"nccl.gdr_disable", job.comm.path.gdr_disable, nsrc(spec.gdr_disable.has_value())});
   for (const auto& prm : job.comm.nccl.list())
     P.push_back({prm.name, prm.value, nccl_sets.count(prm.name) ? spec.sets_origin : prm.source});
+  for (const auto& [kind, scale] : job.comm.capacity_scale)
+    P.push_back({"capacity_scale." + kind, scale, "communicator options"});
   P.push_back({"sim.iterations", job.iterations, "--iterations (default 3)"});
   P.push_back({"sim.serialize_collectives", job.serialize_collectives, "one NCCL stream (default)"});
   return job;
@@ -249,7 +267,7 @@ TrainingJob with_ranks(const TrainingJob& job, std::uint32_t nodes, std::uint32_
   TrainingJob j = job;
   j.nodes = nodes;
   j.gpus_per_node = gpus_per_node;
-  j.rank_to_gpu = place_ranks(*j.cluster, nodes, gpus_per_node);
+  j.rank_to_endpoint = place_ranks(*j.cluster, nodes, gpus_per_node);
   return j;
 }
 

@@ -176,9 +176,9 @@ Json chrome_trace(const TrainingJob& job, const TrainingResult& r) {
     ev.push_back(std::move(e));
   };
   const auto& layers = r.compute.layers;  // backward order
-  const auto& gpus = job.cluster->gpus();
+  const auto& eps = job.cluster->endpoints();
   for (std::uint32_t rank = 0; rank < r.ranks; ++rank) {
-    const std::string gpu = gpus[job.rank_to_gpu[rank]].name;
+    const std::string gpu = eps[job.rank_to_endpoint[rank]].name;
     ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "rank " + std::to_string(rank) + " (" + gpu + ")"}}}});
     ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"name", "compute"}}}});
     ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 1}, {"args", {{"name", "communication (NCCL stream)"}}}});

@@ -30,9 +30,9 @@ class JobRunner : public EventHandler {
     out_.gpus_per_node = job.gpus_per_node;
     out_.micro_steps = job.settings.grad_accumulation_steps;
     out_.compute = models::compute_iteration(job.model, job.settings, job.gpu, job.compute, static_cast<int>(job.ranks()));
-    fabric_ = std::make_unique<Fabric>(*job.cluster, sim_, job.comm.path);
+    fabric_ = std::make_unique<Fabric>(*job.cluster, sim_, job.comm.path, job.comm.capacity_scale);
     if (job.ranks() > 1) {
-      comm_ = std::make_unique<Communicator>(*job.cluster, job.rank_to_gpu, job.comm);
+      comm_ = std::make_unique<Communicator>(*job.cluster, job.rank_to_endpoint, job.comm);
       out_.transports = comm_->describe_transports();
     }
     iter_bytes_.assign(sim_.resource_count(), 0.0);

@@ -30,8 +30,8 @@ constexpr int kDefaultIterations = 3;
 struct JobSpec {
   std::string cluster;                  // preset name or cluster JSON file
   std::string workload;                 // model library name or model JSON file
-  std::uint32_t nodes = 0;              // 0: all hosts of the cluster
-  std::uint32_t gpus_per_node = 0;      // 0: all GPUs of the first host
+  std::uint32_t nodes = 0;              // 0: all OS instances (hosts or VMs) of the cluster
+  std::uint32_t gpus_per_node = 0;      // 0: all GPU endpoints of the first OS instance
   Json settings = Json::object();       // training-settings JSON object (e.g. from a scenario)
   std::string settings_origin = "defaults";  // label of `settings` for the parameter sources ("scenario X")
   std::vector<std::string> sets;        // key=value: training settings, compute.*, nccl.* (last one wins)
@@ -62,7 +62,7 @@ struct ParamRecord {
 struct TrainingJob {
   std::shared_ptr<const topo::Cluster> cluster;  // shared: the Communicator keeps a reference
   std::uint32_t nodes = 1, gpus_per_node = 1;
-  std::vector<std::uint32_t> rank_to_gpu;
+  std::vector<std::uint32_t> rank_to_endpoint;
   models::Model model;
   models::TrainingSettings settings;
   models::ComputeParams compute;                 // calibration_scale set when measured_throughput is given
@@ -73,7 +73,7 @@ struct TrainingJob {
   bool serialize_collectives = true;
   bool reuse_collective_times = true;
   std::vector<ParamRecord> params;               // every parameter used, in a stable order
-  std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_gpu.size()); }
+  std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_endpoint.size()); }
 };
 
 // Fills the compute-model view of a catalog GPU (whole GPU: sm_fraction = memory_fraction = 1).
