@@ -2,10 +2,13 @@
 // simulates one call per size on a fresh engine and prints what nccl-tests would print; --json writes the rows.
 #include "collective_command.hpp"
 
+#include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
+#include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/communicator.hpp"
@@ -30,6 +33,7 @@ struct CollectiveArgs {
   std::vector<std::string> sets;
   std::string json_out;
   std::string dtype = "float";
+  std::string calibration;  // calibration profile JSON (vgsim calibrate fit)
 };
 
 template <typename F>
@@ -57,6 +61,11 @@ void run(const CollectiveArgs& a) {
 
   sim::CommOptions opt;
   opt.nccl = option_value("--nccl-version", a.nccl_version, [](const std::string& v) { return coll::NcclTuning::defaults(v); });
+  std::optional<calibrate::CalibrationProfile> profile;
+  if (!a.calibration.empty()) {
+    profile = calibrate::read_calibration_profile(a.calibration);
+    calibrate::apply_profile(*profile, opt);  // before --set, so explicit overrides win
+  }
   for (const auto& kv : a.sets) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos) throw InputError("", "--set", "expected key=value", kv, "e.g. nccl.base_latency.ring.simple=8.4");
@@ -96,6 +105,8 @@ void run(const CollectiveArgs& a) {
   header.notes.push_back("transports: " + comm.describe_transports());
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+  if (profile) header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
+                                      profile->provenance.date + ")");
   header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
 
   std::vector<sim::NcclTestsRow> rows;
@@ -111,7 +122,11 @@ void run(const CollectiveArgs& a) {
     row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv) ? "none" : "sum";
     row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(a.root) : -1;
     row.time = r.time;
-    row.algbw_GBps = coll::algbw_GBps(size, r.time.us());
+    if (profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
+      row.time = Time{static_cast<std::int64_t>(std::llround(
+          double(r.time.ps) * profile->time_factor(coll::to_string(op), a.algo.empty() ? "default" : a.algo,
+                                                   a.proto.empty() ? "default" : a.proto, nodes, gpn, size)))};
+    row.algbw_GBps = coll::algbw_GBps(size, row.time.us());
     row.busbw_GBps = row.algbw_GBps * coll::busbw_factor(op, comm.ranks());
     row.algo = coll::to_string(r.plan.algo);
     row.proto = coll::to_string(r.plan.proto);
@@ -151,6 +166,7 @@ void add_collective_command(CLI::App& app) {
   c->add_option("--nccl-version", args->nccl_version, "NCCL tuning tables to use")->capture_default_str();
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
+  c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
   c->callback([args] { run(*args); });
 }
 

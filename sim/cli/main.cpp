@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "calibrate_command.hpp"
 #include "collective_command.hpp"
 #include "params_command.hpp"
 #include "train_command.hpp"
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   vgsim::cli::add_collective_command(app);
   vgsim::cli::add_params_command(app);
   vgsim::cli::add_train_command(app);
+  vgsim::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,9 +24,10 @@ class Builder {
       : out_(out), app_(out.schedule, 64, 128), last_send_(ranks, kNone), last_recv_(ranks, kNone) {}
 
   // A message src -> dst of `bytes`; waits for src's previous send, src's last completed receive and `extra`.
+  // `posted_together`: a non-blocking send posted with the rank's previous ones (MPI_Isend), not after them.
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, Bytes bytes, bool reduce, std::uint32_t step,
-                     std::uint64_t extra = kNone) {
-    std::vector<std::uint64_t> deps{last_send_[src], last_recv_[src], extra};
+                     std::uint64_t extra = kNone, bool posted_together = false) {
+    std::vector<std::uint64_t> deps{posted_together ? kNone : last_send_[src], last_recv_[src], extra};
     app_.add_list(src, dst, 0, step, bytes, deps);
     out_.reduces.push_back(reduce ? 1 : 0);
     const std::uint64_t id = out_.schedule.transfers.size() - 1;
@@ -67,7 +68,7 @@ void basic_linear(Builder& B, std::uint32_t p, Bytes n) {
     B.end_round();
   }
   // coll_base_bcast_intra_basic_linear: the root sends to every other rank (all posted at once).
-  for (std::uint32_t r = 1; r < p; ++r) B.send(0, r, n, false, p);
+  for (std::uint32_t r = 1; r < p; ++r) B.send(0, r, n, false, p, kNone, true);
   B.end_round();
 }
 

@@ -1,0 +1,292 @@
+// `vgsim calibrate ...` (see calibrate_command.hpp). The work is in vgsim::calibrate; this file parses options,
+// reads and writes files (atomically) and prints tables. Bad input -> InputError (exit status 2).
+#include "calibrate_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/jsonl.hpp"
+#include "vgsim/calibrate/nccl_tests_import.hpp"
+#include "vgsim/calibrate/osu_import.hpp"
+#include "vgsim/calibrate/sim_fit.hpp"
+#include "vgsim/kernel/input_error.hpp"
+
+namespace vgsim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace vgsim::calibrate;
+
+struct ImportArgs {
+  std::vector<std::string> files;
+  std::int64_t nranks = 0, nnodes = 0, gpus_per_node = 0;
+  std::string op, out;
+};
+
+struct TargetArgs {
+  std::string cluster;
+  std::uint32_t nodes = 0, gpus_per_node = 0;
+  bool gdr_disable = false, ib_disable = false;
+  std::string nccl_version = "2.30";
+};
+
+struct FitArgs {
+  std::string input, out, date = "unknown", note;
+  TargetArgs target;
+};
+
+struct ValidateArgs {
+  std::string input, calibration, holdout, date = "unknown";
+  TargetArgs target;
+};
+
+bool looks_like_osu(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "cannot open file", "", "a readable nccl-tests or OSU output file");
+  std::string line;
+  for (int i = 0; i < 40 && std::getline(in, line); ++i)
+    if (line.find("OSU MPI") != std::string::npos || line.find("Avg Latency(us)") != std::string::npos) return true;
+  return false;
+}
+
+void run_import(const ImportArgs& a) {
+  ImportHints h;
+  h.nranks = a.nranks, h.nnodes = a.nnodes, h.gpus_per_node = a.gpus_per_node, h.op = a.op;
+  std::vector<Measurement> all;
+  for (const auto& f : a.files) {
+    auto r = looks_like_osu(f) ? import_osu(f, h) : import_nccl_tests(f, h);
+    std::cerr << "imported " << r.size() << " records from " << f << "\n";
+    all.insert(all.end(), r.begin(), r.end());
+  }
+  if (a.out.empty()) std::cout << to_jsonl(all);
+  else write_jsonl(a.out, all);
+}
+
+// Layout defaults: from the records (the first NCCL record's nnodes x gpus_per_node) when not given.
+std::unique_ptr<SimTarget> make_target(const TargetArgs& t, const std::vector<Measurement>& recs,
+                                       std::unique_ptr<topo::Cluster>& holder, const topo::Catalog& catalog) {
+  bool any_nccl = false;
+  std::int64_t nn = 0, gpn = 0;
+  for (const auto& r : recs)
+    if (const auto* c = std::get_if<CollectiveMeasurement>(&r); c && (c->library == "nccl" || c->library == "rccl")) {
+      if (!any_nccl) nn = c->nnodes, gpn = c->gpus_per_node;
+      any_nccl = true;
+    }
+  if (t.cluster.empty()) {
+    if (any_nccl)
+      throw InputError("", "--cluster", "missing", "", "a cluster preset or file to replay the NCCL records on");
+    return nullptr;
+  }
+  holder = std::make_unique<topo::Cluster>(topo::Cluster::resolve(t.cluster, catalog));
+  auto target = std::make_unique<SimTarget>();
+  target->cluster = holder.get();
+  target->nodes = t.nodes ? t.nodes : static_cast<std::uint32_t>(std::max<std::int64_t>(1, nn));
+  target->gpus_per_node = t.gpus_per_node ? t.gpus_per_node : static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpn));
+  try {
+    target->options.nccl = coll::NcclTuning::defaults(t.nccl_version);
+  } catch (const UnitError& e) {
+    throw InputError("", "--nccl-version", "bad value", t.nccl_version, e.what());
+  }
+  target->options.path.gdr_disable = t.gdr_disable;
+  target->options.path.ib_disable = t.ib_disable;
+  sim::place_ranks(*holder, target->nodes, target->gpus_per_node);  // InputError when the cluster is too small
+  return target;
+}
+
+std::string environment_nccl_version(const std::vector<Measurement>& recs) {
+  for (const auto& r : recs)
+    if (const auto* e = std::get_if<EnvironmentRecord>(&r))
+      for (const char* k : {"nccl_version", "nccl"})
+        if (e->fields.contains(k) && e->fields[k].is_string()) return e->fields[k].get<std::string>();
+  return "";
+}
+
+CalibrationProvenance provenance_for(const std::string& input, const std::vector<Measurement>& recs,
+                                     const std::string& date, const std::string& cluster) {
+  CalibrationProvenance p;
+  std::vector<std::string> sources{fs::path(input).filename().string()};
+  for (const auto& r : recs)
+    if (const auto* c = std::get_if<CollectiveMeasurement>(&r))
+      if (std::find(sources.begin(), sources.end(), c->source) == sources.end()) sources.push_back(c->source);
+  p.sources = sources;
+  p.hardware = cluster;
+  p.nccl_version = environment_nccl_version(recs);
+  p.date = date;
+  return p;
+}
+
+void add_target_options(CLI::App* c, TargetArgs& t) {
+  c->add_option("--cluster", t.cluster, "cluster preset name or JSON file the NCCL records ran on");
+  c->add_option("--nodes", t.nodes, "nodes (default: from the records)");
+  c->add_option("--gpus-per-node", t.gpus_per_node, "GPUs per node (default: from the records)");
+  c->add_flag("--gdr-disable", t.gdr_disable, "no GPUDirect RDMA on the measured cluster");
+  c->add_flag("--ib-disable", t.ib_disable, "NCCL_IB_DISABLE=1 on the measured cluster");
+  c->add_option("--nccl-version", t.nccl_version, "NCCL tuning tables")->capture_default_str();
+}
+
+void print_quality(const CalibrationProfile& p) {
+  std::printf("%-72s %5s | %15s | %15s | %15s\n", "series", "pts", "before med/max%", "params med/max%",
+              "after med/max%");
+  for (const auto& q : p.quality)
+    std::printf("%-72.72s %5lld | %7.1f %7.1f | %7.1f %7.1f | %7.1f %7.1f\n", q.series.c_str(),
+                static_cast<long long>(q.points), 100 * q.median_before, 100 * q.max_before, 100 * q.median_params,
+                100 * q.max_params, 100 * q.median_after, 100 * q.max_after);
+}
+
+void run_fit(const FitArgs& a) {
+  const auto recs = read_jsonl(a.input);
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  std::unique_ptr<topo::Cluster> cluster;
+  const auto target = make_target(a.target, recs, cluster, catalog);
+  CalibrationProvenance prov = provenance_for(a.input, recs, a.date, a.target.cluster);
+  prov.note = a.note;
+  const CalibrationProfile p = fit_calibration(recs, target.get(), prov);
+  print_quality(p);
+  if (!p.cluster.empty())
+    std::printf("fitted: extra latency %.3f us, hop latency x%.3f, bandwidth efficiency %.3f\n",
+                p.fitted.extra_latency_us, p.fitted.hop_latency_scale, p.fitted.bandwidth_efficiency);
+  write_calibration_profile(a.out, p);
+  std::printf("wrote %s\n", a.out.c_str());
+}
+
+// "--holdout sizes>=X" (X a byte size, e.g. 1MiB) or "--holdout nodes>N".
+struct Holdout {
+  bool by_size = false;
+  std::int64_t threshold = 0;
+  bool held(const CollectiveMeasurement& m) const { return by_size ? m.size_bytes >= threshold : m.nnodes > threshold; }
+};
+Holdout parse_holdout(const std::string& s) {
+  Holdout h;
+  const std::string expect = "sizes>=<bytes> (e.g. sizes>=1MiB) or nodes><N> (e.g. nodes>2)";
+  try {
+    if (s.rfind("sizes>=", 0) == 0) {
+      h.by_size = true;
+      h.threshold = parse_bytes(s.substr(7));
+      if (h.threshold <= 0) throw UnitError("size must be > 0");
+      return h;
+    }
+    if (s.rfind("nodes>", 0) == 0) {
+      std::size_t used = 0;
+      const std::string v = s.substr(6);
+      h.threshold = std::stoll(v, &used);
+      if (used != v.size() || h.threshold < 1) throw UnitError("bad node count");
+      return h;
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError("", "--holdout", "bad hold-out rule", s, expect);
+}
+
+void run_validate(const ValidateArgs& a) {
+  auto recs = read_jsonl(a.input);
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  std::unique_ptr<topo::Cluster> cluster;
+  std::unique_ptr<CalibrationProfile> profile;
+  if (!a.calibration.empty()) profile = std::make_unique<CalibrationProfile>(read_calibration_profile(a.calibration));
+  std::vector<Measurement> report_on = recs;
+  std::string title = "replay of " + a.input + (profile ? " with " + a.calibration : " (catalog defaults)");
+  if (!a.holdout.empty()) {
+    if (profile) throw InputError("", "--holdout", "cannot combine with --calibration", a.holdout,
+                                  "either a given profile or a hold-out fit");
+    const Holdout h = parse_holdout(a.holdout);
+    std::vector<Measurement> train, test;
+    for (const auto& r : recs) {
+      const auto* c = std::get_if<CollectiveMeasurement>(&r);
+      (c && h.held(*c) ? test : train).push_back(r);
+    }
+    if (test.empty() || train.empty())
+      throw InputError(a.input, "--holdout", "the rule leaves one side empty", a.holdout,
+                       "a rule that splits the records (train " + std::to_string(train.size()) + ", test " +
+                           std::to_string(test.size()) + ")");
+    // The target layout comes from the training records (e.g. nodes>2 trains on 2 nodes).
+    const auto target = make_target(a.target, train, cluster, catalog);
+    profile = std::make_unique<CalibrationProfile>(
+        fit_calibration(train, target.get(), provenance_for(a.input, train, a.date, a.target.cluster)));
+    report_on = test;
+    title = "hold-out " + a.holdout + ": fitted on " + std::to_string(train.size()) + " records, reported on " +
+            std::to_string(test.size());
+  }
+  const auto target = make_target(a.target, report_on, cluster, catalog);
+  const ValidationReport rep = validate_measurements(report_on, target.get(), profile.get());
+  std::printf("# %s\n%-64s %12s %12s %12s %8s %s\n", title.c_str(), "series", "size(B)", "measured us",
+              "simulated us", "error", "chosen");
+  for (const auto& r : rep.rows)
+    std::printf("%-64.64s %12lld %12.2f %12.2f %7.1f%% %s\n", r.series.c_str(), static_cast<long long>(r.size_bytes),
+                r.measured_us, r.simulated_us, 100 * r.rel_error, r.chosen.c_str());
+  for (const auto& why : rep.skip_reasons) std::printf("# skipped: %s\n", why.c_str());
+  std::printf("# points %lld, skipped %lld, median relative error %.2f %%, max %.2f %%\n",
+              static_cast<long long>(rep.quality.points), static_cast<long long>(rep.skipped),
+              100 * rep.quality.median_rel_error, 100 * rep.quality.max_rel_error);
+}
+
+void run_probe() {
+  // The probe is a separate MPI + CUDA + NCCL program (calibrate/probe), built only where those are found.
+  std::vector<std::string> candidates;
+  if (const char* self = std::getenv("VGSIM_PROBE")) candidates.push_back(self);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    candidates.push_back((exe.parent_path() / "vgsim-probe").string());
+    candidates.push_back((exe.parent_path().parent_path() / "calibrate" / "probe" / "vgsim-probe").string());
+  }
+  std::string found;
+  for (const auto& c : candidates)
+    if (fs::exists(c, ec)) {
+      found = c;
+      break;
+    }
+  std::cout << "vgsim calibrate probe: vgsim does not measure anything itself. Run the probe on the real cluster:\n";
+  if (!found.empty()) std::cout << "  probe: " << found << "\n";
+  else
+    std::cout << "  probe: not built here (it needs CUDA, NCCL, cuBLAS and MPI; configure with them found, target "
+                 "vgsim-probe)\n";
+  std::cout << "  one node:   vgsim-probe --out probe.jsonl\n"
+               "  many nodes: mpirun -np <ranks> -N <gpus per node> -x NCCL_DEBUG=WARN vgsim-probe --out probe.jsonl\n"
+               "then: vgsim calibrate fit probe.jsonl --cluster <preset> --out profile.json --date YYYY-MM-DD\n"
+               "details: calibrate/probe/README.md\n";
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  CLI::App* cal = app.add_subcommand("calibrate", "Import measurements, fit and validate calibration profiles");
+  cal->require_subcommand(1);
+
+  cal->add_subcommand("probe", "How to measure a real cluster with vgsim-probe")->callback([] { run_probe(); });
+
+  auto imp = std::make_shared<ImportArgs>();
+  CLI::App* i = cal->add_subcommand("import", "nccl-tests or OSU text output -> measurement JSONL");
+  i->add_option("files", imp->files, "nccl-tests or OSU output files (format auto-detected)")->required();
+  i->add_option("--nranks", imp->nranks, "ranks, when the file does not say");
+  i->add_option("--nnodes", imp->nnodes, "nodes, when the file does not say");
+  i->add_option("--gpus-per-node", imp->gpus_per_node, "ranks per node, when the file does not say");
+  i->add_option("--op", imp->op, "collective, when the file does not say");
+  i->add_option("--out", imp->out, "output JSONL (default: stdout)");
+  i->callback([imp] { run_import(*imp); });
+
+  auto fit = std::make_shared<FitArgs>();
+  CLI::App* f = cal->add_subcommand("fit", "Fit a calibration profile from measurement JSONL");
+  f->add_option("measurements", fit->input, "measurement JSONL (vgsim calibrate import, or the probe)")->required();
+  add_target_options(f, fit->target);
+  f->add_option("--out", fit->out, "profile JSON to write")->required();
+  f->add_option("--date", fit->date, "date recorded in the provenance (never read from the clock)")->capture_default_str();
+  f->add_option("--note", fit->note, "free text recorded in the provenance");
+  f->callback([fit] { run_fit(*fit); });
+
+  auto val = std::make_shared<ValidateArgs>();
+  CLI::App* v = cal->add_subcommand("validate", "Replay measurements through the simulator and print the error");
+  v->add_option("measurements", val->input, "measurement JSONL")->required();
+  add_target_options(v, val->target);
+  v->add_option("--calibration", val->calibration, "calibration profile to apply");
+  v->add_option("--holdout", val->holdout, "cross-validation: fit on the rest, report on sizes>=X or nodes>N");
+  v->callback([val] { run_validate(*val); });
+}
+
+}  // namespace vgsim::cli

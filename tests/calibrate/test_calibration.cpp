@@ -1,0 +1,266 @@
+// Tests of the calibration profile: Open MPI allreduce schedules (structure and alpha-beta-gamma closed forms),
+// the alpha-beta-gamma fit on the 2-node OSU tables predicting 4 nodes, the simulator-parameter fit with residual
+// factors on every nccl-tests table (median error <= 8 % after calibration; before/after table printed), and the
+// profile JSON round trip. Data through VGSIM_SHARED_DIR.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <algorithm>
+#include <filesystem>
+
+#include "vgsim/calibrate/alpha_beta_replay.hpp"
+#include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/nccl_tests_import.hpp"
+#include "vgsim/calibrate/osu_import.hpp"
+#include "vgsim/calibrate/sim_fit.hpp"
+#include "vgsim/kernel/input_error.hpp"
+
+using namespace vgsim;
+using namespace vgsim::calibrate;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kData = fs::path(VGSIM_SHARED_DIR) / "data";
+
+AlphaBetaGamma abg(double alpha, double beta, double gamma) {
+  AlphaBetaGamma m;
+  m.segments = {AlphaBetaSegment{0, alpha, beta}};
+  m.gamma_us_per_byte = gamma;
+  return m;
+}
+double run(coll::OmpiAllreduce a, std::uint32_t p, Bytes n, const AlphaBetaGamma& m) {
+  return replay_ompi_us(coll::ompi_allreduce(a, p, n, 4), m);
+}
+}  // namespace
+
+TEST_CASE("Open MPI allreduce schedules: message structure", "[calibrate][ompi]") {
+  using A = coll::OmpiAllreduce;
+  const Bytes n = 1 << 20;
+  auto total = [](const coll::OmpiSchedule& s) {
+    Bytes b = 0;
+    for (const auto& t : s.schedule.transfers) b += t.bytes;
+    return b;
+  };
+  // ring, p = 4: 2 (p-1) steps of p messages of n/p bytes: 24 messages, 2 (p-1) n bytes in all.
+  const auto ring = coll::ompi_allreduce(A::Ring, 4, n, 4);
+  CHECK(ring.schedule.transfers.size() == 24);
+  CHECK(total(ring) == 2 * 3 * n);
+  // recursive doubling, p = 4: log2 4 = 2 exchanges of the whole vector by every rank: 8 messages of n.
+  const auto rd = coll::ompi_allreduce(A::RecursiveDoubling, 4, n, 4);
+  CHECK(rd.schedule.transfers.size() == 8);
+  CHECK(total(rd) == 8 * n);
+  // rabenseifner, p = 4: halving n/2, n/4 then doubling n/4, n/2 per rank: 4 x (n/2 + n/4) x 2 = 6n.
+  const auto rab = coll::ompi_allreduce(A::Rabenseifner, 4, n, 4);
+  CHECK(rab.schedule.transfers.size() == 16);
+  CHECK(total(rab) == 6 * n);
+  // basic linear, p = 4: 3 messages to the root, 3 from it.
+  CHECK(coll::ompi_allreduce(A::BasicLinear, 4, n, 4).schedule.transfers.size() == 6);
+  // recursive doubling, p = 3 (not a power of two): fold 1 + exchange 2 + unfold 1 messages.
+  CHECK(coll::ompi_allreduce(A::RecursiveDoubling, 3, n, 4).schedule.transfers.size() == 4);
+  // Ring with fewer elements than ranks falls back to recursive doubling (coll_base): 1 float on 4 ranks.
+  CHECK(coll::ompi_allreduce(A::Ring, 4, 4, 4).schedule.transfers.size() == 8);
+  // Segmented ring with 64 KiB segments on 1 MiB / 4 ranks: 256 KiB blocks -> 4 phases of (p-1) p RS messages, then
+  // (p-1) p allgather messages: 4 x 12 + 12 = 60; with segment 0 (Open MPI's default) it is the plain ring.
+  CHECK(coll::ompi_allreduce(A::SegmentedRing, 4, n, 4, 65536).schedule.transfers.size() == 60);
+  CHECK(coll::ompi_allreduce(A::SegmentedRing, 4, n, 4, 0).schedule.transfers.size() == 24);
+  CHECK(coll::parse_ompi_allreduce("4") == A::Ring);
+  CHECK_THROWS_AS(coll::parse_ompi_allreduce("butterfly"), UnitError);
+}
+
+TEST_CASE("Open MPI schedules replayed on alpha-beta-gamma match Thakur et al. closed forms", "[calibrate][ompi]") {
+  using A = coll::OmpiAllreduce;
+  const double a = 10, b = 1e-3, g = 5e-4;  // us, us/B, us/B
+  const Bytes n = 1000000;
+  const auto m = abg(a, b, g);
+  // p = 2. recursive doubling: one full exchange, both directions at once (full duplex): a + n b + n g.
+  CHECK(run(A::RecursiveDoubling, 2, n, m) == Approx(a + n * b + n * g).epsilon(1e-6));
+  // ring / rabenseifner: 2 (p-1) a + 2 (p-1)/p n b + (p-1)/p n g = 2a + n b + n g / 2.
+  CHECK(run(A::Ring, 2, n, m) == Approx(2 * a + n * b + n * g / 2).epsilon(1e-6));
+  CHECK(run(A::Rabenseifner, 2, n, m) == Approx(2 * a + n * b + n * g / 2).epsilon(1e-6));
+  // p = 4 ring: 6a + 1.5 n b + 0.75 n g.
+  CHECK(run(A::Ring, 4, n, m) == Approx(6 * a + 1.5 * n * b + 0.75 * n * g).epsilon(1e-6));
+  // p = 4 rabenseifner: 2 log2 p a + 2 (p-1)/p n b + (p-1)/p n g = 4a + 1.5 n b + 0.75 n g.
+  CHECK(run(A::Rabenseifner, 4, n, m) == Approx(4 * a + 1.5 * n * b + 0.75 * n * g).epsilon(1e-6));
+  // p = 4 basic linear: the root receives and reduces 3 times in turn, then sends 3 copies that share its NIC:
+  // 3 (a + n b + n g) + a + 3 n b.
+  CHECK(run(A::BasicLinear, 4, n, m) == Approx(3 * (a + n * b + n * g) + a + 3 * n * b).epsilon(1e-6));
+  // p = 4 nonoverlapping (binomial reduce + bcast): 2 (a + n b + n g) + 2 (a + n b).
+  CHECK(run(A::Nonoverlapping, 4, n, m) == Approx(2 * (a + n * b + n * g) + 2 * (a + n * b)).epsilon(1e-6));
+}
+
+TEST_CASE("alpha-beta-gamma fit recovers synthetic parameters", "[calibrate][ompi]") {
+  // Data generated by the model itself (two message-size segments, break at 16 KiB) must be fitted exactly.
+  AlphaBetaGamma truth;
+  truth.segments = {AlphaBetaSegment{0, 40, 1e-3}, AlphaBetaSegment{16384, 150, 8e-4}};
+  truth.gamma_us_per_byte = 2e-4;
+  std::vector<Series> series;
+  for (const char* algo : {"ring", "recursive_doubling", "basic_linear"}) {
+    Series s;
+    s.key.op = "allreduce", s.key.algo = algo, s.key.nranks = 2, s.key.nnodes = 2, s.key.gpus_per_node = 1;
+    for (std::int64_t S = 4000; S <= 2000000; S = S * 3 / 2) s.points.push_back({S, predict_ompi_us(truth, algo, 2, S)});
+    series.push_back(s);
+  }
+  const auto fit = fit_alpha_beta_gamma(series);
+  CHECK(fit.quality.max_rel_error < 1e-4);  // NNLS tolerance and picosecond rounding
+  REQUIRE(fit.model.segments.size() == 2);
+  CHECK(fit.model.segments[1].start_bytes == 16384);
+  CHECK(fit.model.gamma_us_per_byte == Approx(2e-4).epsilon(1e-4));
+}
+
+TEST_CASE("Open MPI: fit on 2 nodes, predict 4 nodes with the algorithm schedules", "[calibrate][ompi][data]") {
+  std::printf("\n%-6s %-20s %10s %10s | %10s %10s\n", "net", "algo", "fit med%", "fit max%", "4n med%", "4n max%");
+  std::vector<double> medians;
+  for (const char* net : {"10g", "100g"}) {
+    for (int k = 1; k <= 6; ++k) {
+      std::vector<Measurement> two, four;
+      for (const auto& e : fs::directory_iterator(kData / "osu-openmpi")) {
+        const std::string f = e.path().filename().string();
+        const std::string tag = std::string("allreduce-") + net + "-";
+        if (f.rfind(tag, 0) != 0 || f.find("-algo" + std::to_string(k) + "-") == std::string::npos) continue;
+        auto r = import_osu(e.path().string());
+        auto& dst = f.find("-2cpu-") != std::string::npos ? two : four;
+        dst.insert(dst.end(), r.begin(), r.end());
+      }
+      REQUIRE(!two.empty());
+      REQUIRE(!four.empty());
+      CalibrationProvenance prov;
+      prov.date = "2026-07-01";
+      const CalibrationProfile prof = fit_calibration(two, nullptr, prov);
+      REQUIRE(prof.mpi_models.size() == 1);
+      CHECK(prof.mpi_models[0].network == net);
+      const auto fit_rep = validate_measurements(two, nullptr, &prof);
+      const auto rep = validate_measurements(four, nullptr, &prof);
+      CHECK(rep.skipped == 0);
+      std::printf("%-6s %-20s %10.2f %10.2f | %10.2f %10.2f\n", net, coll::to_string(coll::OmpiAllreduce(k)),
+                  100 * fit_rep.quality.median_rel_error, 100 * fit_rep.quality.max_rel_error,
+                  100 * rep.quality.median_rel_error, 100 * rep.quality.max_rel_error);
+      medians.push_back(rep.quality.median_rel_error);
+      // The fit itself (2 nodes, 3 message-size segments + gamma) follows its training data: median <= 10 %
+      // (nccl-model.md section 4: segmented fits reach 0.6-8 % median on such tables).
+      CHECK(fit_rep.quality.median_rel_error <= 0.10);
+      // Ring is the schedule whose 2 -> 4 node scaling is textbook (Thakur et al.: 2(p-1) latencies, 2(p-1)/p n
+      // bytes, (p-1)/p n reductions); measured within 12 % median on both networks.
+      if (k == 4) CHECK(rep.quality.median_rel_error <= 0.15);
+    }
+  }
+  // Across the 12 (network, algorithm) pairs the 4-node prediction is worse than the fit: the 2-node data cannot
+  // show what appears with 4 nodes (switch contention, the algorithm-specific message sizes crossing the eager
+  // limit), and the files of different algorithms agree within a few per cent where their schedules predict
+  // factors of 2 apart (e.g. basic_linear vs recursive_doubling at 1 MB), a sign that the forced algorithm was not
+  // always the one that ran. Bound: the median of the 12 per-series medians stays <= 25 % (measured ~20 %).
+  std::sort(medians.begin(), medians.end());
+  const double mid = 0.5 * (medians[5] + medians[6]);
+  std::printf("median over the 12 series of the 4-node median error: %.1f %%\n", 100 * mid);
+  CHECK(mid <= 0.25);
+}
+
+namespace {
+struct Table {
+  const char* file;
+  const char* preset;
+  std::uint32_t nodes, gpus_per_node;
+  bool gdr_disable;
+};
+// The presets the sim tests replay these tables on (tests/sim/test_replay.cpp).
+const Table kTables[] = {
+    {"gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt", "autodl-2x2080ti-pcie3", 1, 2, false},
+    {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt", "aws-p5-2x8xh100", 2, 8, false},
+    {"gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt", "dgx-a100", 1, 8, false},
+    {"gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt", "roce400g-2x1xh100", 2, 1, true},
+    {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xA100_p4de_EFA400G.txt", "aws-p4de-2x8xa100", 2, 8, false},
+    {"gh-lessizzmore-create-a3mega-ztan-fork_allreduce_2x8xH100_gcp-a3mega.txt", "gcp-a3mega-2x8xh100", 2, 8, false},
+    {"gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt", "h100pcie-nvlink-bridge-2x", 1, 2, false},
+};
+}  // namespace
+
+TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-tests table", "[calibrate][simfit][data]") {
+  // Acceptance bound of the brief (8 %), the same as the closed-form segmented fits (test_fit.cpp). Printed per
+  // series: median / max relative error of the simulated time before calibration (catalog defaults), with the fitted
+  // parameters, and with parameters and residual factors; then the fitted scalars.
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  std::printf("\n%-70s %4s | %7s %7s | %7s %7s | %7s %7s\n", "series", "pts", "bef.med", "bef.max", "par.med",
+              "par.max", "aft.med", "aft.max");
+  for (const Table& t : kTables) {
+    const topo::Cluster cluster = topo::Cluster::resolve(t.preset, catalog);
+    ImportHints h;
+    h.nranks = t.nodes * t.gpus_per_node;
+    const auto records = import_nccl_tests((kData / "nccl-tests" / t.file).string(), h);
+    SimTarget target;
+    target.cluster = &cluster;
+    target.nodes = t.nodes, target.gpus_per_node = t.gpus_per_node;
+    target.options.path.gdr_disable = t.gdr_disable;
+    CalibrationProvenance prov;
+    prov.sources = {t.file};
+    prov.hardware = t.preset;
+    prov.date = "2026-07-01";
+    const CalibrationProfile prof = fit_calibration(records, &target, prov);
+    REQUIRE(!prof.quality.empty());
+    for (const auto& q : prof.quality) {
+      std::printf("%-70.70s %4lld | %7.1f %7.1f | %7.1f %7.1f | %7.1f %7.1f\n", q.series.c_str(),
+                  static_cast<long long>(q.points), 100 * q.median_before, 100 * q.max_before, 100 * q.median_params,
+                  100 * q.max_params, 100 * q.median_after, 100 * q.max_after);
+      INFO(q.series);
+      CHECK(q.median_after <= 0.08);
+    }
+    std::printf("  fitted: extra latency %.2f us, hop latency x%.3f, bandwidth efficiency %.3f on", prof.fitted.extra_latency_us,
+                prof.fitted.hop_latency_scale, prof.fitted.bandwidth_efficiency);
+    for (const auto& k : prof.fitted.bottleneck_kinds) std::printf(" %s", k.c_str());
+    std::printf("\n");
+    // The profile replays the same way through validate_measurements (apply_profile + residual factors): same
+    // median as the fit's own "after" figure over all series of the table.
+    const auto rep = validate_measurements(records, &target, &prof);
+    CHECK(rep.skipped == 0);
+    CHECK(rep.quality.median_rel_error <= 0.08);
+    // And the profile survives a JSON round trip exactly.
+    const std::string text = dump_calibration_profile(prof);
+    const CalibrationProfile back = calibration_profile_from_json(nlohmann::json::parse(text), "p.json");
+    CHECK(back == prof);
+    CHECK(dump_calibration_profile(back) == text);
+  }
+}
+
+TEST_CASE("calibration profile: JSON validation, apply_profile", "[calibrate][profile]") {
+  CalibrationProfile p;
+  p.provenance.sources = {"a.jsonl"};
+  p.provenance.hardware = "dgx-a100";
+  p.provenance.date = "2026-07-01";
+  p.cluster = "dgx-a100";
+  p.nodes = 1, p.gpus_per_node = 8;
+  p.nccl_parameters["nccl.base_latency.ring.simple"] = 12.5;
+  p.capacity_scale["nvlink"] = 0.78;
+  p.residuals.push_back(ResidualFactors{"allreduce", "default", "default", 1, 8, {{0, 1.2}, {65536, 0.9}}});
+  p.mpi_models.push_back(MpiModel{"10g", "ring", 2, abg(30, 1e-3, 1e-4)});
+  const std::string text = dump_calibration_profile(p);
+  CHECK(calibration_profile_from_json(nlohmann::json::parse(text), "p.json") == p);
+  // apply_profile: the named parameter and the capacity scale land in the options (and the caller's map).
+  sim::CommOptions o;
+  std::map<std::string, double> scale;
+  apply_profile(p, o, &scale);
+  CHECK(o.nccl.get("nccl.base_latency.ring.simple") == 12.5);
+  CHECK(o.capacity_scale.at("nvlink") == 0.78);
+  CHECK(scale.at("nvlink") == 0.78);
+  // Residual lookup: 1 KiB is in the first segment (1.2), 1 MiB in the second (0.9), another layout has none (1).
+  CHECK(p.time_factor("allreduce", "default", "default", 1, 8, 1024) == 1.2);
+  CHECK(p.time_factor("allreduce", "default", "default", 1, 8, 1 << 20) == 0.9);
+  CHECK(p.time_factor("allreduce", "default", "default", 2, 8, 1024) == 1.0);
+  CHECK(network_tag("allreduce-100g-4cpu-algo4-step1k.txt") == "100g");
+  // Errors name the file and the JSON path: an unknown NCCL parameter, a typo'd key, descending segments.
+  auto j = nlohmann::json::parse(text);
+  j["nccl_parameters"]["nccl.base_latency.ring.simpel"] = 3.0;
+  CHECK_THROWS_WITH(calibration_profile_from_json(j, "p.json"),
+                    Catch::Contains("p.json") && Catch::Contains("nccl.base_latency.ring.simpel"));
+  auto k = nlohmann::json::parse(text);
+  k["capacity_scal"] = nlohmann::json::object();
+  CHECK_THROWS_WITH(calibration_profile_from_json(k, "p.json"), Catch::Contains("capacity_scal"));
+  auto s = nlohmann::json::parse(text);
+  s["residuals"][0]["segments"][1]["start_bytes"] = 0;
+  CHECK_THROWS_WITH(calibration_profile_from_json(s, "p.json"), Catch::Contains("$.residuals[0].segments[1]"));
+  // Residual segments: ratios 2 below 64 KiB and 0.5 above give two segments with exactly those factors.
+  std::vector<std::pair<std::int64_t, double>> pts;
+  for (std::int64_t S = 1024; S <= (1 << 24); S *= 2) pts.emplace_back(S, S < 65536 ? 2.0 : 0.5);
+  const auto segs = fit_residual_segments(pts);
+  REQUIRE(segs.size() == 2);
+  CHECK(segs[1].start_bytes == 65536);
+  CHECK(segs[0].factor == Approx(2.0));
+  CHECK(segs[1].factor == Approx(0.5));
+}
