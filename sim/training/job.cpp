@@ -169,7 +169,8 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   if (!spec.settings.is_object())
     throw InputError(spec.settings_origin, "settings", "wrong type", json_snippet(spec.settings), "an object");
   for (auto it = spec.settings.begin(); it != spec.settings.end(); ++it) base[it.key()] = it.value();
-  job.settings = models::parse_training_settings(base, spec.settings_origin, train_pairs);
+  job.settings = models::parse_training_settings(
+      base, train_pairs.empty() ? spec.settings_origin : spec.settings_origin + " + " + spec.sets_origin, train_pairs);
   std::map<std::string, std::string> src;
   src["batch_per_gpu"] = "default [assumption]: 64, tf_cnn_benchmarks batch (workloads.md table 2)";
   flatten(spec.settings, "", src, spec.settings_origin);
