@@ -354,25 +354,51 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
     }
   }
 
-  // Socket threads of NCCL's TCP transport: capacity = threads x per-thread rate (an ESTIMATE; see below).
+  // Socket threads of NCCL's TCP transport: capacity threads x per-thread copy rate; and per cabled port a TCP goodput
+  // resource, line rate x TCP payload efficiency (NetSocket paths cross both: threads or wire, whichever binds). Defaults (used when the file has no
+  // socket_threads block), each with its source:
+  //  - threads 1: NCCL_SOCKET_NTHREADS default per env.rst (nccl-model.md 1.7; the code's generic auto is 0 = the
+  //    proxy thread only, also one copying thread); NSOCKS_PERTHREAD default 1.
+  //  - per_thread 5 GB/s: ESTIMATE, the middle of the 4-6 GB/s busbw the untuned (one thread, one socket) transport
+  //    reaches on 100 GbE (nccl-model.md section 5, nccl#450), i.e. what one thread's copies + kernel TCP sustain.
+  //  - payload_efficiency 1448/1538 = 0.9415: standard 1500 B MTU, TCP payload 1500 - 20 (IPv4) - 20 (TCP) - 12 (TCP
+  //    timestamps, on by default in Linux) = 1448 B per frame; wire bytes per frame 1500 + 14 (Ethernet header)
+  //    + 4 (FCS) + 8 (preamble/SFD) + 12 (inter-frame gap) = 1538 B (IEEE 802.3 framing, RFC 791/793/7323 headers).
+  //  - latency 15 us: ASSUMPTION, kernel TCP stack cost per message one way (send syscall, softirq, receive wake-up);
+  //    netperf TCP_RR round trips on 10-25 GbE are a few tens of us (DOMAIN.md: "tens to hundreds of us").
   {
-    // Default 4 threads x 1.25 GB/s = 5 GB/s: ESTIMATE placed in the 4-6 GB/s busbw that NCCL's socket transport reaches
-    // untuned on 100 GbE (shared/reference/nccl-model.md section 5, nccl#450); env.rst suggests 4 threads for 100 GbE.
-    std::int64_t threads = 4;
-    Bandwidth per = Bandwidth::from_GBps(1.25);
-    std::string src = "ESTIMATE (default): 4 threads x 1.25 GB/s = 5 GB/s, inside the 4-6 GB/s untuned TCP 100GbE busbw "
-                      "of nccl-model.md section 5 (nccl#450)";
+    std::int64_t threads = 1;
+    Bandwidth per = Bandwidth::from_GBps(5.0);
+    double payload_eff = 1448.0 / 1538.0;
+    Time lat = Time::from_s(15e-6);
+    std::string src = "default: 1 thread (NCCL_SOCKET_NTHREADS default, nccl-model.md 1.7) x 5 GB/s (ESTIMATE: untuned "
+                      "TCP 100GbE busbw 4-6 GB/s, nccl-model.md section 5, nccl#450), capped at line rate x 1448/1538 "
+                      "(TCP payload per 1500 B MTU frame)";
     if (auto st = r.opt_object("socket_threads")) {
       threads = st->integer("threads", 1, 64);
       per = st->bandwidth("per_thread");
+      if (auto e = st->opt_number("payload_efficiency")) {
+        if (!(*e > 0.0 && *e <= 1.0)) st->fail("payload_efficiency", "not a fraction", "a number in (0, 1]");
+        payload_eff = *e;
+      }
+      if (auto l = st->opt_time("latency")) lat = *l;
       src = "cluster file socket_threads (" + std::to_string(threads) + " x " + fmt_gbps(per) +
-            "): " + st->opt_string("source").value_or("no source given");
+            ", wire payload efficiency " + std::to_string(payload_eff) + "): " +
+            st->opt_string("source").value_or("no source given");
       st->finish();
     }
     t.socket_thread_count = static_cast<std::uint32_t>(threads);
     t.per_thread = per;
+    t.socket_latency = lat;
     t.threads_source = src;
     const Bandwidth cap = per * static_cast<double>(threads);
+    for (Port& port : t.ports) {
+      const std::string pn = t.nics[port.nic].name + "/port" + std::to_string(port.port);
+      const Bandwidth wire = t.nics[port.nic].speed * payload_eff;
+      const std::string wsrc = "line rate x TCP payload efficiency " + std::to_string(payload_eff) + " (" + src + ")";
+      port.tcp_tx = add_res(t, pn + "/tcp-tx", wire, "socket-wire", wsrc);
+      port.tcp_rx = add_res(t, pn + "/tcp-rx", wire, "socket-wire", wsrc);
+    }
     t.threads_tx = add_res(t, "socket-threads/tx", cap, "socket-threads", src);
     t.threads_rx = add_res(t, "socket-threads/rx", cap, "socket-threads", src);
   }
@@ -541,6 +567,8 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, hb.port_base + pb) <= o.gdr_level;
   p.gdr = gdr_a && gdr_b;
   m.host_leg(p, a, pa, gdr_a, !rdma, false);
+  if (!rdma) p.latency += std::max(ta.socket_latency, tb.socket_latency);  // kernel TCP stack, per message
+  if (!rdma) p.resources.push_back(ha.res_base + ta.ports[pa].tcp_tx);
   p.resources.push_back(ha.res_base + ta.ports[pa].tx);
   p.latency += m.link_latency + m.switch_latency;
   if (m.leaf_spine && m.insts[ga.host].leaf != m.insts[gb.host].leaf) {
@@ -552,6 +580,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   }
   p.latency += m.link_latency;
   p.resources.push_back(hb.res_base + tb.ports[pb].rx);
+  if (!rdma) p.resources.push_back(hb.res_base + tb.ports[pb].tcp_rx);
   m.host_leg(p, b, pb, gdr_b, !rdma, true);
   return finish(p);
 }

@@ -131,11 +131,15 @@ TEST_CASE("R750xa: inter-host NET, GDR only within the GDR level, sockets with i
   CHECK_FALSE(sock.gdr);
   CHECK(names(c, sock) == std::vector<std::string>{
                               "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/socket-threads/tx",
-                              "host0/nic0/pcie-down", "host0/nic0/port0/tx", "host1/nic0/port0/rx",
-                              "host1/nic0/pcie-up", "host1/socket-threads/rx", "host1/socket0/memory",
-                              "host1/gpu0/pcie-down"});
-  // Socket threads (estimate 4 x 1.25 GB/s = 5 GB/s) are the bottleneck, below the 12.5 GB/s port.
+                              "host0/nic0/pcie-down", "host0/nic0/port0/tcp-tx", "host0/nic0/port0/tx",
+                              "host1/nic0/port0/rx", "host1/nic0/port0/tcp-rx", "host1/nic0/pcie-up",
+                              "host1/socket-threads/rx", "host1/socket0/memory", "host1/gpu0/pcie-down"});
+  // Socket threads (preset: 1 thread x 5 GB/s) are the bottleneck, below the port's TCP goodput
+  // 12.5 GB/s x 1448/1538 = 11.77 GB/s.
   CHECK(sock.bottleneck.bytes_per_s == Approx(5e9));
+  CHECK(c.resources()[sock.resources[4]].capacity.bytes_per_s == Approx(12.5e9 * 0.9415));
+  // Kernel TCP stack latency (preset 15 us) is added once per NetSocket path on top of the RDMA path's wire latency.
+  CHECK(sock.latency.s() == Approx(c.path(a, b, PathOptions{}).latency.s() + 15e-6).epsilon(1e-9));
 }
 
 TEST_CASE("R750xa 25 GbE: the port is 25e9 / 8 = 3.125e9 B/s", "[paths][r750xa]") {

@@ -158,7 +158,7 @@ TEST_CASE("vmxnet3: NetSocket through the VM's socket threads and the host vswit
                            "host0/vswitch", "host0/nic0/pcie-down", "host0/nic0/port0/tx", "host1/nic0/port0/rx",
                            "host1/nic0/pcie-up", "host1/vswitch", "host1/vm0/socket-threads/rx",
                            "host1/socket0/memory", "host1/gpu0/pcie-down"});
-  // Socket threads: min(4 threads, 32 vCPUs / 2) = 4 x 1.25 GB/s = 5 GB/s, the bottleneck (< 12.5 GB/s port).
+  // Socket threads: min(1 thread (preset, NCCL default), 32 vCPUs / 2) = 1 x 5 GB/s = 5 GB/s, the bottleneck.
   CHECK(cap(c, "host0/vm0/socket-threads/tx") == Approx(5e9));
   CHECK(p.bottleneck.bytes_per_s == Approx(5e9));
   // Latency: 4 PCIe hops x 0.15 + link 0.02 + switch 0.5 + link 0.02 + 2 x vswitch 5 us = 11.14 us.
@@ -166,10 +166,10 @@ TEST_CASE("vmxnet3: NetSocket through the VM's socket threads and the host vswit
   // vswitch capacity: 100 Gb/s = 12.5 GB/s [assumption].
   CHECK(cap(c, "host0/vswitch") == Approx(12.5e9));
 
-  // A 4-vCPU VM gets min(4, 4 / 2) = 2 threads: 2 x 1.25 = 2.5 GB/s.
-  const Cluster small = r750xa_with(kEsxi, Json::parse(R"([{"name": "vm0", "vcpus": 4, "memory": "8GiB",
+  // A 2-vCPU VM gets min(1, 2 / 2) = 1 thread: 1 x 5 GB/s (the vCPU clamp only binds with more threads).
+  const Cluster small = r750xa_with(kEsxi, Json::parse(R"([{"name": "vm0", "vcpus": 2, "memory": "8GiB",
       "gpus": [{"gpu": "gpu0", "mode": "passthrough"}], "nic": {"nic": "nic0", "mode": "vmxnet3"}}])"));
-  CHECK(cap(small, "host0/vm0/socket-threads/rx") == Approx(2.5e9));
+  CHECK(cap(small, "host0/vm0/socket-threads/rx") == Approx(5e9));
 }
 
 TEST_CASE("pvrdma: NetIB host-staged, never GDR, plus pvrdma_latency per side", "[virt][paths]") {

@@ -29,6 +29,7 @@ struct VirtDecl {
 
 struct Port {
   std::uint32_t nic = 0, port = 0, tx = 0, rx = 0;
+  std::uint32_t tcp_tx = 0, tcp_rx = 0;  // TCP goodput of the port (line rate x payload_efficiency), NetSocket only
 };
 
 struct NicDev {
@@ -61,6 +62,7 @@ struct Template {
   Bandwidth port_total;                           // sum of cabled port speeds
   std::uint32_t socket_thread_count = 4;          // NCCL socket helper threads (socket_threads.threads)
   Bandwidth per_thread;                           // socket_threads.per_thread
+  Time socket_latency{0};                         // socket_threads.latency: kernel TCP stack, per message, one way
   std::string threads_source;
   VirtDecl virt;                                  // template-level "hypervisor" / "vms"
 };
