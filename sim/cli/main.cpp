@@ -6,7 +6,11 @@
 
 #include "calibrate_command.hpp"
 #include "collective_command.hpp"
+#include "infer_command.hpp"
+#include "jobs_command.hpp"
 #include "params_command.hpp"
+#include "sweep_command.hpp"
+#include "compare_command.hpp"
 #include "train_command.hpp"
 #include "vgsim/kernel/input_error.hpp"
 
@@ -17,6 +21,10 @@ int main(int argc, char** argv) {
   vgsim::cli::add_params_command(app);
   vgsim::cli::add_train_command(app);
   vgsim::cli::add_calibrate_command(app);
+  vgsim::cli::add_infer_command(app);
+  vgsim::cli::add_jobs_command(app);
+  vgsim::cli::add_sweep_command(app);
+  vgsim::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,37 @@
+// `vgsim compare a.json b.json [--json out.json]`: A and B are `vgsim train --json` reports or sweep plan points
+// ("plan.json#INDEX"); prints a markdown table (throughput, breakdown, saturated link, differing parameters).
+#include "compare_command.hpp"
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "vgsim/kernel/atomic_file.hpp"
+#include "vgsim/sim/planning/compare.hpp"
+
+namespace vgsim::cli {
+
+void add_compare_command(CLI::App& app) {
+  struct Args {
+    std::string a, b, json_out;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* c = app.add_subcommand("compare", "Compare two designs: train --json reports or plan points (plan.json#3)");
+  c->add_option("a", a->a, "design A: report JSON or plan.json#INDEX")->required();
+  c->add_option("b", a->b, "design B: report JSON or plan.json#INDEX")->required();
+  c->add_option("--json", a->json_out, "also write the comparison as JSON ('-' for stdout instead of markdown)");
+  c->callback([a] {
+    using namespace sim::planning;
+    const Json cmp = compare_designs(load_design(a->a), a->a, load_design(a->b), a->b);
+    if (a->json_out == "-") {
+      std::cout << cmp.dump(2) << "\n";
+      return;
+    }
+    std::ostringstream s;
+    write_compare_markdown(s, cmp);
+    std::cout << s.str();
+    if (!a->json_out.empty()) write_file_atomically(a->json_out, cmp.dump(2) + "\n");
+  });
+}
+
+}  // namespace vgsim::cli

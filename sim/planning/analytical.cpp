@@ -1,0 +1,237 @@
+// Analytical fidelity: closed-form collective times and training iterations (see
+// include/vgsim/sim/planning/analytical.hpp).
+#include "vgsim/sim/planning/analytical.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "vgsim/workloads/models/bucketing.hpp"
+
+namespace vgsim::sim::planning {
+
+namespace {
+
+struct Connection {
+  std::uint32_t channel, src, dst;
+  const Route* route;
+  double payload = 0;  // bytes over the whole call
+  double rate = 0;     // max-min fair wire rate, bytes/s
+  bool frozen = false;
+};
+
+// Progressive filling (max-min fairness) of the connections over their routes, each capped at `cap` bytes/s.
+void max_min(std::vector<Connection>& conns, const Simulator& sim, double cap) {
+  std::unordered_map<ResourceId, double> remaining;
+  for (const auto& c : conns)
+    for (ResourceId r : c.route->resources) remaining.emplace(r, sim.resource_capacity(r).bytes_per_s);
+  std::size_t left = conns.size();
+  while (left > 0) {
+    std::unordered_map<ResourceId, std::size_t> users;
+    for (const auto& c : conns)
+      if (!c.frozen)
+        for (ResourceId r : c.route->resources) ++users[r];
+    double share = cap;
+    for (const auto& [r, n] : users) share = std::min(share, remaining[r] / static_cast<double>(n));
+    // Freeze every unfrozen connection through a resource that is saturated at `share` (or all at the cap).
+    std::vector<std::size_t> freeze;
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      if (conns[i].frozen) continue;
+      bool hit = share >= cap;
+      for (ResourceId r : conns[i].route->resources)
+        hit = hit || remaining[r] / static_cast<double>(users[r]) <= share * (1 + 1e-12);
+      if (hit) freeze.push_back(i);
+    }
+    if (freeze.empty()) break;  // cannot happen: the minimum resource always freezes someone
+    for (std::size_t i : freeze) {
+      conns[i].frozen = true;
+      conns[i].rate = share;
+      for (ResourceId r : conns[i].route->resources) remaining[r] -= share;
+      --left;
+    }
+  }
+}
+
+models::ComputeResult scaled(models::ComputeResult cr, double efficiency) {
+  if (efficiency == 1.0) return cr;
+  auto sc = [&](Time t) { return Time{static_cast<std::int64_t>(static_cast<double>(t.ps) / efficiency + 0.5)}; };
+  cr.forward = cr.backward = Time{0};
+  for (auto& l : cr.layers) {
+    l.forward = sc(l.forward);
+    l.backward = sc(l.backward);
+    cr.forward += l.forward;
+    cr.backward += l.backward;
+  }
+  cr.optimizer = sc(cr.optimizer);
+  return cr;
+}
+
+}  // namespace
+
+AnalyticalCollective analytical_collective(const Communicator& comm, const CallPlan& plan, Fabric& fabric) {
+  const coll::CollectiveSchedule& s = *plan.schedule;
+  std::vector<Connection> conns;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> index;
+  for (const auto& t : s.transfers) {
+    const auto key = std::make_tuple(t.channel, t.src, t.dst);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      const auto& map = plan.channel_gpus[t.channel % plan.channel_gpus.size()];
+      it = index.emplace(key, conns.size()).first;
+      conns.push_back({t.channel, t.src, t.dst, &fabric.route(map[t.src], map[t.dst])});
+    }
+    conns[it->second].payload += static_cast<double>(t.bytes);
+  }
+  AnalyticalCollective out;
+  const StepCosts& sc = plan.costs;
+  out.costs.base = sc.base_latency;
+  out.costs.payload_efficiency = sc.payload_efficiency;
+  max_min(conns, fabric.simulator(), sc.max_rate_per_flow);
+  const double inf = std::numeric_limits<double>::infinity();
+  double bw[2] = {inf, inf};
+  Time lat[2] = {Time{0}, Time{0}};
+  bool seen[2] = {false, false};
+  const std::uint32_t rpn = comm.ranks_per_node();
+  std::unordered_map<ResourceId, double> bytes;
+  for (const auto& c : conns) {
+    const int cls = (c.src / rpn == c.dst / rpn) ? 0 : 1;
+    seen[cls] = true;
+    bw[cls] = std::min(bw[cls], c.rate);
+    const Time l = c.route->latency + sc.hop_latency[static_cast<std::size_t>(c.route->link_class)];
+    lat[cls] = std::max(lat[cls], l);
+    for (ResourceId r : c.route->resources) bytes[r] += c.payload / sc.payload_efficiency;
+  }
+  if (seen[0]) out.costs.intra = {lat[0], Bandwidth{bw[0]}};
+  if (seen[1]) out.costs.inter = {lat[1], Bandwidth{bw[1]}};
+  if (!seen[0]) out.costs.intra = out.costs.inter;
+  if (!seen[1]) out.costs.inter = out.costs.intra;
+  coll::GenOptions gen;
+  gen.channels = plan.channels;
+  out.time = coll::analytical_time(plan.op, plan.algo, plan.proto, comm.ranks(), rpn, plan.size, gen, out.costs);
+  out.bytes.assign(bytes.begin(), bytes.end());
+  std::sort(out.bytes.begin(), out.bytes.end());
+  return out;
+}
+
+bool analytical_supported(const training::TrainingJob& job) {
+  if (!job.serialize_collectives) return false;
+  const auto& eps = job.cluster->endpoints();
+  for (std::uint32_t e : job.rank_to_endpoint) {
+    if (eps[e].mode != "vgpu") continue;
+    for (std::uint32_t o = 0; o < eps.size(); ++o)
+      if (o != e && eps[o].gpu == eps[e].gpu) return false;  // time-sliced with another VM
+  }
+  return true;
+}
+
+training::TrainingResult simulate_training_analytical(const training::TrainingJob& job) {
+  using namespace training;
+  TrainingResult out;
+  out.ranks = job.ranks();
+  out.nodes = job.nodes;
+  out.gpus_per_node = job.gpus_per_node;
+  out.micro_steps = job.settings.grad_accumulation_steps;
+  out.compute = scaled(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
+                                                 static_cast<int>(job.ranks())),
+                       job.compute_efficiency);
+  const models::ComputeResult& cr = out.compute;
+  Simulator sim;  // only holds the resource capacities for the Fabric; never run
+  Fabric fabric(*job.cluster, sim, job.comm.path, job.comm.capacity_scale);
+  std::unique_ptr<Communicator> comm;
+  if (job.ranks() > 1) {
+    comm = std::make_unique<Communicator>(*job.cluster, job.rank_to_endpoint, job.comm);
+    out.transports = comm->describe_transports();
+  }
+  std::map<std::pair<int, Bytes>, std::pair<CallPlan, AnalyticalCollective>> cache;
+  std::vector<double> iter_bytes;
+  Time t{0};
+  for (int i = 0; i < job.iterations; ++i) {
+    IterationRecord it;
+    it.start = t;
+    const std::int64_t k = out.micro_steps;
+    it.backward_start = it.start + (cr.forward + cr.backward) * (k - 1) + cr.forward;
+    it.backward_end = it.backward_start + cr.backward;
+    std::vector<models::GradientGroup> groups;
+    if (comm)
+      groups = models::group_gradients(models::gradient_tensors(cr, it.backward_start), job.settings,
+                                       static_cast<int>(job.gpus_per_node));
+    iter_bytes.assign(sim.resource_count(), 0.0);
+    Time stream{0};
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      CollectiveRecord c;
+      c.group = static_cast<int>(g);
+      c.kind = groups[g].kind;
+      c.bytes = groups[g].bytes;
+      c.total_bytes = groups[g].total_bytes(static_cast<int>(job.ranks()));
+      c.tensors = groups[g].tensors;
+      c.ready = std::max(groups[g].earliest_start, it.backward_start);
+      const coll::Op op = c.kind == models::GroupKind::AllGather ? coll::Op::AllGather : coll::Op::AllReduce;
+      const auto key = std::make_pair(static_cast<int>(op), c.total_bytes);
+      auto hit = cache.find(key);
+      if (hit == cache.end()) {
+        CallPlan plan = comm->plan(op, c.total_bytes);
+        AnalyticalCollective a = analytical_collective(*comm, plan, fabric);
+        hit = cache.emplace(key, std::make_pair(std::move(plan), std::move(a))).first;
+      }
+      const CallPlan& plan = hit->second.first;
+      c.algo = coll::to_string(plan.algo);
+      c.proto = coll::to_string(plan.proto);
+      c.channels = plan.channels;
+      c.replayed = false;
+      c.start = std::max(c.ready, stream);
+      c.finish = c.start + hit->second.second.time;
+      stream = c.finish;
+      for (const auto& [r, b] : hit->second.second.bytes) iter_bytes[r] += b;
+      it.collectives.push_back(std::move(c));
+    }
+    it.optimizer_start = groups.empty() ? it.backward_end : std::max(stream, it.backward_end);
+    it.end = it.optimizer_start + cr.optimizer;
+    t = it.end;
+    out.iterations.push_back(std::move(it));
+  }
+  // Steady state = the last iteration (as training::summarize).
+  const IterationRecord& last = out.iterations.back();
+  out.iteration_time = last.duration();
+  out.compute_time = (cr.forward + cr.backward) * out.micro_steps + cr.optimizer;
+  out.exposed_communication = out.iteration_time - out.compute_time;
+  for (const auto& c : last.collectives) out.communication_busy += c.duration();
+  if (out.communication_busy.ps > 0)
+    out.overlap_fraction = std::clamp(1.0 - static_cast<double>(out.exposed_communication.ps) /
+                                                static_cast<double>(out.communication_busy.ps), 0.0, 1.0);
+  const double iter_s = out.iteration_time.s();
+  const double steps = static_cast<double>(out.micro_steps) * out.ranks;
+  out.samples_per_s = cr.samples_per_step * steps / iter_s;
+  out.work_per_s = cr.work_per_step * steps / iter_s;
+  const auto& res = job.cluster->resources();
+  for (ResourceId r = 0; r < iter_bytes.size() && r < res.size(); ++r) {
+    if (!(iter_bytes[r] > 0.0)) continue;
+    ResourceUse u;
+    u.name = res[r].name;
+    u.kind = res[r].kind;
+    u.capacity_bytes_per_s = sim.resource_capacity(r).bytes_per_s;
+    u.bytes = iter_bytes[r];
+    u.utilisation = u.bytes / (u.capacity_bytes_per_s * iter_s);
+    out.resources.push_back(u);
+  }
+  std::sort(out.resources.begin(), out.resources.end(), [](const ResourceUse& a, const ResourceUse& b) {
+    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.name < b.name;
+  });
+  return out;
+}
+
+training::TrainingStudy simulate_study_analytical(const training::TrainingJob& job) {
+  training::TrainingStudy s;
+  s.result = simulate_training_analytical(job);
+  if (job.ranks() == 1) {
+    s.single_gpu = s.result;
+  } else {
+    training::TrainingJob one = training::with_ranks(job, 1, 1);
+    one.iterations = 1;
+    s.single_gpu = simulate_training_analytical(one);
+  }
+  s.scaling_efficiency = s.result.samples_per_s / (s.result.ranks * s.single_gpu.samples_per_s);
+  return s;
+}
+
+}  // namespace vgsim::sim::planning

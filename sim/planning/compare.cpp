@@ -1,0 +1,150 @@
+// Two designs side by side (see include/vgsim/sim/planning/compare.hpp).
+#include "vgsim/sim/planning/compare.hpp"
+
+#include <cstdio>
+#include <map>
+
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/planning/analytical.hpp"
+#include "vgsim/sim/planning/plan.hpp"
+#include "vgsim/sim/training/report.hpp"
+
+namespace vgsim::sim::planning {
+
+namespace {
+
+std::string fmt(double v, int prec) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
+// The figures we compare, read and validated from a train report.
+Json summarize(const Json& j, const std::string& label) {
+  JsonReader r(j, label);
+  for (auto it = j.begin(); it != j.end(); ++it) r.allow(it.key());
+  if (r.string("tool") != "vgsim train")
+    throw InputError(label, "$.tool", "not a vgsim train report", json_snippet(j.at("tool")), "\"vgsim train\"");
+  Json s;
+  s["label"] = label;
+  s["model"] = r.string("model");
+  s["cluster"] = r.string("cluster");
+  s["scaling_efficiency"] = r.number("scaling_efficiency", 0);
+  JsonReader res = r.object("result");
+  for (auto it = res.json().begin(); it != res.json().end(); ++it) res.allow(it.key());
+  JsonReader tp = res.object("throughput");
+  s["throughput"] = tp.number("value", 0);
+  s["unit"] = tp.string("unit");
+  s["ranks"] = res.integer("ranks", 1);
+  s["iteration_ms"] = res.number("iteration_us", 0) / 1e3;
+  s["compute_ms"] = res.number("compute_us", 0) / 1e3;
+  s["exposed_communication_ms"] = res.number("exposed_communication_us") / 1e3;
+  s["communication_busy_ms"] = res.number("communication_busy_us", 0) / 1e3;
+  s["overlap_fraction"] = res.number("overlap_fraction", 0, 1);
+  s["transports"] = res.opt_string("transports").value_or("");
+  s["saturated_link"] = nullptr;
+  auto resources = res.opt_objects("resources");
+  if (!resources.empty()) {  // sorted by utilisation (desc) by the report
+    auto& top = resources.front();
+    s["saturated_link"] = {{"name", top.string("name")},
+                           {"kind", top.string("kind")},
+                           {"utilisation", top.number("utilisation", 0)}};
+  }
+  Json params = Json::object();
+  for (auto& p : r.opt_objects("parameters")) {
+    const std::string name = p.string("name");
+    p.allow("value");
+    p.allow("source");
+    params[name] = p.json().at("value");
+  }
+  s["parameters"] = params;
+  return s;
+}
+
+}  // namespace
+
+Json load_design(const std::string& arg) {
+  const auto hash = arg.rfind('#');
+  if (hash == std::string::npos) return load_json_file(arg);
+  const std::string file = arg.substr(0, hash), idx = arg.substr(hash + 1);
+  const SweepPlan plan = load_plan(file);
+  const auto points = expand(plan);
+  std::size_t i = 0;
+  try {
+    std::size_t used = 0;
+    i = std::stoul(idx, &used);
+    if (used != idx.size()) throw std::invalid_argument(idx);
+  } catch (const std::exception&) {
+    throw InputError(file, "#" + idx, "bad point index", "'" + idx + "'", "an integer 0.." + std::to_string(points.size() - 1));
+  }
+  if (i >= points.size())
+    throw InputError(file, "#" + idx, "point index out of range", idx, "0.." + std::to_string(points.size() - 1));
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const training::TrainingJob job = training::resolve_job(to_job_spec(plan, points[i]), catalog);
+  const bool analytical = plan.fidelity == Fidelity::Analytical && analytical_supported(job);
+  const training::TrainingStudy st = analytical ? simulate_study_analytical(job) : training::simulate_study(job);
+  Json j = training::training_json(job, st);
+  // The plan point's own parameters (var.* included) join the report's, so that compare names them.
+  for (const auto& [k, v] : points[i].params)
+    j["parameters"].push_back({{"name", "plan." + k}, {"value", v}, {"source", file}});
+  return j;
+}
+
+Json compare_designs(const Json& a, const std::string& la, const Json& b, const std::string& lb) {
+  Json A = summarize(a, la), B = summarize(b, lb);
+  Json diffs = Json::array();
+  std::map<std::string, std::pair<Json, Json>> all;
+  for (auto it = A["parameters"].begin(); it != A["parameters"].end(); ++it) all[it.key()].first = it.value();
+  for (auto it = B["parameters"].begin(); it != B["parameters"].end(); ++it) all[it.key()].second = it.value();
+  for (const auto& [name, v] : all) {
+    if (v.first == v.second) continue;
+    diffs.push_back({{"name", name},
+                     {"a", v.first.is_null() ? Json("(unset)") : v.first},
+                     {"b", v.second.is_null() ? Json("(unset)") : v.second}});
+  }
+  Json out;
+  out["a"] = A;
+  out["b"] = B;
+  out["differences"] = diffs;
+  const double ta = A["throughput"].get<double>();
+  out["ratio_throughput"] = ta > 0 ? B["throughput"].get<double>() / ta : 0.0;
+  return out;
+}
+
+void write_compare_markdown(std::ostream& os, const Json& c) {
+  const Json& A = c["a"];
+  const Json& B = c["b"];
+  auto text = [](const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  os << "| | A: " << text(A["label"]) << " | B: " << text(B["label"]) << " | B / A |\n|---|---|---|---|\n";
+  os << "| model / cluster | " << text(A["model"]) << " on " << text(A["cluster"]) << " | " << text(B["model"])
+     << " on " << text(B["cluster"]) << " | |\n";
+  os << "| ranks | " << A["ranks"].dump() << " | " << B["ranks"].dump() << " | |\n";
+  auto row = [&](const char* name, const char* key, double scale, int prec, const std::string& unit) {
+    const double a = A[key].get<double>() * scale, b = B[key].get<double>() * scale;
+    os << "| " << name << " | " << fmt(a, prec) << unit << " | " << fmt(b, prec) << unit << " | "
+       << (a != 0 ? fmt(b / a, 3) : std::string("-")) << " |\n";
+  };
+  row("throughput", "throughput", 1, 1, " " + text(A["unit"]));
+  row("scaling efficiency", "scaling_efficiency", 100, 1, " %");
+  row("iteration", "iteration_ms", 1, 3, " ms");
+  row("compute", "compute_ms", 1, 3, " ms");
+  row("exposed communication", "exposed_communication_ms", 1, 3, " ms");
+  row("communication busy", "communication_busy_ms", 1, 3, " ms");
+  row("overlap hidden", "overlap_fraction", 100, 1, " %");
+  auto link = [&](const Json& s) {
+    const Json& l = s["saturated_link"];
+    return l.is_null() ? std::string("-")
+                       : text(l["name"]) + " (" + text(l["kind"]) + ", " +
+                             fmt(100 * l["utilisation"].get<double>(), 1) + " %)";
+  };
+  os << "| saturated link | " << link(A) << " | " << link(B) << " | |\n";
+  os << "| transports | " << text(A["transports"]) << " | " << text(B["transports"]) << " | |\n";
+  os << "\n**What differs** (" << c["differences"].size() << " parameter(s)):\n\n";
+  if (c["differences"].empty()) os << "nothing: the parameters are identical\n";
+  else {
+    os << "| parameter | A | B |\n|---|---|---|\n";
+    for (const auto& d : c["differences"]) os << "| " << text(d["name"]) << " | " << text(d["a"]) << " | " << text(d["b"]) << " |\n";
+  }
+}
+
+}  // namespace vgsim::sim::planning

@@ -1,0 +1,277 @@
+// Sweep plan parsing, validation and expansion (see include/vgsim/sim/planning/plan.hpp).
+#include "vgsim/sim/planning/plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/training/scenarios.hpp"
+
+namespace vgsim::sim::planning {
+
+namespace {
+
+// Job fields a parameter may set directly (the rest are training settings / compute / nccl / vgpu --set pairs).
+const std::vector<std::string> kJobParams = {
+    "scenario", "cluster", "workload", "nodes", "gpus_per_node", "iterations", "algo", "proto", "channels",
+    "p2p_level", "gdr_level", "ib_disable", "p2p_disable", "shm_disable", "gdr_disable", "nccl_version",
+    "overlap_collectives", "label"};
+const std::vector<std::string> kSettingKeys = {
+    "batch_per_gpu", "tokens_per_gpu", "precision", "framework", "grad_accumulation_steps", "scaling",
+    "global_batch", "optimizer", "optimizer_bytes_per_param"};
+const std::vector<std::string> kSetPrefixes = {"horovod.", "ddp.", "compute.", "nccl.", "vgpu.", "var.", "price."};
+
+bool known_param(const std::string& k) {
+  if (std::find(kJobParams.begin(), kJobParams.end(), k) != kJobParams.end()) return true;
+  if (std::find(kSettingKeys.begin(), kSettingKeys.end(), k) != kSettingKeys.end()) return true;
+  for (const auto& p : kSetPrefixes)
+    if (k.rfind(p, 0) == 0 && k.size() > p.size()) return true;
+  return false;
+}
+
+void check_param(const std::string& file, const std::string& path, const std::string& key, const Json& v) {
+  if (!known_param(key)) {
+    std::vector<std::string> all = kJobParams;
+    all.insert(all.end(), kSettingKeys.begin(), kSettingKeys.end());
+    const std::string dym = did_you_mean(key, all);
+    throw InputError(file, path, "unknown parameter", "'" + key + "'",
+                     dym.empty() ? "a job field (" + kJobParams[1] + ", nodes, gdr_disable, ...), a training setting, "
+                                   "horovod.*, ddp.*, compute.*, nccl.*, vgpu.*, a per-point price.* or a template variable var.*"
+                                 : "did you mean '" + dym + "'?");
+  }
+  if (!(v.is_string() || v.is_number() || v.is_boolean()))
+    throw InputError(file, path, "parameter values must be scalars", json_snippet(v), "a string, number or boolean");
+}
+
+std::map<std::string, Json> read_params(JsonReader r) {
+  std::map<std::string, Json> out;
+  for (auto it = r.json().begin(); it != r.json().end(); ++it) {
+    r.allow(it.key());
+    check_param(r.file(), r.path_of(it.key()), it.key(), it.value());
+    out[it.key()] = it.value();
+  }
+  return out;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Fills {name} templates in string parameters from the point's other parameters (one pass, no nesting).
+void fill_templates(std::map<std::string, Json>& p, const std::string& file) {
+  for (auto& [k, v] : p) {
+    if (!v.is_string()) continue;
+    std::string s = v.get<std::string>(), out;
+    for (std::size_t i = 0; i < s.size();) {
+      if (s[i] != '{') {
+        out += s[i++];
+        continue;
+      }
+      const std::size_t close = s.find('}', i);
+      if (close == std::string::npos)
+        throw InputError(file, k, "unclosed template", "'" + s + "'", "{name} with a closing brace");
+      const std::string name = s.substr(i + 1, close - i - 1);
+      auto it = p.find(name);
+      if (it == p.end() || it->first == k) {
+        std::vector<std::string> names;
+        for (const auto& [n, _] : p) names.push_back(n);
+        const std::string dym = did_you_mean(name, names);
+        throw InputError(file, k, "template names no parameter of the point", "'{" + name + "}' in '" + s + "'",
+                         dym.empty() ? "a parameter set in base, grid or list" : "did you mean '" + dym + "'?");
+      }
+      out += scalar_text(it->second);
+      i = close + 1;
+    }
+    v = out;
+  }
+}
+
+}  // namespace
+
+Fidelity parse_fidelity(const std::string& s) {
+  if (s == "step") return Fidelity::Step;
+  if (s == "analytical") return Fidelity::Analytical;
+  throw InputError("", "--fidelity", "unknown fidelity", "'" + s + "'", "step or analytical");
+}
+const char* to_string(Fidelity f) { return f == Fidelity::Step ? "step" : "analytical"; }
+
+std::string scalar_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+SweepPlan parse_plan(const Json& j, const std::string& file) {
+  JsonReader r(j, file);
+  if (!j.is_object()) throw InputError(file, "$", "a sweep plan must be a JSON object", json_snippet(j), "{...}");
+  SweepPlan p;
+  p.file = file;
+  p.name = r.string("name");
+  p.description = r.opt_string("description").value_or("");
+  p.source = r.opt_string("source").value_or("");
+  if (auto f = r.opt_one_of("fidelity", {"step", "analytical"})) p.fidelity = parse_fidelity(*f);
+  if (auto b = r.opt_object("base")) p.base = read_params(*b);
+  if (auto g = r.opt_object("grid")) {
+    for (auto it = g->json().begin(); it != g->json().end(); ++it) {
+      g->allow(it.key());
+      const std::string path = g->path_of(it.key());
+      if (!it.value().is_array() || it.value().empty())
+        throw InputError(file, path, "a grid axis must be a non-empty array", json_snippet(it.value()),
+                         "[value, ...]");
+      std::vector<Json> vals;
+      for (std::size_t i = 0; i < it.value().size(); ++i) {
+        check_param(file, path + "[" + std::to_string(i) + "]", it.key(), it.value()[i]);
+        vals.push_back(it.value()[i]);
+      }
+      p.grid.emplace_back(it.key(), std::move(vals));
+    }
+  }
+  if (r.has("list")) {
+    r.allow("list");
+    const Json& l = j.at("list");
+    if (!l.is_array() || l.empty())
+      throw InputError(file, r.path_of("list"), "list must be a non-empty array of objects", json_snippet(l),
+                       "[{param: value, ...}, ...]");
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      const std::string path = r.path_of("list") + "[" + std::to_string(i) + "]";
+      if (!l[i].is_object()) throw InputError(file, path, "list entries must be objects", json_snippet(l[i]), "{...}");
+      p.list.push_back(read_params(JsonReader(l[i], file, path)));
+    }
+  }
+  if (auto pr = r.opt_object("prices")) {
+    Prices x;
+    x.currency = pr->opt_string("currency").value_or("USD");
+    x.source = pr->string("source");
+    x.gpu = pr->opt_number("gpu", 0).value_or(0);
+    x.host = pr->opt_number("host", 0).value_or(0);
+    x.nic_port = pr->opt_number("nic_port", 0).value_or(0);
+    x.switch_port = pr->opt_number("switch_port", 0).value_or(0);
+    pr->finish();
+    p.prices = x;
+  }
+  r.finish();
+  // Every point needs a cluster and a workload (from the scenario or a parameter).
+  bool has_cluster = p.base.count("cluster") || p.base.count("scenario");
+  bool has_workload = p.base.count("workload") || p.base.count("scenario");
+  for (const auto& [k, _] : p.grid) {
+    has_cluster = has_cluster || k == "cluster" || k == "scenario";
+    has_workload = has_workload || k == "workload" || k == "scenario";
+  }
+  if (!p.list.empty()) {
+    bool all_c = true, all_w = true;
+    for (const auto& e : p.list) {
+      all_c = all_c && (e.count("cluster") || e.count("scenario"));
+      all_w = all_w && (e.count("workload") || e.count("scenario"));
+    }
+    has_cluster = has_cluster || all_c;
+    has_workload = has_workload || all_w;
+  }
+  if (!has_cluster) throw InputError(file, "$.base.cluster", "no cluster for the points", "", "base.cluster, base.scenario or a cluster axis");
+  if (!has_workload) throw InputError(file, "$.base.workload", "no workload for the points", "", "base.workload, base.scenario or a workload axis");
+  // Templates must resolve: expand the first point now (cheap) so that errors come before any simulation.
+  if (point_count(p) > 0) (void)expand(p).front();
+  return p;
+}
+
+SweepPlan load_plan(const std::string& file) { return parse_plan(load_json_file(file), file); }
+
+std::size_t point_count(const SweepPlan& plan) {
+  std::size_t n = std::max<std::size_t>(1, plan.list.size());
+  for (const auto& [_, v] : plan.grid) n *= v.size();
+  return n;
+}
+
+std::vector<PlanPoint> expand(const SweepPlan& plan) {
+  std::vector<PlanPoint> out;
+  const std::size_t n = point_count(plan);
+  out.reserve(n);
+  const std::size_t entries = std::max<std::size_t>(1, plan.list.size());
+  const std::size_t per_entry = n / entries;
+  for (std::size_t i = 0; i < n; ++i) {
+    PlanPoint pt;
+    pt.index = i;
+    pt.params = plan.base;
+    if (!plan.list.empty())
+      for (const auto& [k, v] : plan.list[i / per_entry]) pt.params[k] = v;
+    std::size_t rest = i % per_entry;
+    for (std::size_t a = plan.grid.size(); a-- > 0;) {  // last axis fastest
+      const auto& [k, vals] = plan.grid[a];
+      pt.params[k] = vals[rest % vals.size()];
+      rest /= vals.size();
+    }
+    fill_templates(pt.params, plan.file);
+    if (auto it = pt.params.find("label"); it != pt.params.end()) pt.label = scalar_text(it->second);
+    const Json canon(pt.params);  // std::map: sorted keys, so the dump is canonical
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(canon.dump())));
+    pt.id = buf;
+    out.push_back(std::move(pt));
+  }
+  return out;
+}
+
+training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
+  using training::JobSpec;
+  JobSpec spec;
+  const auto& P = pt.params;
+  const std::string origin = plan.file + " point " + std::to_string(pt.index);
+  if (auto it = P.find("scenario"); it != P.end()) spec = training::load_scenario(scalar_text(it->second)).spec;
+  auto str = [&](const char* k) -> std::optional<std::string> {
+    auto it = P.find(k);
+    return it == P.end() ? std::nullopt : std::optional<std::string>(scalar_text(it->second));
+  };
+  auto num = [&](const char* k, std::int64_t lo, std::int64_t hi) -> std::optional<std::int64_t> {
+    auto it = P.find(k);
+    if (it == P.end()) return std::nullopt;
+    if (!it->second.is_number_integer() || it->second.get<std::int64_t>() < lo || it->second.get<std::int64_t>() > hi)
+      throw InputError(plan.file, origin + ": " + k, "bad value", json_snippet(it->second),
+                       "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return it->second.get<std::int64_t>();
+  };
+  auto flag = [&](const char* k) -> std::optional<bool> {
+    auto it = P.find(k);
+    if (it == P.end()) return std::nullopt;
+    if (!it->second.is_boolean())
+      throw InputError(plan.file, origin + ": " + k, "bad value", json_snippet(it->second), "true or false");
+    return it->second.get<bool>();
+  };
+  if (auto v = str("cluster")) spec.cluster = *v;
+  if (auto v = str("workload")) spec.workload = *v;
+  if (auto v = num("nodes", 1, 100000)) spec.nodes = static_cast<std::uint32_t>(*v);
+  if (auto v = num("gpus_per_node", 1, 1024)) spec.gpus_per_node = static_cast<std::uint32_t>(*v);
+  if (auto v = num("iterations", 1, 1000)) spec.iterations = static_cast<int>(*v);
+  if (auto v = num("channels", 1, 64)) spec.channels = static_cast<std::uint32_t>(*v);
+  if (auto v = str("algo")) spec.algo = *v;
+  if (auto v = str("proto")) spec.proto = *v;
+  if (auto v = str("p2p_level")) spec.p2p_level = *v;
+  if (auto v = str("gdr_level")) spec.gdr_level = *v;
+  if (auto v = str("nccl_version")) spec.nccl_version = *v;
+  if (auto v = flag("ib_disable")) spec.ib_disable = *v;
+  if (auto v = flag("p2p_disable")) spec.p2p_disable = *v;
+  if (auto v = flag("shm_disable")) spec.shm_disable = *v;
+  if (auto v = flag("gdr_disable")) spec.gdr_disable = *v;
+  if (auto v = flag("overlap_collectives")) spec.serialize_collectives = !*v;
+  bool any_set = false;
+  for (const auto& [k, v] : P) {
+    if (known_param(k) && std::find(kJobParams.begin(), kJobParams.end(), k) == kJobParams.end() &&
+        k.rfind("var.", 0) != 0 && k.rfind("price.", 0) != 0) {
+      spec.sets.push_back(k + "=" + scalar_text(v));
+      any_set = true;
+    }
+  }
+  if (any_set) spec.sets_origin = P.count("scenario") ? spec.sets_origin + " / " + origin : origin;
+  spec.nccl_origin = P.count("scenario") ? spec.nccl_origin : origin;
+  return spec;
+}
+
+std::vector<std::string> parameter_columns(const std::vector<PlanPoint>& points) {
+  std::set<std::string> names;
+  for (const auto& p : points)
+    for (const auto& [k, _] : p.params)
+      if (k != "label") names.insert(k);
+  return {names.begin(), names.end()};
+}
+
+}  // namespace vgsim::sim::planning

@@ -1,0 +1,315 @@
+// Sweep orchestration: thread pool, journal, resume, final CSV, summary (see include/vgsim/sim/planning/sweep.hpp).
+#include "vgsim/sim/planning/sweep.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "vgsim/kernel/atomic_file.hpp"
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/planning/pareto.hpp"
+
+namespace vgsim::sim::planning {
+
+namespace {
+
+const std::vector<std::string> kFigures = {
+    "ranks", "throughput", "unit", "efficiency", "iteration_ms", "compute_ms", "exposed_comm_ms", "comm_busy_ms",
+    "bottleneck", "bottleneck_utilisation", "gpus", "hosts", "nic_ports", "cost", "cost_per_throughput",
+    "fidelity", "error"};
+
+std::string quote(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c == '\n' ? ' ' : c;
+  }
+  return o + "\"";
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool q = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (q) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        q = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      q = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string fmt(double v, int prec) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
+double num(const std::string& s) { return s.empty() ? 0.0 : std::strtod(s.c_str(), nullptr); }
+
+PointResult parse_row(const std::vector<std::string>& header, const std::vector<std::string>& f) {
+  std::map<std::string, std::string> m;
+  for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) m[header[i]] = f[i];
+  PointResult r;
+  r.id = m["point_id"];
+  r.label = m["label"];
+  r.error = m["error"];
+  r.fidelity = m["fidelity"];
+  r.ranks = static_cast<std::uint32_t>(num(m["ranks"]));
+  r.throughput = num(m["throughput"]);
+  r.unit = m["unit"];
+  r.efficiency = num(m["efficiency"]);
+  r.iteration_ms = num(m["iteration_ms"]);
+  r.compute_ms = num(m["compute_ms"]);
+  r.exposed_comm_ms = num(m["exposed_comm_ms"]);
+  r.comm_busy_ms = num(m["comm_busy_ms"]);
+  r.bottleneck = m["bottleneck"];
+  r.bottleneck_utilisation = num(m["bottleneck_utilisation"]);
+  r.gpus = static_cast<std::uint32_t>(num(m["gpus"]));
+  r.hosts = static_cast<std::uint32_t>(num(m["hosts"]));
+  r.nic_ports = static_cast<std::uint32_t>(num(m["nic_ports"]));
+  r.cost = num(m["cost"]);
+  r.cost_per_throughput = num(m["cost_per_throughput"]);
+  return r;
+}
+
+// Rows of an earlier run (final CSV or journal) by point id; checks the header.
+void read_previous(const std::string& path, const std::string& header, std::map<std::string, std::string>& rows) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string line;
+  if (!std::getline(in, line)) return;
+  if (line + "\n" != header)
+    throw InputError(path, "header", "results file was written by a different plan (columns differ)",
+                     "'" + line.substr(0, 80) + "'", "the columns of this plan, or run without --resume");
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = split_csv(line);
+    if (f.size() < 3) continue;  // a torn line cannot happen with single writes, but never trust a file
+    rows[f[1]] = line;
+  }
+}
+
+// One write() of a full line on an O_APPEND descriptor: concurrent appends never interleave.
+void append_line(int fd, const std::string& line) {
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w <= 0) throw std::runtime_error("cannot append to the sweep journal");
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+
+}  // namespace
+
+std::string csv_header(const std::vector<std::string>& cols) {
+  std::string h = "index,point_id,label";
+  for (const auto& c : cols) h += "," + quote(c);
+  for (const auto& c : kFigures) h += "," + c;
+  return h + "\n";
+}
+
+std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<std::string>& cols) {
+  std::string s = std::to_string(p.index) + "," + p.id + "," + quote(p.label);
+  for (const auto& c : cols) {
+    auto it = p.params.find(c);
+    s += "," + (it == p.params.end() ? std::string() : quote(scalar_text(it->second)));
+  }
+  const bool ok = r.error.empty();
+  auto n = [&](double v, int prec) { return ok ? fmt(v, prec) : std::string(); };
+  s += "," + (ok ? std::to_string(r.ranks) : std::string()) + "," + n(r.throughput, 2) + "," + r.unit + "," +
+       n(r.efficiency, 4) + "," + n(r.iteration_ms, 4) + "," + n(r.compute_ms, 4) + "," + n(r.exposed_comm_ms, 4) +
+       "," + n(r.comm_busy_ms, 4) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_utilisation, 4) + "," +
+       (ok ? std::to_string(r.gpus) : "") + "," + (ok ? std::to_string(r.hosts) : "") + "," +
+       (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost, 2) + "," + n(r.cost_per_throughput, 6) + "," +
+       r.fidelity + "," + quote(r.error);
+  return s + "\n";
+}
+
+SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
+  SweepResult out;
+  out.points = expand(plan);
+  const std::size_t n = out.points.size();
+  const auto cols = parameter_columns(out.points);
+  const std::string header = csv_header(cols);
+  const Fidelity fidelity = o.fidelity.value_or(plan.fidelity);
+
+  std::map<std::string, std::string> previous;  // point id -> CSV line
+  const std::string journal = o.out.empty() ? std::string() : o.out + ".journal";
+  if (o.resume && !o.out.empty()) {
+    read_previous(o.out, header, previous);
+    read_previous(journal, header, previous);
+  }
+  std::vector<std::string> lines(n);
+  out.results.resize(n);
+  std::vector<std::size_t> todo;
+  const auto header_fields = split_csv(header.substr(0, header.size() - 1));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % o.world != o.rank) continue;
+    const PlanPoint& p = out.points[i];
+    if (auto it = previous.find(p.id); it != previous.end()) {
+      auto f = split_csv(it->second);
+      f[0] = std::to_string(i);  // the index may have moved if the plan was edited
+      std::string line = f[0];
+      for (std::size_t k = 1; k < f.size(); ++k) line += "," + quote(f[k]);
+      lines[i] = line + "\n";
+      out.results[i] = parse_row(header_fields, f);
+      out.results[i].index = i;
+      ++out.skipped;
+    } else {
+      todo.push_back(i);
+    }
+  }
+
+  int fd = -1;
+  if (!journal.empty()) {
+    const bool fresh = !o.resume || ::access(journal.c_str(), F_OK) != 0;
+    fd = ::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | (fresh ? O_TRUNC : 0), 0644);
+    if (fd < 0) throw InputError(journal, "", "cannot open the sweep journal for writing", journal, "a writable path");
+    if (fresh) append_line(fd, header);
+  }
+
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, todo.size())));
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::size_t done = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      const std::size_t i = todo[k];
+      PointResult r = run_point(plan, out.points[i], catalog, fidelity);
+      std::string line = csv_row(out.points[i], r, cols);
+      std::lock_guard<std::mutex> lock(mu);
+      if (fd >= 0) append_line(fd, line);
+      lines[i] = std::move(line);
+      out.results[i] = std::move(r);
+      ++done;
+      if (o.progress) {
+        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double eta = el / static_cast<double>(done) * static_cast<double>(todo.size() - done);
+        std::fprintf(stderr, "\rvgsim sweep: %zu/%zu points, %.1f s elapsed, ETA %.1f s   ", done, todo.size(), el,
+                     eta);
+        if (done == todo.size()) std::fprintf(stderr, "\n");
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (fd >= 0) ::close(fd);
+  out.ran = todo.size();
+
+  std::string csv = header;
+  for (std::size_t i = 0; i < n; ++i) csv += lines[i];
+  out.csv = csv;
+  if (!o.out.empty()) {
+    write_file_atomically(o.out, csv);
+    std::remove(journal.c_str());
+  }
+  std::vector<double> cost(n), tput(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool ok = out.results[i].error.empty() && !lines[i].empty();
+    cost[i] = ok ? out.results[i].cost : 1e300;
+    tput[i] = ok ? out.results[i].throughput : -1;
+  }
+  out.pareto = pareto_front(cost, tput);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(out.results[i].error.empty() && !lines[i].empty())) out.pareto[i] = false;
+  return out;
+}
+
+void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepResult& r, std::size_t top) {
+  const std::size_t n = r.points.size();
+  std::vector<std::size_t> order;
+  std::size_t errors = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!r.results[i].error.empty()) ++errors;
+    else if (!r.results[i].id.empty()) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return r.results[a].throughput > r.results[b].throughput;
+  });
+  const auto cols = parameter_columns(r.points);
+  std::vector<std::string> varied;  // parameters whose value differs between points: the interesting ones
+  for (const auto& c : cols) {
+    std::set<std::string> vals;
+    for (const auto& p : r.points) {
+      auto it = p.params.find(c);
+      vals.insert(it == p.params.end() ? "" : scalar_text(it->second));
+    }
+    if (vals.size() > 1 && c.rfind("var.", 0) != 0) varied.push_back(c);
+  }
+  os << "vgsim sweep " << plan.name << ": " << n << " point(s), " << r.ran << " run, " << r.skipped
+     << " resumed, " << errors << " with errors\n";
+  const bool priced = plan.prices.has_value();
+  os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front\n";
+  os << "  #  pt   design" << std::string(44, ' ') << "throughput   eff   exposed_ms  bottleneck";
+  if (priced) os << "  cost (" << plan.prices->currency << ")  cost/throughput";
+  os << "\n";
+  std::size_t shown = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t i = order[k];
+    if (k >= top && !r.pareto[i]) continue;
+    ++shown;
+    const PointResult& x = r.results[i];
+    std::string design = r.points[i].label;
+    std::vector<std::string> shown_params = varied;
+    if (!design.empty()) {  // the label names the list entry: show only the grid axes beside it
+      shown_params.clear();
+      for (const auto& [k, _] : plan.grid) shown_params.push_back(k);
+    }
+    for (const auto& c : shown_params) {
+      auto it = r.points[i].params.find(c);
+      if (it == r.points[i].params.end()) continue;
+      if (!design.empty()) design += " ";
+      design += c + "=" + scalar_text(it->second);
+    }
+    if (design.size() > 48) design = design.substr(0, 45) + "...";
+    os << (r.pareto[i] ? "* " : "  ") << std::setw(3) << (k + 1) << " " << std::setw(4) << i << " " << std::left
+       << std::setw(48) << design << std::right << std::setw(10) << fmt(x.throughput, 1) << " " << std::setw(6)
+       << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3) << "  "
+       << (x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_utilisation, 0) + "%");
+    if (priced) os << "  " << fmt(x.cost, 0) << "  " << fmt(x.cost_per_throughput, 3);
+    os << "\n";
+  }
+  if (shown < order.size()) os << "  (" << order.size() - shown << " more in the CSV)\n";
+  for (std::size_t i = 0; i < n; ++i)
+    if (!r.results[i].error.empty()) os << "  point " << i << " failed: " << r.results[i].error << "\n";
+}
+
+}  // namespace vgsim::sim::planning
