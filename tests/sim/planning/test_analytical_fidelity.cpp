@@ -1,0 +1,49 @@
+// The analytical fidelity agrees with the step-level engine within 1 % where nothing contends: single collectives
+// (ring allreduce on 4 x R750xa with 1 GPU each, several sizes) and whole ResNet-50 training iterations.
+#include <catch2/catch.hpp>
+
+#include "vgsim/sim/planning/analytical.hpp"
+#include "vgsim/sim/training/scenarios.hpp"
+#include "vgsim/topologies/catalog.hpp"
+
+using namespace vgsim;
+using namespace vgsim::sim;
+
+TEST_CASE("analytical ring allreduce matches the engine within 1 % on 4 x R750xa x 1 GPU", "[planning]") {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve("r750xa-4x-100gbe", catalog);
+  CommOptions opt;
+  opt.algo = coll::Algo::Ring;
+  opt.path.gdr_level = topo::PathType::SYS;
+  const Communicator comm(cluster, place_ranks(cluster, 4, 1), opt);
+  for (Bytes size : {Bytes{64} * 1024, Bytes{1} << 20, Bytes{16} << 20, Bytes{100} << 20}) {
+    const CollectiveResult step = simulate_collective(comm, coll::Op::AllReduce, size);
+    Simulator sim;
+    Fabric fabric(cluster, sim, opt.path, opt.capacity_scale);
+    const planning::AnalyticalCollective a = planning::analytical_collective(comm, step.plan, fabric);
+    // |analytical - step| / step <= 1 %  (nothing else runs: the closed form is exact to rounding)
+    INFO("size " << size << ": step " << step.time.us() << " us, analytical " << a.time.us() << " us");
+    CHECK(a.time.us() == Approx(step.time.us()).epsilon(0.01));
+  }
+}
+
+TEST_CASE("analytical ResNet-50 training iteration matches the engine within 1 %", "[planning]") {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  for (const char* name : {"seed-rn50-4x1-25gbe", "seed-rn50-2x4-100gbe-gdr", "seed-rn50-vm-4x1-100gbe-pvrdma"}) {
+    const training::TrainingJob job = training::resolve_job(training::load_scenario(name).spec, catalog);
+    REQUIRE(planning::analytical_supported(job));
+    const training::TrainingResult step = training::simulate_training(job);
+    const training::TrainingResult fast = planning::simulate_training_analytical(job);
+    INFO(name << ": busy step " << step.communication_busy.us() << " us, analytical "
+              << fast.communication_busy.us() << " us");
+    // Iteration time, throughput and the NCCL stream's busy time within 1 %.
+    CHECK(fast.iteration_time.us() == Approx(step.iteration_time.us()).epsilon(0.01));
+    CHECK(fast.samples_per_s == Approx(step.samples_per_s).epsilon(0.01));
+    CHECK(fast.communication_busy.us() == Approx(step.communication_busy.us()).epsilon(0.01));
+    // Same bottleneck resource, same bytes on it (the schedule's wire bytes) within 1 %.
+    REQUIRE(!step.resources.empty());
+    REQUIRE(!fast.resources.empty());
+    CHECK(fast.resources.front().name == step.resources.front().name);
+    CHECK(fast.resources.front().bytes == Approx(step.resources.front().bytes).epsilon(0.01));
+  }
+}
