@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Executes every notebook in this folder headless (jupyter nbconvert --execute) against a vgsim binary and checks
+# that each wrote its PNG figures. Usage: run_notebooks.sh <vgsim binary> <figure dir>. Exit 77 (CTest: skipped)
+# when jupyter nbconvert or matplotlib is missing (.ci/setup installs python3-matplotlib, jupyter-nbconvert,
+# python3-nbformat and python3-ipykernel).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+bin="$(realpath "$1")"; out="$2"
+if ! jupyter nbconvert --version >/dev/null 2>&1; then
+  echo "SKIP: jupyter nbconvert is not installed (apt-get install jupyter-nbconvert python3-ipykernel; .ci/setup does)"; exit 77
+fi
+if ! /usr/bin/env python3 -c "import matplotlib, ipykernel" >/dev/null 2>&1 && ! /usr/bin/python3 -c "import matplotlib, ipykernel" >/dev/null 2>&1; then
+  echo "SKIP: python3 matplotlib / ipykernel missing (apt-get install python3-matplotlib python3-ipykernel)"; exit 77
+fi
+rm -rf "$out"; mkdir -p "$out/executed"
+export VGSIM_BIN="$bin" VGSIM_NOTEBOOK_OUT="$out" VGSIM_DATA_DIR="${VGSIM_DATA_DIR:-$(dirname "$here")}"
+status=0
+for nb in "$here"/*.ipynb; do
+  name="$(basename "$nb" .ipynb)"
+  start=$(date +%s)
+  if jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=120 \
+       --output-dir "$out/executed" "$nb" >"$out/$name.log" 2>&1; then
+    echo "ok   $name ($(( $(date +%s) - start )) s)"
+  else
+    echo "FAIL $name"; tail -30 "$out/$name.log"; status=1
+  fi
+done
+for png in scaling_curves design_cost_throughput design_breakdown calibration_fit timeline_summary; do
+  [ -s "$out/$png.png" ] || { echo "missing figure $out/$png.png"; status=1; }
+done
+exit $status
