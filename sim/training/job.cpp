@@ -72,6 +72,70 @@ Json settings_value(const models::TrainingSettings& s, const std::string& key) {
 
 }  // namespace
 
+std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cl, const std::vector<std::string>& names,
+                                             std::uint32_t& nodes, std::uint32_t& gpus_per_node) {
+  std::vector<std::string> all;
+  for (const auto& e : cl.endpoints()) all.push_back(e.name);
+  std::vector<std::uint32_t> out;
+  std::vector<std::string> instance_order;  // OS instance (VM name or host name) of each rank, node-major
+  std::map<std::string, std::uint32_t> per_instance;
+  for (const auto& n : names) {
+    const auto e = cl.find_endpoint(n);
+    if (!e) {
+      const std::string dym = did_you_mean(n, all);
+      throw InputError(cl.file(), "--endpoints", "unknown endpoint", "'" + n + "'",
+                       (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") +
+                           "an endpoint of the cluster (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
+    }
+    for (std::uint32_t o : out)
+      if (o == *e) throw InputError(cl.file(), "--endpoints", "endpoint listed twice", "'" + n + "'", "distinct endpoints");
+    out.push_back(*e);
+    const auto& ep = cl.endpoints()[*e];
+    const std::string inst = ep.vm.empty() ? cl.hosts()[ep.host].name : ep.vm;
+    if (per_instance.count(inst) == 0) {
+      instance_order.push_back(inst);
+    } else if (instance_order.back() != inst) {
+      throw InputError(cl.file(), "--endpoints", "ranks of one OS instance not contiguous", "'" + n + "'", "node-major order");
+    }
+    ++per_instance[inst];
+  }
+  nodes = static_cast<std::uint32_t>(instance_order.size());
+  gpus_per_node = per_instance[instance_order.front()];
+  for (const auto& [inst, count] : per_instance)
+    if (count != gpus_per_node)
+      throw InputError(cl.file(), "--endpoints", "unequal ranks per OS instance", inst + ": " + std::to_string(count),
+                       std::to_string(gpus_per_node) + " like " + instance_order.front());
+  return out;
+}
+
+void apply_vgpu_sets(virt::VgpuSchedulerOptions& o, const std::vector<std::pair<std::string, std::string>>& sets,
+                     const std::string& origin) {
+  for (const auto& [key, val] : sets) {
+    try {
+      if (key == "vgpu.scheduler") {
+        o.policy = virt::parse_vgpu_policy(val);
+        o.policy_source = origin;
+      } else if (key == "vgpu.time_slice") {
+        o.time_slice = parse_time(val);
+        o.time_slice_source = origin;
+      } else if (key == "vgpu.switch_cost") {
+        o.switch_cost = parse_time(val);
+        o.switch_cost_source = origin;
+      } else {
+        const std::string dym = did_you_mean(key, {"vgpu.scheduler", "vgpu.time_slice", "vgpu.switch_cost"});
+        throw InputError(origin, key, "unknown vGPU parameter", "'" + key + "'",
+                         (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") +
+                             "one of vgpu.scheduler, vgpu.time_slice, vgpu.switch_cost");
+      }
+    } catch (const UnitError& e) {
+      throw InputError(origin, key, "bad value", "'" + val + "'", e.what());
+    }
+  }
+  if (o.switch_cost.ps < 0 || o.time_slice.ps <= o.switch_cost.ps)
+    throw InputError(origin, "vgpu.time_slice", "time slice not above the switch cost",
+                     format_time(o.time_slice) + " vs " + format_time(o.switch_cost), "time_slice > switch_cost >= 0");
+}
+
 models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g) {
   models::GpuComputeSpec s;
   s.name = g.key;
@@ -102,7 +166,11 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   if (instances.empty()) throw InputError(cl.file(), "endpoints", "no GPU endpoints in the cluster", cl.name(), "GPUs");
   job.nodes = spec.nodes ? spec.nodes : static_cast<std::uint32_t>(instances.size());
   job.gpus_per_node = spec.gpus_per_node ? spec.gpus_per_node : static_cast<std::uint32_t>(instances[0].size());
-  job.rank_to_endpoint = place_ranks(cl, job.nodes, job.gpus_per_node);
+  if (!spec.endpoints.empty()) {
+    job.rank_to_endpoint = resolve_endpoints(cl, spec.endpoints, job.nodes, job.gpus_per_node);
+  } else {
+    job.rank_to_endpoint = place_ranks(cl, job.nodes, job.gpus_per_node);
+  }
   P.push_back({"cluster", cl.name(), "cluster " + cl.file()});
   P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all OS instances (hosts or VMs)"});
   P.push_back({"gpus_per_node", job.gpus_per_node,
@@ -140,6 +208,7 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   // Split the key=value pairs by prefix.
   std::vector<std::string> train_pairs;
   std::map<std::string, double> compute_sets, nccl_sets;
+  std::vector<std::pair<std::string, std::string>> vgpu_sets;
   for (const auto& kv : spec.sets) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -156,6 +225,8 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
                          "compute.eff_memory, compute.saturation, compute.measured_throughput");
       }
       compute_sets[key] = number_value(spec.sets_origin, key, val);
+    } else if (key.rfind("vgpu.", 0) == 0) {
+      vgpu_sets.emplace_back(key, val);
     } else if (key.rfind("nccl.", 0) == 0) {
       nccl_sets[key] = number_value(spec.sets_origin, key, val);
     } else {
@@ -259,6 +330,19 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
     P.push_back({prm.name, prm.value, nccl_sets.count(prm.name) ? spec.sets_origin : prm.source});
   for (const auto& [kind, scale] : job.comm.capacity_scale)
     P.push_back({"capacity_scale." + kind, scale, "communicator options"});
+  // Virtualization: the VM's compute efficiency and the vGPU scheduler.
+  if (e0.vm_index != UINT32_MAX) {
+    const topo::VmInfo& vm = cl.vms()[e0.vm_index];
+    job.compute_efficiency = vm.overheads.compute_efficiency;
+    P.push_back({"virt.compute_efficiency", job.compute_efficiency,
+                 "hypervisor " + vm.overheads.hypervisor + ": " + vm.overheads.compute_source});
+  } else {
+    P.push_back({"virt.compute_efficiency", 1.0, "bare metal"});
+  }
+  apply_vgpu_sets(job.vgpu, vgpu_sets, spec.sets_origin);
+  P.push_back({"vgpu.scheduler", virt::to_string(job.vgpu.policy), job.vgpu.policy_source});
+  P.push_back({"vgpu.time_slice", format_time(job.vgpu.time_slice), job.vgpu.time_slice_source});
+  P.push_back({"vgpu.switch_cost", format_time(job.vgpu.switch_cost), job.vgpu.switch_cost_source});
   P.push_back({"sim.iterations", job.iterations, "--iterations (default 3)"});
   P.push_back({"sim.serialize_collectives", job.serialize_collectives, "one NCCL stream (default)"});
   return job;

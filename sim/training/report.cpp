@@ -1,6 +1,8 @@
 // Training reports: human summary, JSON, Chrome trace (see include/vgsim/sim/training/report.hpp).
 #include "vgsim/sim/training/report.hpp"
 
+#include "vgsim/sim/virtualization/assumptions.hpp"
+
 #include <cstdio>
 #include <string>
 
@@ -108,6 +110,8 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
                                   : ", uncalibrated roofline")
       << "\n";
   if (!r.transports.empty()) out << "  transports: " << r.transports << "\n";
+  virt::write_virtualization_summary(
+      out, virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu));
   out << "  steady state (iteration " << r.iterations.size() << " of " << r.iterations.size() << "):\n";
   out << "    throughput            " << fmt("%.2f", r.work_per_s) << " " << unit;
   if (unit != "samples/s") out << " (" << fmt("%.2f", r.samples_per_s) << " samples/s)";
@@ -162,6 +166,7 @@ Json training_json(const TrainingJob& job, const TrainingStudy& st) {
   Json params = Json::array();
   for (const auto& p : job.params) params.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
   j["parameters"] = params;
+  j["virtualization"] = virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu);
   j["not_modelled"] = {"NCCL kernels sharing SMs with compute", "input pipeline and host-side framework overheads",
                        "Horovod negotiation cost beyond the cycle tick"};
   return j;

@@ -1,6 +1,8 @@
-// Data-parallel training on the engine (see include/vgsim/sim/training/training_run.hpp). One JobRunner owns the
-// Simulator, the Fabric and the Communicator; compute phases are timer events (ranks are symmetric and compute does
-// not contend with the network), collectives are CollectiveRuns whose flows share the Fabric's links.
+// Data-parallel training on the engine (see include/vgsim/sim/training/training_run.hpp). One JobRunner per job owns
+// its Communicator; the Simulator, the Fabric and the vGPU scheduler belong to the run (shared by every job of a
+// multi-job run). Compute phases are timer events when no rank is on a time-sliced vGPU (ranks are symmetric and
+// compute does not contend with the network); otherwise every rank's compute goes through the VgpuScheduler and a
+// gradient group is ready when its tensors are done on every rank. Collectives are CollectiveRuns on the Fabric.
 #include "vgsim/sim/training/training_run.hpp"
 
 #include <algorithm>
@@ -9,12 +11,28 @@
 
 #include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/fabric.hpp"
+#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 
 namespace vgsim::sim::training {
 
 namespace {
 
 enum Tag : std::uint64_t { kGroupReady = 0, kReplayDone = 1, kIterationStart = 2 };
+
+// Compute times on the endpoint's VM: divided by the hypervisor's compute efficiency (1 on bare metal).
+models::ComputeResult scaled(models::ComputeResult cr, double efficiency) {
+  if (efficiency == 1.0) return cr;
+  auto sc = [&](Time t) { return Time{static_cast<std::int64_t>(static_cast<double>(t.ps) / efficiency + 0.5)}; };
+  cr.forward = cr.backward = Time{0};
+  for (auto& l : cr.layers) {
+    l.forward = sc(l.forward);
+    l.backward = sc(l.backward);
+    cr.forward += l.forward;
+    cr.backward += l.backward;
+  }
+  cr.optimizer = sc(cr.optimizer);
+  return cr;
+}
 std::uint64_t tag(Tag kind, std::uint64_t index) { return (static_cast<std::uint64_t>(kind) << 32) | index; }
 
 struct Cached {
@@ -24,13 +42,17 @@ struct Cached {
 
 class JobRunner : public EventHandler {
  public:
-  JobRunner(const TrainingJob& job, TrainingResult& out) : job_(job), out_(out) {
+  JobRunner(const TrainingJob& job, TrainingResult& out, Simulator& sim, Fabric& fabric, virt::VgpuScheduler& gpus,
+            bool shared)
+      : job_(job), out_(out), sim_(sim), fabric_(&fabric), gpus_(gpus), shared_(shared) {
     out_.ranks = job.ranks();
     out_.nodes = job.nodes;
     out_.gpus_per_node = job.gpus_per_node;
     out_.micro_steps = job.settings.grad_accumulation_steps;
-    out_.compute = models::compute_iteration(job.model, job.settings, job.gpu, job.compute, static_cast<int>(job.ranks()));
-    fabric_ = std::make_unique<Fabric>(*job.cluster, sim_, job.comm.path, job.comm.capacity_scale);
+    out_.compute = scaled(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
+                                                    static_cast<int>(job.ranks())),
+                          job.compute_efficiency);
+    for (std::uint32_t e : job.rank_to_endpoint) sliced_ = sliced_ || gpus_.time_sliced(e);
     if (job.ranks() > 1) {
       comm_ = std::make_unique<Communicator>(*job.cluster, job.rank_to_endpoint, job.comm);
       out_.transports = comm_->describe_transports();
@@ -38,9 +60,12 @@ class JobRunner : public EventHandler {
     iter_bytes_.assign(sim_.resource_count(), 0.0);
   }
 
-  void run() {
+  // Schedules the first iteration; the caller runs the engine.
+  void start() {
+    for (std::uint32_t e : job_.rank_to_endpoint) gpus_.attach(e);
     begin_iteration();
-    sim_.run();
+  }
+  void finish_stats() {
     out_.events = sim_.events_processed();
     out_.flows = sim_.flows_completed();
   }
@@ -98,9 +123,94 @@ class JobRunner : public EventHandler {
       c.tensors = groups_[g].tensors;
       c.ready = std::max(groups_[g].earliest_start, it.backward_start);
       recs.push_back(c);
-      sim_.schedule(c.ready, this, tag(kGroupReady, g));
+      if (!sliced_) sim_.schedule(c.ready, this, tag(kGroupReady, g));  // time-sliced: when its tensors are done
+    }
+    if (sliced_) {
+      start_dynamic_compute();
+      return;
     }
     if (groups_.empty()) end_iteration(it.backward_end);
+  }
+
+  // ---- time-sliced compute: every rank's work goes through the vGPU scheduler ----
+  void start_dynamic_compute() {
+    const std::size_t layers = out_.compute.layers.size();
+    layer_done_ranks_.assign(layers, 0);
+    tensor_done_.assign(layers, Time{0});
+    ranks_backward_done_ = 0;
+    ranks_optimizer_done_ = 0;
+    group_fired_.assign(groups_.size(), false);
+    // Extra framework wait of each group beyond its last tensor (Horovod cycle tick, DDP order), kept from the plan.
+    group_wait_.clear();
+    for (const auto& grp : groups_) group_wait_.push_back(grp.earliest_start - grp.last_ready);
+    for (std::uint32_t r = 0; r < job_.ranks(); ++r) run_micro_step(r, 0);
+    if (groups_.empty() && layers == 0) all_backward_done();
+  }
+
+  void run_micro_step(std::uint32_t r, std::int64_t step) {
+    const std::uint32_t e = job_.rank_to_endpoint[r];
+    const models::ComputeResult& cr = out_.compute;
+    const bool last = step + 1 == out_.micro_steps;
+    gpus_.submit(e, cr.forward, [this, r, step, last, e] {
+      if (r == 0 && last) out_.iterations.back().backward_start = sim_.now();
+      if (!last) {
+        gpus_.submit(e, out_.compute.backward, [this, r, step] { run_micro_step(r, step + 1); });
+      } else {
+        run_backward_layer(r, 0);
+      }
+    });
+  }
+
+  void run_backward_layer(std::uint32_t r, std::size_t i) {
+    const auto& layers = out_.compute.layers;
+    if (i == layers.size()) {
+      if (++ranks_backward_done_ == job_.ranks()) all_backward_done();
+      return;
+    }
+    gpus_.submit(job_.rank_to_endpoint[r], layers[i].backward, [this, r, i] {
+      if (++layer_done_ranks_[i] == job_.ranks()) {
+        tensor_done_[i] = sim_.now();
+        fire_ready_groups();
+      }
+      run_backward_layer(r, i + 1);
+    });
+  }
+
+  void fire_ready_groups() {
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      if (group_fired_[g]) continue;
+      Time last{0};
+      bool all = true;
+      for (int t : groups_[g].tensors) {
+        all = all && layer_done_ranks_[static_cast<std::size_t>(t)] == job_.ranks();
+        if (all) last = std::max(last, tensor_done_[static_cast<std::size_t>(t)]);
+      }
+      if (!all) continue;
+      group_fired_[g] = true;
+      const Time ready = last + std::max(Time{0}, group_wait_[g]);
+      out_.iterations.back().collectives[g].ready = ready;
+      sim_.schedule(ready, this, tag(kGroupReady, g));
+    }
+  }
+
+  void all_backward_done() {
+    out_.iterations.back().backward_end = sim_.now();
+    dynamic_backward_done_ = true;
+    if (groups_.empty() || done_ == groups_.size()) start_dynamic_optimizer();
+  }
+
+  void start_dynamic_optimizer() {
+    out_.iterations.back().optimizer_start = sim_.now();
+    for (std::uint32_t r = 0; r < job_.ranks(); ++r)
+      gpus_.submit(job_.rank_to_endpoint[r], out_.compute.optimizer, [this] {
+        if (++ranks_optimizer_done_ == job_.ranks()) finish_dynamic_iteration();
+      });
+  }
+
+  void finish_dynamic_iteration() {
+    dynamic_backward_done_ = false;
+    IterationRecord& it = out_.iterations.back();
+    end_iteration(it.optimizer_start);
   }
 
   void try_issue() {
@@ -124,7 +234,8 @@ class JobRunner : public EventHandler {
     c.proto = coll::to_string(plan.proto);
     c.channels = plan.channels;
     const auto key = std::make_pair(static_cast<int>(c.kind), c.total_bytes);
-    const bool fast = job_.serialize_collectives && job_.reuse_collective_times;
+    // Replaying needs an otherwise idle network: not in a multi-job run, where other jobs' flows contend.
+    const bool fast = job_.serialize_collectives && job_.reuse_collective_times && !shared_;
     if (fast) {
       if (auto hit = cache_.find(key); hit != cache_.end()) {
         c.replayed = true;
@@ -154,6 +265,10 @@ class JobRunner : public EventHandler {
     busy_ = false;
     ++done_;
     if (done_ == groups_.size()) {
+      if (sliced_) {
+        if (dynamic_backward_done_) start_dynamic_optimizer();
+        return;
+      }
       end_iteration(std::max(sim_.now(), out_.iterations.back().backward_end));
     } else if (job_.serialize_collectives) {
       try_issue();
@@ -169,8 +284,11 @@ class JobRunner : public EventHandler {
     for (ResourceId r = 0; r < iter_bytes_.size(); ++r)
       iter_bytes_[r] += sim_.resource_stats(r).bytes_carried - iter_start_bytes_[r];
     last_bytes_ = iter_bytes_;
+    if (sliced_) it.end = sim_.now();  // the optimizer ran through the scheduler and is done now
     if (static_cast<int>(out_.iterations.size()) < job_.iterations)
       sim_.schedule(it.end, this, tag(kIterationStart, 0));
+    else
+      for (std::uint32_t e : job_.rank_to_endpoint) gpus_.detach(e);  // the job ends: its VMs go idle
   }
 
  public:
@@ -180,8 +298,16 @@ class JobRunner : public EventHandler {
  private:
   const TrainingJob& job_;
   TrainingResult& out_;
-  Simulator sim_;
-  std::unique_ptr<Fabric> fabric_;
+  Simulator& sim_;
+  Fabric* fabric_;
+  virt::VgpuScheduler& gpus_;
+  bool shared_ = false;  // other jobs run on the same engine
+  bool sliced_ = false;  // a rank is on a time-sliced vGPU: compute goes through the scheduler
+  std::vector<std::uint32_t> layer_done_ranks_;
+  std::vector<Time> tensor_done_, group_wait_;
+  std::vector<bool> group_fired_;
+  std::uint32_t ranks_backward_done_ = 0, ranks_optimizer_done_ = 0;
+  bool dynamic_backward_done_ = false;
   std::unique_ptr<Communicator> comm_;
   std::map<std::pair<int, Bytes>, CallPlan> plans_;
   std::map<std::pair<int, Bytes>, Cached> cache_;
@@ -195,10 +321,10 @@ class JobRunner : public EventHandler {
 
 }  // namespace
 
-TrainingResult simulate_training(const TrainingJob& job) {
-  TrainingResult out;
-  JobRunner runner(job, out);
-  runner.run();
+namespace {
+
+// Steady-state figures of one job from its runner (the last iteration).
+void summarize(const TrainingJob& job, const JobRunner& runner, TrainingResult& out) {
   const IterationRecord& last = out.iterations.back();
   const models::ComputeResult& cr = out.compute;
   out.iteration_time = last.duration();
@@ -227,8 +353,31 @@ TrainingResult simulate_training(const TrainingJob& job) {
   std::sort(out.resources.begin(), out.resources.end(), [](const ResourceUse& a, const ResourceUse& b) {
     return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.name < b.name;
   });
+}
+
+}  // namespace
+
+std::vector<TrainingResult> simulate_training_together(const std::vector<TrainingJob>& jobs) {
+  if (jobs.empty()) return {};
+  const TrainingJob& first = jobs.front();
+  Simulator sim;
+  Fabric fabric(*first.cluster, sim, first.comm.path, first.comm.capacity_scale);
+  virt::VgpuScheduler gpus(*first.cluster, sim, first.vgpu);
+  std::vector<TrainingResult> out(jobs.size());
+  std::vector<std::unique_ptr<JobRunner>> runners;
+  const bool shared = jobs.size() > 1;
+  for (std::size_t k = 0; k < jobs.size(); ++k)
+    runners.push_back(std::make_unique<JobRunner>(jobs[k], out[k], sim, fabric, gpus, shared));
+  for (auto& r : runners) r->start();
+  sim.run();
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    runners[k]->finish_stats();
+    summarize(jobs[k], *runners[k], out[k]);
+  }
   return out;
 }
+
+TrainingResult simulate_training(const TrainingJob& job) { return simulate_training_together({job}).front(); }
 
 TrainingStudy simulate_study(const TrainingJob& job) {
   TrainingStudy s;

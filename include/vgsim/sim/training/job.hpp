@@ -13,6 +13,7 @@
 
 #include "vgsim/kernel/json_input.hpp"
 #include "vgsim/sim/communicator.hpp"
+#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 #include "vgsim/topologies/cluster.hpp"
 #include "vgsim/workloads/models/compute_model.hpp"
 #include "vgsim/workloads/models/model.hpp"
@@ -32,9 +33,12 @@ struct JobSpec {
   std::string workload;                 // model library name or model JSON file
   std::uint32_t nodes = 0;              // 0: all OS instances (hosts or VMs) of the cluster
   std::uint32_t gpus_per_node = 0;      // 0: all GPU endpoints of the first OS instance
+  // Explicit ranks: endpoint names (Cluster::endpoints(), e.g. "host0/vm1/gpu0"), node-major; overrides nodes and
+  // gpus_per_node (nodes = distinct OS instances, each with the same number of ranks).
+  std::vector<std::string> endpoints;
   Json settings = Json::object();       // training-settings JSON object (e.g. from a scenario)
   std::string settings_origin = "defaults";  // label of `settings` for the parameter sources ("scenario X")
-  std::vector<std::string> sets;        // key=value: training settings, compute.*, nccl.* (last one wins)
+  std::vector<std::string> sets;        // key=value: training settings, compute.*, nccl.*, vgpu.* (last one wins)
   std::string sets_origin = "--set";
   int iterations = kDefaultIterations;
   // NCCL knobs (same names as `vgsim collective`); empty = NCCL's default.
@@ -69,6 +73,10 @@ struct TrainingJob {
   std::optional<double> measured_throughput;     // calibrated mode: measured 1-GPU samples/s
   models::GpuComputeSpec gpu;
   CommOptions comm;
+  // Virtualization: compute speed of the ranks' VM relative to bare metal (VirtOverheads::compute_efficiency; 1 on
+  // bare metal) and the vGPU time-slicing scheduler (vgpu.scheduler, vgpu.time_slice, vgpu.switch_cost).
+  double compute_efficiency = 1.0;
+  virt::VgpuSchedulerOptions vgpu;
   int iterations = kDefaultIterations;
   bool serialize_collectives = true;
   bool reuse_collective_times = true;
@@ -78,6 +86,14 @@ struct TrainingJob {
 
 // Fills the compute-model view of a catalog GPU (whole GPU: sm_fraction = memory_fraction = 1).
 models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g);
+
+// Endpoint names -> endpoint indices (node-major, equal ranks per OS instance); sets nodes and gpus_per_node.
+// Unknown names throw InputError with a did-you-mean.
+std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cluster, const std::vector<std::string>& names,
+                                             std::uint32_t& nodes, std::uint32_t& gpus_per_node);
+// Applies vgpu.scheduler / vgpu.time_slice / vgpu.switch_cost pairs (InputError naming `origin` on bad input).
+void apply_vgpu_sets(virt::VgpuSchedulerOptions& options, const std::vector<std::pair<std::string, std::string>>& sets,
+                     const std::string& origin);
 
 // Validates and resolves. `catalog` must outlive nothing (the cluster copies what it needs).
 TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog);

@@ -6,6 +6,9 @@
 // by step as flows; the optimizer step starts when backward and the last collective are done; then the next
 // iteration. Collectives are issued in group order on one NCCL stream (a group starts after its ready time and after
 // the previous group's collective), unless JobSpec::serialize_collectives is false (then they overlap and contend).
+// Compute times are divided by the VM's compute efficiency (job.compute_efficiency). Ranks on time-sliced vGPUs run
+// their compute (forward, per-layer backward, optimizer) through the vGPU scheduler; communication does not need the
+// GPU slice [assumption: NCCL kernels are not descheduled with the VM's compute context].
 // Not modelled: NCCL kernels slowing compute (SM sharing), input pipeline, host-side framework overheads.
 #pragma once
 
@@ -68,6 +71,13 @@ struct TrainingResult {
 
 // Runs job.iterations iterations and fills the steady-state figures. Deterministic.
 TrainingResult simulate_training(const TrainingJob& job);
+
+// Several jobs at once on one engine (one Simulator, one Fabric, one VgpuScheduler): they contend for links (max-min
+// flows) and for time-sliced GPUs. Every job must be resolved on the same cluster file; the first job's NCCL path
+// options, capacity scales and vGPU scheduler options configure the shared engine. A job's steady state is its own
+// last iteration; its per-resource bytes include the other jobs' traffic in that window. Collectives are never
+// replayed from a cache here (the network is not idle).
+std::vector<TrainingResult> simulate_training_together(const std::vector<TrainingJob>& jobs);
 
 // A job's result plus its 1-GPU baseline (same GPU kind, same settings: weak scaling keeps the per-GPU batch,
 // strong scaling puts the global batch on one GPU) and the scaling efficiency
