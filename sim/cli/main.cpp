@@ -8,8 +8,6 @@
 #include "collective_command.hpp"
 #include "infer_command.hpp"
 #include "jobs_command.hpp"
-#include "infer_command.hpp"
-#include "jobs_command.hpp"
 #include "params_command.hpp"
 #include "sweep_command.hpp"
 #include "compare_command.hpp"
@@ -23,8 +21,6 @@ int main(int argc, char** argv) {
   vgsim::cli::add_params_command(app);
   vgsim::cli::add_train_command(app);
   vgsim::cli::add_calibrate_command(app);
-  vgsim::cli::add_infer_command(app);
-  vgsim::cli::add_jobs_command(app);
   vgsim::cli::add_infer_command(app);
   vgsim::cli::add_jobs_command(app);
   vgsim::cli::add_sweep_command(app);
