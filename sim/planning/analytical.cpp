@@ -53,19 +53,6 @@ void max_min(std::vector<Connection>& conns, const Simulator& sim, double cap) {
   }
 }
 
-models::ComputeResult scaled(models::ComputeResult cr, double efficiency) {
-  if (efficiency == 1.0) return cr;
-  auto sc = [&](Time t) { return Time{static_cast<std::int64_t>(static_cast<double>(t.ps) / efficiency + 0.5)}; };
-  cr.forward = cr.backward = Time{0};
-  for (auto& l : cr.layers) {
-    l.forward = sc(l.forward);
-    l.backward = sc(l.backward);
-    cr.forward += l.forward;
-    cr.backward += l.backward;
-  }
-  cr.optimizer = sc(cr.optimizer);
-  return cr;
-}
 
 }  // namespace
 
@@ -132,7 +119,7 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
   out.nodes = job.nodes;
   out.gpus_per_node = job.gpus_per_node;
   out.micro_steps = job.settings.grad_accumulation_steps;
-  out.compute = scaled(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
+  out.compute = models::scale_compute(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
                                                  static_cast<int>(job.ranks())),
                        job.compute_efficiency);
   const models::ComputeResult& cr = out.compute;

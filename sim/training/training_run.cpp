@@ -19,20 +19,6 @@ namespace {
 
 enum Tag : std::uint64_t { kGroupReady = 0, kReplayDone = 1, kIterationStart = 2 };
 
-// Compute times on the endpoint's VM: divided by the hypervisor's compute efficiency (1 on bare metal).
-models::ComputeResult scaled(models::ComputeResult cr, double efficiency) {
-  if (efficiency == 1.0) return cr;
-  auto sc = [&](Time t) { return Time{static_cast<std::int64_t>(static_cast<double>(t.ps) / efficiency + 0.5)}; };
-  cr.forward = cr.backward = Time{0};
-  for (auto& l : cr.layers) {
-    l.forward = sc(l.forward);
-    l.backward = sc(l.backward);
-    cr.forward += l.forward;
-    cr.backward += l.backward;
-  }
-  cr.optimizer = sc(cr.optimizer);
-  return cr;
-}
 std::uint64_t tag(Tag kind, std::uint64_t index) { return (static_cast<std::uint64_t>(kind) << 32) | index; }
 
 struct Cached {
@@ -49,7 +35,7 @@ class JobRunner : public EventHandler {
     out_.nodes = job.nodes;
     out_.gpus_per_node = job.gpus_per_node;
     out_.micro_steps = job.settings.grad_accumulation_steps;
-    out_.compute = scaled(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
+    out_.compute = models::scale_compute(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
                                                     static_cast<int>(job.ranks())),
                           job.compute_efficiency);
     for (std::uint32_t e : job.rank_to_endpoint) sliced_ = sliced_ || gpus_.time_sliced(e);

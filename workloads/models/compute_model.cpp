@@ -123,4 +123,18 @@ ComputeParams calibrate_to_throughput(const Model& m, const TrainingSettings& s,
   return p;
 }
 
+ComputeResult scale_compute(ComputeResult cr, double speed) {
+  if (speed == 1.0) return cr;
+  auto sc = [&](Time t) { return Time{static_cast<std::int64_t>(static_cast<double>(t.ps) / speed + 0.5)}; };
+  cr.forward = cr.backward = Time{0};
+  for (auto& l : cr.layers) {
+    l.forward = sc(l.forward);
+    l.backward = sc(l.backward);
+    cr.forward += l.forward;
+    cr.backward += l.backward;
+  }
+  cr.optimizer = sc(cr.optimizer);
+  return cr;
+}
+
 }  // namespace vgsim::models

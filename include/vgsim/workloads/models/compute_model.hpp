@@ -81,6 +81,10 @@ ResolvedComputeParams resolve(const ComputeParams& p, const Model& m);
 ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const GpuComputeSpec& gpu,
                                 const ComputeParams& p = {}, int ranks = 1);
 
+// The same iteration on a slower (or faster) device: every layer's forward and backward time and the optimizer
+// step divided by `speed` (e.g. a VM's compute efficiency 0.98), totals recomputed. speed == 1 returns `r` as is.
+ComputeResult scale_compute(ComputeResult r, double speed);
+
 // Calibrated mode: returns `p` with calibration_scale set so that the single-GPU step time (forward + backward +
 // optimizer) equals samples_per_step / measured_samples_per_s exactly (up to picosecond rounding), keeping the
 // per-layer shape. Throws InputError for a non-positive throughput.
