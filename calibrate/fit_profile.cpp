@@ -1,6 +1,7 @@
 // JSON round trip of a set of alpha-beta fits with provenance (include/vgsim/calibrate/fit_profile.hpp).
 // Each segment stores beta_us_per_byte (authoritative, exact round trip) and bandwidth_GBps = 1e-3 / beta (for people;
 // checked on reading, null when beta == 0). breakpoints_bytes repeats the segment starts and is checked too.
+#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/calibrate/fit_profile.hpp"
 
 #include <cmath>
@@ -157,22 +158,7 @@ std::string dump_fit_profile(const FitProfile& p) { return to_json(p).dump(2) + 
 FitProfile read_fit_profile(const std::string& path) { return fit_profile_from_json(load_json_file(path), path); }
 
 void write_fit_profile(const std::string& path, const FitProfile& p) {
-  const std::string text = dump_fit_profile(p);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, "", "cannot write file", "", "a writable path");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(path, "", "write failed", "", "a writable path with free space");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(path, "", "cannot rename temporary file into place", tmp, "a writable directory");
-  }
+  write_file_atomically(path, dump_fit_profile(p));  // temp file + rename: never a half-written file
 }
 
 }  // namespace vgsim::calibrate

@@ -1,5 +1,6 @@
 // JSON-lines reading and writing of measurement records (include/vgsim/calibrate/jsonl.hpp, calibrate/SCHEMA.md).
 // Every field is validated through JsonReader; key order on output is fixed per kind so files are byte-stable.
+#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
 
 #include <cstdio>
@@ -180,22 +181,7 @@ std::vector<Measurement> read_jsonl(const std::string& path) {
 }
 
 void write_jsonl(const std::string& path, const std::vector<Measurement>& records) {
-  const std::string text = to_jsonl(records);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, "", "cannot write file", "", "a writable path");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(path, "", "write failed", "", "a writable path with free space");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(path, "", "cannot rename temporary file into place", tmp, "a writable directory");
-  }
+  write_file_atomically(path, to_jsonl(records));  // temp file + rename: never a half-written file
 }
 
 }  // namespace vgsim::calibrate

@@ -177,33 +177,7 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
     t = it.end;
     out.iterations.push_back(std::move(it));
   }
-  // Steady state = the last iteration (as training::summarize).
-  const IterationRecord& last = out.iterations.back();
-  out.iteration_time = last.duration();
-  out.compute_time = (cr.forward + cr.backward) * out.micro_steps + cr.optimizer;
-  out.exposed_communication = out.iteration_time - out.compute_time;
-  for (const auto& c : last.collectives) out.communication_busy += c.duration();
-  if (out.communication_busy.ps > 0)
-    out.overlap_fraction = std::clamp(1.0 - static_cast<double>(out.exposed_communication.ps) /
-                                                static_cast<double>(out.communication_busy.ps), 0.0, 1.0);
-  const double iter_s = out.iteration_time.s();
-  const double steps = static_cast<double>(out.micro_steps) * out.ranks;
-  out.samples_per_s = cr.samples_per_step * steps / iter_s;
-  out.work_per_s = cr.work_per_step * steps / iter_s;
-  const auto& res = job.cluster->resources();
-  for (ResourceId r = 0; r < iter_bytes.size() && r < res.size(); ++r) {
-    if (!(iter_bytes[r] > 0.0)) continue;
-    ResourceUse u;
-    u.name = res[r].name;
-    u.kind = res[r].kind;
-    u.capacity_bytes_per_s = sim.resource_capacity(r).bytes_per_s;
-    u.bytes = iter_bytes[r];
-    u.utilisation = u.bytes / (u.capacity_bytes_per_s * iter_s);
-    out.resources.push_back(u);
-  }
-  std::sort(out.resources.begin(), out.resources.end(), [](const ResourceUse& a, const ResourceUse& b) {
-    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.name < b.name;
-  });
+  training::summarize_steady_state(job, iter_bytes, sim, out);
   return out;
 }
 

@@ -307,10 +307,8 @@ class JobRunner : public EventHandler {
 
 }  // namespace
 
-namespace {
-
-// Steady-state figures of one job from its runner (the last iteration).
-void summarize(const TrainingJob& job, const JobRunner& runner, TrainingResult& out) {
+void summarize_steady_state(const TrainingJob& job, const std::vector<double>& last_bytes, const Simulator& sim,
+                            TrainingResult& out) {
   const IterationRecord& last = out.iterations.back();
   const models::ComputeResult& cr = out.compute;
   out.iteration_time = last.duration();
@@ -325,14 +323,13 @@ void summarize(const TrainingJob& job, const JobRunner& runner, TrainingResult& 
   out.samples_per_s = cr.samples_per_step * steps / iter_s;
   out.work_per_s = cr.work_per_step * steps / iter_s;
   const auto& res = job.cluster->resources();
-  const auto& bytes = runner.last_bytes();
-  for (ResourceId r = 0; r < bytes.size() && r < res.size(); ++r) {
-    if (!(bytes[r] > 0.0)) continue;
+  for (ResourceId r = 0; r < last_bytes.size() && r < res.size(); ++r) {
+    if (!(last_bytes[r] > 0.0)) continue;
     ResourceUse u;
     u.name = res[r].name;
     u.kind = res[r].kind;
-    u.capacity_bytes_per_s = runner.simulator().resource_capacity(r).bytes_per_s;
-    u.bytes = bytes[r];
+    u.capacity_bytes_per_s = sim.resource_capacity(r).bytes_per_s;
+    u.bytes = last_bytes[r];
     u.utilisation = u.bytes / (u.capacity_bytes_per_s * iter_s);
     out.resources.push_back(u);
   }
@@ -340,8 +337,6 @@ void summarize(const TrainingJob& job, const JobRunner& runner, TrainingResult& 
     return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.name < b.name;
   });
 }
-
-}  // namespace
 
 std::vector<TrainingResult> simulate_training_together(const std::vector<TrainingJob>& jobs) {
   if (jobs.empty()) return {};
@@ -358,7 +353,7 @@ std::vector<TrainingResult> simulate_training_together(const std::vector<Trainin
   sim.run();
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     runners[k]->finish_stats();
-    summarize(jobs[k], *runners[k], out[k]);
+    summarize_steady_state(jobs[k], runners[k]->last_bytes(), runners[k]->simulator(), out[k]);
   }
   return out;
 }

@@ -72,6 +72,13 @@ struct TrainingResult {
 // Runs job.iterations iterations and fills the steady-state figures. Deterministic.
 TrainingResult simulate_training(const TrainingJob& job);
 
+// Fills the steady-state figures of `out` (throughput, iteration, compute, exposed communication, overlap, per-resource
+// utilisation sorted by use) from its last iteration record, its compute result and the bytes each resource carried
+// in that iteration. `out.iterations`, `out.compute`, `out.ranks` and `out.micro_steps` must be set. Shared by the
+// step engine and the analytical fidelity (sim/planning).
+void summarize_steady_state(const TrainingJob& job, const std::vector<double>& last_bytes, const Simulator& sim,
+                            TrainingResult& out);
+
 // Several jobs at once on one engine (one Simulator, one Fabric, one VgpuScheduler): they contend for links (max-min
 // flows) and for time-sliced GPUs. Every job must be resolved on the same cluster file; the first job's NCCL path
 // options, capacity scales and vGPU scheduler options configure the shared engine. A job's steady state is its own
