@@ -6,14 +6,38 @@
 
 namespace vgsim::models {
 
-ResolvedComputeParams resolve(const ComputeParams& p, const Model& m) {
+namespace {
+
+// Whether `p` runs on the FP32 CUDA cores of `g` (no tensor-core unit for it there).
+bool fma_path(const GpuComputeSpec& g, Precision p) {
+  switch (p) {
+    case Precision::FP32: return true;
+    case Precision::TF32: return !(g.peak_tf32_flops > 0);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+double default_eff_compute(Precision p, const GpuComputeSpec& gpu) {
+  if (fma_path(gpu, p)) return kDefaultEffFma;
+  return p == Precision::TF32 ? kDefaultEffTensorTf32 : kDefaultEffTensorFp16;
+}
+
+ResolvedComputeParams resolve(const ComputeParams& p, const Model& m, Precision prec, const GpuComputeSpec& gpu) {
   ResolvedComputeParams r{};
-  r.eff_compute = p.eff_compute ? *p.eff_compute : m.eff_compute ? *m.eff_compute : kDefaultEffCompute;
+  r.eff_compute = p.eff_compute ? *p.eff_compute : m.eff_compute ? *m.eff_compute : default_eff_compute(prec, gpu);
   r.eff_memory = p.eff_memory ? *p.eff_memory : m.eff_memory ? *m.eff_memory : kDefaultEffMemory;
   r.saturation = p.saturation ? *p.saturation
                  : m.saturation_batch ? *m.saturation_batch
                  : (m.unit == WorkUnit::Sample ? kDefaultSaturationSamples : kDefaultSaturationTokens);
   r.calibration_scale = p.calibration_scale;
+  return r;
+}
+
+ResolvedComputeParams resolve(const ComputeParams& p, const Model& m) {
+  ResolvedComputeParams r = resolve(p, m, Precision::AMP, GpuComputeSpec{});
+  if (!p.eff_compute && !m.eff_compute) r.eff_compute = kDefaultEffTensorFp16;
   return r;
 }
 
@@ -50,7 +74,7 @@ bool low_precision(Precision p) { return p == Precision::FP16 || p == Precision:
 ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const GpuComputeSpec& gpu,
                                 const ComputeParams& p, int ranks) {
   check_gpu(gpu, s.precision);
-  const ResolvedComputeParams rp = resolve(p, m);
+  const ResolvedComputeParams rp = resolve(p, m, s.precision, gpu);
   ComputeResult out;
   const double samples = static_cast<double>(s.per_gpu_batch(ranks));
   double work = samples;
@@ -80,9 +104,12 @@ ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const
   const double memory_rate = gpu.memory_bandwidth.bytes_per_s * gpu.memory_fraction * rp.eff_memory;
   const double scale = rp.calibration_scale / out.utilisation;
 
-  auto roofline = [&](double flops, double bytes) {
-    return Time::from_s(std::max(flops / compute_rate, bytes / memory_rate) * scale);
+  // Matmul kernel as a roofline, then the memory-bound kernels that follow it (their time adds).
+  auto roofline = [&](double flops, double matmul_bytes, double elementwise_bytes) {
+    return Time::from_s((std::max(flops / compute_rate, matmul_bytes / memory_rate) + elementwise_bytes / memory_rate) *
+                        scale);
   };
+  const double winograd_keep = fma_path(gpu, s.precision) ? 1.0 / kWinogradFactor : 1.0;
 
   out.layers.reserve(m.layers.size());
   for (auto it = m.layers.rbegin(); it != m.layers.rend(); ++it) {
@@ -91,9 +118,12 @@ ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const
     t.name = l.name;
     t.params = l.params;
     const double params = static_cast<double>(l.params);
-    t.forward = roofline(l.fwd_flops * work, l.bytes * act_scale * work + params * weight_bytes);
-    t.backward = roofline(l.fwd_flops * work * l.bwd_ratio,
-                          l.bytes * act_scale * work * l.bwd_ratio + params * (weight_bytes + weight_bytes));
+    const double flops = (l.fwd_flops - l.winograd_flops + l.winograd_flops * winograd_keep) * work;
+    const double mm_bytes = (l.bytes - l.elementwise_bytes) * act_scale * work;
+    const double ew_bytes = l.elementwise_bytes * act_scale * work;
+    t.forward = roofline(flops, mm_bytes + params * weight_bytes, ew_bytes);
+    t.backward = roofline(flops * l.bwd_ratio, mm_bytes * l.bwd_ratio + params * (weight_bytes + weight_bytes),
+                          ew_bytes * l.bwd_ratio);
     t.grad_bytes = l.params * grad_elem;
     t.sparse = l.sparse && s.framework == Framework::Horovod && !s.horovod.sparse_as_dense;
     if (t.sparse) {

@@ -63,6 +63,14 @@ void read_entry(JsonReader& r, const std::string& prefix, std::vector<Layer>& ou
   l.params = r.integer("params", 0);
   l.fwd_flops = r.number("fwd_flops", 0.0);
   l.bytes = r.number("bytes", 0.0);
+  l.elementwise_bytes = r.opt_number("elementwise_bytes", 0.0).value_or(0.0);
+  if (l.elementwise_bytes > l.bytes)
+    r.fail("elementwise_bytes", "elementwise bytes exceed the layer's bytes", "a part of \"bytes\" (<= " +
+           std::to_string(l.bytes) + ")");
+  l.winograd_flops = r.opt_number("winograd_flops", 0.0).value_or(0.0);
+  if (l.winograd_flops > l.fwd_flops)
+    r.fail("winograd_flops", "Winograd-eligible FLOPs exceed the layer's FLOPs", "a part of \"fwd_flops\" (<= " +
+           std::to_string(l.fwd_flops) + ")");
   l.bwd_ratio = r.opt_number("bwd_ratio", 0.0, 100.0).value_or(2.0);
   if (l.bwd_ratio <= 0.0) r.fail("bwd_ratio", "non-positive backward/forward ratio", "a number > 0");
   l.sparse = r.opt_boolean("sparse").value_or(false);

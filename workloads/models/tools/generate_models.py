@@ -7,7 +7,8 @@ forward FLOPs = 2 x MACs (conv/linear/attention matmuls only; elementwise ops ca
 published _ops). Activation bytes per unit are an ESTIMATE at 4 bytes per element (fp32) of the tensors each op reads
 and writes, with these counting rules (elements):
   conv / linear / matmul: input + output;  batch-norm (training): 3 x output (statistics pass + normalise pass);
-  ReLU / GELU / dropout: 2 x output;  residual add: 3 x output;  pooling: input + output;  layer-norm: 3 x output;
+  ReLU / GELU / dropout: 2 x output;  residual add: 3 x output; with FUSE_BN_ACT (below) a ReLU and a residual add
+  that follow a BN cost nothing / 1 x output extra (fused into the BN normalise pass);  pooling: input + output;  layer-norm: 3 x output;
   softmax: 2 x scores.  Weights are not included here (the compute model adds them per step).
 Usage: python3 generate_models.py <output dir>
 """
@@ -23,7 +24,9 @@ class Acc:
     def __init__(self):
         self.params = 0
         self.macs = 0
-        self.elems = 0
+        self.elems = 0       # all activation elements read + written
+        self.ew_elems = 0    # the part of elems moved by memory-bound (elementwise / normalisation / pooling) kernels
+        self.wino_macs = 0   # the part of macs in 3x3 stride-1 dense convolutions (Winograd-eligible)
 
     def conv(self, cin, cout, k, hout, wout=None, hin=None, groups=1, bias=False, kw=None):
         wout = hout if wout is None else wout
@@ -33,20 +36,27 @@ class Acc:
         self.macs += cin // groups * cout * kh * kw * hout * wout
         hin = hout if hin is None else hin
         self.elems += cin * hin * hin + cout * hout * wout
+        if kh == 3 and kw == 3 and hin <= hout + 2 and groups == 1:  # stride 1 (same or valid padding)
+            self.wino_macs += cin * cout * 9 * hout * wout
         return cout * hout * wout
 
     def bn(self, c, n_out_elems, affine=True):
         self.params += 2 * c if affine else 0
-        self.elems += 3 * n_out_elems
+        self.ew(3 * n_out_elems)
 
     def act(self, n):
-        self.elems += 2 * n
+        self.ew(2 * n)
 
     def add(self, n):
-        self.elems += 3 * n
+        self.ew(3 * n)
 
     def pool(self, nin, nout):
-        self.elems += nin + nout
+        self.ew(nin + nout)
+
+    def ew(self, n):
+        """Elements moved by a memory-bound kernel (no matmul)."""
+        self.elems += n
+        self.ew_elems += n
 
     def linear(self, fin, fout, bias=True, tokens=1):
         self.params += fin * fout + (fout if bias else 0)
@@ -55,14 +65,26 @@ class Acc:
 
     def layer(self, name, **extra):
         d = {"name": name, "params": self.params, "fwd_flops": 2 * self.macs, "bytes": FP32 * self.elems}
+        if self.ew_elems:
+            d["elementwise_bytes"] = FP32 * self.ew_elems
+        if self.wino_macs:
+            d["winograd_flops"] = 2 * self.wino_macs
         d.update(extra)
         return d
+
+
+# BN + activation fusion (training): cuDNN's cudnnBatchNormalizationForwardTrainingEx / BackwardEx with
+# CUDNN_BATCHNORM_OPS_BN_ACTIVATION and _BN_ADD_ACTIVATION (cuDNN >= 7.4 developer guide) apply the ReLU, and the
+# residual add, inside the BN normalise pass; TF uses them via FusedBatchNormEx (grappler remapper), MXNet and NVIDIA's
+# DeepLearningExamples containers likewise. Counted then: BN+ReLU = 3 x output (statistics read; normalise read +
+# write, ReLU in place), BN+add+ReLU = 4 x output (plus the residual read), instead of 5 and 8 when unfused.
+FUSE_BN_ACT = True
 
 
 def conv_bn_relu(a, cin, cout, k, hout, hin=None, groups=1, relu=True, kw=None):
     n = a.conv(cin, cout, k, hout, hin=hin, groups=groups, kw=kw)
     a.bn(cout, n)
-    if relu:
+    if relu and not FUSE_BN_ACT:
         a.act(n)
     return n
 
@@ -85,8 +107,11 @@ def resnet(blocks, name, source, published):
             n_out = conv_bn_relu(a, w, 4 * w, 1, hout, relu=False)
             if b == 0:
                 conv_bn_relu(a, cin, 4 * w, 1, hout, hin=hw, relu=False)
-            a.add(n_out)
-            a.act(n_out)
+            if FUSE_BN_ACT:
+                a.ew(n_out)  # residual read by the fused BN + add + ReLU pass
+            else:
+                a.add(n_out)
+                a.act(n_out)
             layers.append(a.layer(f"layer{stage}.{b}"))
             cin, hw = 4 * w, hout
     a = Acc()
@@ -278,27 +303,32 @@ def inception_v3():
 # ---------------------------------------------------------------- transformer layers (per token)
 def attn_block_elems(h, heads, s, cross=False):
     """Activation elements per token of one attention sub-block (post-LN), excluding the weight matmuls' own
-    in/out (counted by Acc.linear)."""
-    e = 0
-    e += 2 * h + heads * s          # scores = Q K^T: read Q, K rows, write heads*s scores
-    e += 2 * heads * s              # softmax
-    e += 2 * heads * s              # dropout on probabilities
-    e += heads * s + h + h          # context = P V
-    e += 2 * h + 3 * h + 3 * h      # dropout, residual add, layer-norm
-    return e
+    in/out (counted by Acc.linear): (score/context matmul elements, elementwise-kernel elements)."""
+    mm = 2 * h + heads * s          # scores = Q K^T: read Q, K rows, write heads*s scores
+    ew = 2 * heads * s              # softmax
+    ew += 2 * heads * s             # dropout on probabilities
+    mm += heads * s + h + h         # context = P V
+    ew += 2 * h + 3 * h + 3 * h     # dropout, residual add, layer-norm
+    return mm, ew
+
+
+def attn_block(a, h, heads, s):
+    mm, ew = attn_block_elems(h, heads, s)
+    a.elems += mm
+    a.ew(ew)
 
 
 def encoder_layer(name, h, heads, s):
     a = Acc()
     a.linear(h, 3 * h)                                   # QKV
     a.macs += 2 * s * h                                  # QK^T and PV: 2*s*h MACs per token (4*s*h FLOPs)
-    a.elems += attn_block_elems(h, heads, s)
+    attn_block(a, h, heads, s)
     a.linear(h, h)                                       # attention output
     a.params += 2 * h                                    # LN
     a.linear(h, 4 * h)
-    a.elems += 2 * 4 * h                                 # GELU
+    a.ew(2 * 4 * h)                                      # GELU
     a.linear(4 * h, h)
-    a.elems += 2 * h + 3 * h + 3 * h                     # dropout, residual, LN
+    a.ew(2 * h + 3 * h + 3 * h)                          # dropout, residual, LN
     a.params += 2 * h
     return a.layer(name)
 
@@ -307,19 +337,19 @@ def decoder_layer(name, h, heads, s):
     a = Acc()
     a.linear(h, 3 * h)
     a.macs += 2 * s * h
-    a.elems += attn_block_elems(h, heads, s)
+    attn_block(a, h, heads, s)
     a.linear(h, h)
     a.params += 2 * h
     a.linear(h, h)                                       # cross-attention Q
     a.linear(h, 2 * h)                                   # cross-attention K, V (from encoder output)
     a.macs += 2 * s * h
-    a.elems += attn_block_elems(h, heads, s)
+    attn_block(a, h, heads, s)
     a.linear(h, h)
     a.params += 2 * h
     a.linear(h, 4 * h)
-    a.elems += 2 * 4 * h
+    a.ew(2 * 4 * h)
     a.linear(4 * h, h)
-    a.elems += 2 * h + 3 * h + 3 * h
+    a.ew(2 * h + 3 * h + 3 * h)
     a.params += 2 * h
     return a.layer(name)
 
@@ -329,11 +359,12 @@ def bert(name, L, h, heads, published, s=128, vocab=30522):
     a = Acc()
     a.params = vocab * h
     a.macs = vocab * h                                   # tied MLM decoder h->vocab on every token (HF BertForPreTraining)
-    a.elems = h + vocab + 2 * vocab                      # gather row; decoder logits + softmax
+    a.elems = vocab                                      # decoder logits (matmul output)
+    a.ew(h + 2 * vocab)                                  # gather row; softmax
     layers.append(a.layer("embeddings.word", sparse=True, embedding_rows=vocab))
     a = Acc()
     a.params = 512 * h + 2 * h + 2 * h
-    a.elems = 3 * h + 3 * h + 2 * h                      # sum of three embeddings, LN, dropout
+    a.ew(3 * h + 3 * h + 2 * h)                          # sum of three embeddings, LN, dropout
     layers.append(a.layer("embeddings.position_type_ln"))
     ly = encoder_layer("encoder.{i}", h, heads, s)
     ly["repeat"] = L
@@ -361,10 +392,11 @@ def transformer_big(s=32):
     a = Acc()
     a.params = vocab * h
     a.macs = vocab * h                                   # tied output projection (pre-softmax) per target token
-    a.elems = 2 * h + 3 * vocab                          # gathers; logits + softmax
+    a.elems = vocab                                      # logits (matmul output)
+    a.ew(2 * h + 2 * vocab)                              # gathers; softmax
     layers.append(a.layer("embeddings.shared", sparse=True, embedding_rows=vocab))
     a = Acc()
-    a.elems = 2 * (3 * h + 2 * h)                        # scale + positional add + dropout, source and target side
+    a.ew(2 * (3 * h + 2 * h))                            # scale + positional add + dropout, source and target side
     layers.append(a.layer("embeddings.positional"))
     enc = encoder_layer("encoder.{i}", h, heads, s)
     enc["repeat"], enc["index_from"] = 6, 0
@@ -388,18 +420,19 @@ def gpt3(name, L, d, heads, published, s=2048, vocab=50257):
     a = Acc()
     a.params = vocab * d
     a.macs = vocab * d                                   # tied de-embedding d->vocab per token (Kaplan et al. 2020 Tab. 1)
-    a.elems = d + 3 * vocab
+    a.elems = vocab
+    a.ew(d + 2 * vocab)
     layers.append(a.layer("embeddings.token", sparse=True, embedding_rows=vocab))
     a = Acc()
     a.params = s * d
-    a.elems = 3 * d + 2 * d
+    a.ew(3 * d + 2 * d)
     layers.append(a.layer("embeddings.position"))
     ly = encoder_layer("layer.{i}", d, heads, s)        # pre-LN decoder block has the same shapes: 12 d^2 + 13 d
     ly["repeat"], ly["index_from"] = L, 0
     layers.append(ly)
     a = Acc()
     a.params = 2 * d
-    a.elems = 3 * d
+    a.ew(3 * d)
     layers.append(a.layer("final_ln"))
     return {"name": name, "source": "Brown et al. 2020 (GPT-3) Table 2.1 via workloads.md B7.6: context 2,048, vocab "
             "50,257; per layer 12*d^2 + 13*d; learned positions 2,048*d; attention-score FLOPs 4*s*d per layer per "

@@ -1,8 +1,11 @@
-// Per-layer compute time of one training micro-step on one GPU (or a MIG slice of it), from a roofline:
-//   t = max(FLOPs / (peak[precision] x sm_fraction x eff_compute), bytes / (mem_bw x memory_fraction x eff_memory))
-//       / u(work) x calibration_scale,   u(work) = min(1, work / (saturation x SMs_used / reference_SMs)).
-// Below saturation the GPU is under-filled and a layer takes as long as at the saturation batch (flat step time, as
-// the MISO A100 step times show, training-measurements.md A4). Not a simulator: pure arithmetic, no engine.
+// Per-layer compute time of one training micro-step on one GPU (or a MIG slice of it), a two-phase roofline:
+//   t = [ max(FLOPs_eff / (peak[prec] x sm_fraction x eff_compute[prec]), matmul_bytes / mem_rate)
+//         + elementwise_bytes / mem_rate ] / u(work) x calibration_scale,
+//   mem_rate = mem_bw x memory_fraction x eff_memory,  u(work) = min(1, work / (saturation x SMs_used / 108)).
+// The matmul (conv/linear) kernel is a roofline; the memory-bound kernels after it (BN, activations, adds, softmax,
+// LN) run one after another, so their time adds. FLOPs_eff: 3x3 stride-1 convolutions on the FP32 CUDA-core path
+// count 1/kWinogradFactor of their direct FLOPs (cuDNN Winograd). Below saturation a layer takes as long as at the
+// saturation batch (MISO A100 step times, training-measurements.md A4). Pure arithmetic, no engine.
 // Units: FLOP/s, Bandwidth (bytes/s), Time (ps); "work" is samples or tokens (the model's unit) per micro-step.
 #pragma once
 
@@ -30,12 +33,31 @@ struct GpuComputeSpec {
   double memory_fraction = 1.0;   // share of memory bandwidth (MIG: memory slices / 8)
 };
 
-// Defaults of the compute model, each with its source.
-// eff_compute 0.45 and eff_memory 0.7: [assumption, fitted] chosen so ResNet-50 v1.5 AMP bs256 on an A100-SXM-80GB
-// (312 TFLOP/s fp16, 2039 GB/s, 108 SMs, NVIDIA datasheet) predicts within ~10 % of DLE's 2,470 img/s
-// (training-cases.csv dle-rn50-pyt-amp-1); TF32 then lands near DLE's 938 img/s. Calibrated mode replaces them.
-constexpr double kDefaultEffCompute = 0.45;
-constexpr double kDefaultEffMemory = 0.70;
+// Defaults of the compute model, each with its source. The compute efficiencies are per math path (achieved
+// fraction of the dense peak by the convolution/GEMM kernels of a training step, ResNet-50-like layer sizes);
+// each is fitted to ONE published figure, named below, and the development rows of other GPUs / frameworks /
+// precisions are predictions from it (tests/sim/training/test_training.cpp).
+// Tensor-core FP16/BF16 (also AMP): 0.30 [assumption, fitted] so ResNet-50 v1.5 AMP bs256 on an A100-SXM-80GB
+// predicts DLE PyTorch's 2,470 img/s (training-cases.csv dle-rn50-pyt-amp-1).
+constexpr double kDefaultEffTensorFp16 = 0.30;
+// Tensor-core TF32: 0.21 [assumption, fitted] to DLE TF1 ResNet-50 TF32 bs256 on an A100-SXM-40GB, 909 img/s
+// (training-measurements.md A5; NOT a development-set row). Lower than FP16: TF32 operands are 4 B, so the same
+// kernel moves twice the bytes per FLOP through shared memory and L2.
+constexpr double kDefaultEffTensorTf32 = 0.21;
+// FP32 on CUDA cores (FMA; also TF32/BF16 requests on GPUs without those units): 0.58 [assumption, fitted] to DLE
+// PyTorch ResNet-50 FP32 bs256 on a V100-16GB, 367 img/s (training-measurements.md A5; NOT a development-set row).
+constexpr double kDefaultEffFma = 0.58;
+// Kept for callers that want one number: the tensor-core FP16 efficiency.
+constexpr double kDefaultEffCompute = kDefaultEffTensorFp16;
+// eff_memory 0.90 [assumption]: achieved fraction of the datasheet DRAM bandwidth by streaming (copy-like) kernels,
+// the usual STREAM-copy fraction on HBM GPUs.
+constexpr double kDefaultEffMemory = 0.90;
+// Winograd F(2x2, 3x3) does 16 multiplies where direct convolution does 36: 2.25x fewer (Lavin & Gray, "Fast
+// Algorithms for Convolutional Neural Networks", CVPR 2016). cuDNN picks Winograd for 3x3 stride-1 FP32 convolutions
+// [assumption: in forward and backward alike]; tensor-core paths use implicit GEMM (no reduction).
+constexpr double kWinogradFactor = 2.25;
+// Default compute efficiency for a precision on a GPU (the math path the precision runs on there).
+double default_eff_compute(Precision p, const GpuComputeSpec& gpu);
 // [assumption] saturation batch when the model file gives none: 32 samples / 4,096 tokens on a 108-SM GPU.
 constexpr double kDefaultSaturationSamples = 32.0;
 constexpr double kDefaultSaturationTokens = 4096.0;
@@ -71,11 +93,13 @@ struct ComputeResult {
   Time step() const { return forward + backward + optimizer; }
 };
 
-// Resolved parameter values (for reports): what compute_iteration actually used.
+// Resolved parameter values (for reports): what compute_iteration actually used. eff_compute depends on the math
+// path: pass the precision and GPU; without them it is the tensor-core FP16 default (kDefaultEffTensorFp16).
 struct ResolvedComputeParams {
   double eff_compute, eff_memory, saturation, calibration_scale;
 };
 ResolvedComputeParams resolve(const ComputeParams& p, const Model& m);
+ResolvedComputeParams resolve(const ComputeParams& p, const Model& m, Precision prec, const GpuComputeSpec& gpu);
 
 // Forward and backward times per layer for one micro-step with settings.per_gpu_batch(ranks) samples.
 ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const GpuComputeSpec& gpu,
