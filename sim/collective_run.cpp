@@ -19,12 +19,14 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
                                   " entries for a schedule of " + std::to_string(schedule.ranks) + " ranks");
   if (!(costs_.payload_efficiency > 0.0 && costs_.payload_efficiency <= 1.0))
     throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
+  // Memory per transfer is what limits the rank count (a 1,024-rank ring has millions of transfers), so the
+  // executor keeps only a dependency counter and the reverse edges per transfer; routes are looked up per source.
   const std::size_t n = schedule.transfers.size();
-  pending_.resize(n);
+  pending_.reserve(n);
   dependents_begin_.assign(n + 1, 0);
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
-    pending_[t] = tr.dep_count;
+    pending_.push_back(tr.dep_count);
     for (std::uint32_t d = 0; d < tr.dep_count; ++d) {
       const std::uint32_t dep = schedule.deps[tr.dep_begin + d];
       if (dep >= t) throw std::invalid_argument("CollectiveRun: schedule is not in topological order");
@@ -32,35 +34,36 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
     }
   }
   for (std::size_t t = 0; t < n; ++t) dependents_begin_[t + 1] += dependents_begin_[t];
-  dependents_.resize(dependents_begin_[n]);
-  std::vector<std::uint32_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
+  dependents_.reset(new std::uint32_t[dependents_begin_[n]]);  // default-initialised: every slot is written below
+  // Fill with begin[dep] as the cursor (it ends at the old begin[dep + 1]), then shift the offsets back by one.
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
-    for (std::uint32_t d = 0; d < tr.dep_count; ++d) dependents_[fill[schedule.deps[tr.dep_begin + d]]++] = t;
+    for (std::uint32_t d = 0; d < tr.dep_count; ++d)
+      dependents_[dependents_begin_[schedule.deps[tr.dep_begin + d]]++] = static_cast<std::uint32_t>(t);
   }
+  for (std::size_t t = n; t > 0; --t) dependents_begin_[t] = dependents_begin_[t - 1];
+  dependents_begin_[0] = 0;
   // Resolve each distinct (channel map, src, dst) route once. Per source rank a collective talks to very few
   // destinations (ring: 1, tree: <= 3), so a short list per source beats hashing millions of transfers.
-  routes_.assign(n, nullptr);
   const std::size_t maps = channel_gpus_.size();
-  std::vector<std::vector<std::pair<std::uint32_t, const Route*>>> by_src(maps * schedule.ranks);
+  by_src_.assign(maps * schedule.ranks, {});
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
     if (tr.src >= schedule.ranks || tr.dst >= schedule.ranks)
       throw std::invalid_argument("CollectiveRun: transfer names a rank outside the communicator");
     const std::size_t m = tr.channel % maps;
-    auto& list = by_src[m * schedule.ranks + tr.src];
-    const Route* r = nullptr;
-    for (const auto& [dst, route] : list)
-      if (dst == tr.dst) {
-        r = route;
-        break;
-      }
-    if (!r) {
-      r = &fabric_.route(channel_gpus_[m][tr.src], channel_gpus_[m][tr.dst]);
-      list.emplace_back(tr.dst, r);
-    }
-    routes_[t] = r;
+    auto& list = by_src_[m * schedule.ranks + tr.src];
+    bool known = false;
+    for (const auto& entry : list) known = known || entry.first == tr.dst;
+    if (!known) list.emplace_back(tr.dst, &fabric_.route(channel_gpus_[m][tr.src], channel_gpus_[m][tr.dst]));
   }
+}
+
+const Route& CollectiveRun::route_of(const coll::Transfer& tr) const {
+  const auto& list = by_src_[(tr.channel % channel_gpus_.size()) * schedule_.ranks + tr.src];
+  for (const auto& [dst, route] : list)
+    if (dst == tr.dst) return *route;
+  throw std::logic_error("CollectiveRun: route not resolved");  // unreachable: the constructor resolved them all
 }
 
 void CollectiveRun::start(std::function<void(Time)> on_done) { start_at(fabric_.simulator().now(), std::move(on_done)); }
@@ -84,7 +87,7 @@ void CollectiveRun::on_event(Simulator& sim, std::uint64_t) {
 
 void CollectiveRun::launch(std::uint32_t t) {
   const auto& tr = schedule_.transfers[t];
-  const Route& r = *routes_[t];
+  const Route& r = route_of(tr);
   FlowSpec spec;
   spec.route = r.resources.data();
   spec.hops = static_cast<std::uint32_t>(r.resources.size());

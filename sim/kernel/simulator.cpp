@@ -117,6 +117,7 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
       }
     }
   }
+  if (comp_flows_.empty()) return;  // the last flow on these resources just finished: nothing to share
   // Fast path: a flow alone on its resources gets min(its cap, the smallest capacity on its route).
   if (comp_flows_.size() == 1) {
     Flow& fl = flows_[comp_flows_[0]];

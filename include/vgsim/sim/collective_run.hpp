@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "vgsim/kernel/simulator.hpp"
@@ -48,6 +50,7 @@ class CollectiveRun : public FlowObserver, public EventHandler {
 
  private:
   void launch(std::uint32_t t);
+  const Route& route_of(const coll::Transfer& tr) const;
 
   const coll::CollectiveSchedule& schedule_;
   std::vector<std::vector<std::uint32_t>> channel_gpus_;
@@ -55,8 +58,9 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   Fabric& fabric_;
   std::vector<std::uint32_t> pending_;        // unfinished dependencies per transfer
   std::vector<std::uint32_t> dependents_begin_;  // CSR of reverse edges
-  std::vector<std::uint32_t> dependents_;
-  std::vector<const Route*> routes_;          // per (src rank, dst rank) pair, looked up lazily by transfer
+  std::unique_ptr<std::uint32_t[]> dependents_;  // dependents_begin_[n] entries
+  // per (channel map, source rank): the (destination rank, route) pairs this collective uses, resolved once
+  std::vector<std::vector<std::pair<std::uint32_t, const Route*>>> by_src_;
   std::uint64_t remaining_ = 0;
   Time start_time_{0}, finish_time_{0};
   std::function<void(Time)> on_done_;
