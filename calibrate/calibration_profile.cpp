@@ -80,6 +80,10 @@ OJson to_json(const CalibrationProfile& p) {
   f["hop_latency_scale"] = p.fitted.hop_latency_scale;
   f["bandwidth_efficiency"] = p.fitted.bandwidth_efficiency;
   f["bottleneck_kinds"] = p.fitted.bottleneck_kinds;
+  f["base_latency_us"] = OJson::object();
+  for (const auto& [k, v] : p.fitted.base_latency_us) f["base_latency_us"][k] = v;
+  f["flow_cap_efficiency"] = OJson::object();
+  for (const auto& [k, v] : p.fitted.flow_cap_efficiency) f["flow_cap_efficiency"][k] = v;
   j["fitted"] = f;
   j["residuals"] = OJson::array();
   for (const auto& r : p.residuals) {
@@ -164,8 +168,19 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
     JsonReader f = r.object("fitted");
     p.fitted.extra_latency_us = f.number("extra_latency_us");
     p.fitted.hop_latency_scale = f.number("hop_latency_scale", 0.0);
-    p.fitted.bandwidth_efficiency = f.number("bandwidth_efficiency", 1e-6);
+    p.fitted.bandwidth_efficiency = f.number("bandwidth_efficiency", 1e-6, 1.0);
     p.fitted.bottleneck_kinds = f.strings("bottleneck_kinds");
+    // Optional (profiles written before the bounded fit have neither).
+    if (auto b = f.opt_object("base_latency_us")) {
+      for (auto it = b->json().begin(); it != b->json().end(); ++it)
+        p.fitted.base_latency_us[it.key()] = b->number(it.key(), 0.0);
+      b->finish();
+    }
+    if (auto c = f.opt_object("flow_cap_efficiency")) {
+      for (auto it = c->json().begin(); it != c->json().end(); ++it)
+        p.fitted.flow_cap_efficiency[it.key()] = c->number(it.key(), 1e-6, 1.0);
+      c->finish();
+    }
     f.finish();
   }
   for (auto e : r.objects("residuals")) {

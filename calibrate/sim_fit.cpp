@@ -2,6 +2,8 @@
 #include "vgsim/calibrate/sim_fit.hpp"
 
 #include <algorithm>
+#include <array>
+#include <tuple>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -58,6 +60,8 @@ class NcclReplayer {
   struct Result {
     double time_us, base_us;
     std::string chosen;
+    coll::Algo algo;
+    coll::Proto proto;
   };
   Result run(const CollectiveMeasurement& m) {
     const std::string key = m.algo + "/" + m.proto;
@@ -75,7 +79,8 @@ class NcclReplayer {
     const auto root = static_cast<std::uint32_t>(std::max<std::int64_t>(0, m.root));
     const sim::CollectiveResult res = sim::simulate_collective(*it->second, op, m.size_bytes, root);
     Result out{res.time.us(), res.plan.costs.base_latency.us(),
-               std::string(coll::to_string(res.plan.algo)) + "/" + coll::to_string(res.plan.proto)};
+               std::string(coll::to_string(res.plan.algo)) + "/" + coll::to_string(res.plan.proto), res.plan.algo,
+               res.plan.proto};
     return results_.emplace(rkey, out).first->second;
   }
 
@@ -93,6 +98,61 @@ std::vector<const CollectiveMeasurement*> usable_collectives(const std::vector<M
     if (const auto* c = std::get_if<CollectiveMeasurement>(&r); c && c->usable && c->size_bytes > 0 && c->time_us > 0)
       out.push_back(c);
   return out;
+}
+
+// The physical parameters of the bounded NCCL fit (sim_fit.hpp): an absolute base latency per (algo, proto) seen,
+// one hop-latency scale, one efficiency of the bottleneck resource kinds, one ceiling efficiency per LL / LL128.
+// Bounds: latencies >= 0, hop_scale >= 0, efficiencies in (0, 1]. Default-constructed = the target's own values.
+struct PhysParams {
+  std::map<std::string, double> base_us;  // "<algo>.<proto>" -> us (absent: the target's value)
+  double hop_scale = 1.0, link_eff = 1.0;
+  std::array<double, 3> cap_eff{1.0, 1.0, 1.0};  // [Proto]; Simple stays 1 (its ceiling is no model parameter)
+  std::set<int> caps_fitted;                     // protocols whose ceiling efficiency was fitted
+};
+
+const char* proto_key(coll::Proto p) {
+  return p == coll::Proto::LL ? "ll" : p == coll::Proto::LL128 ? "ll128" : "simple";
+}
+std::string pair_key(coll::Algo a, coll::Proto p) { return std::string(coll::to_string(a)) + "." + proto_key(p); }
+bool is_hop_param(const std::string& nm) {
+  return nm.rfind("nccl.hw_latency.", 0) == 0 || nm == "nccl.latency_inter" ||
+         (nm.rfind("nccl.net_overhead.", 0) == 0 && nm != "nccl.net_overhead.simple_factor");
+}
+bool is_ll_cap(const std::string& nm) { return nm.rfind("nccl.ll_max_bw.", 0) == 0; }
+bool is_ll128_cap(const std::string& nm) { return nm.rfind("nccl.per_ch_max_ring_ll128_bw.", 0) == 0; }
+const std::string kBasePrefix = "nccl.base_latency.";
+
+// The parameters as a profile's nccl_parameters / capacity_scale, relative to the target's own values (so the fit
+// does not depend on the catalog defaults, only scales or replaces them).
+void fold_params(const PhysParams& x, const SimTarget& t, const std::vector<std::string>& bottleneck,
+                 CalibrationProfile& prof) {
+  prof.nccl_parameters.clear();
+  prof.capacity_scale.clear();
+  for (const auto& p : t.options.nccl.list()) {
+    const std::string& nm = p.name;
+    if (nm.rfind(kBasePrefix, 0) == 0) {
+      const auto it = x.base_us.find(nm.substr(kBasePrefix.size()));
+      if (it != x.base_us.end()) prof.nccl_parameters[nm] = it->second;
+    } else if (is_hop_param(nm)) {
+      prof.nccl_parameters[nm] = p.value * x.hop_scale;
+    } else if (is_ll_cap(nm) && x.caps_fitted.count(0)) {
+      prof.nccl_parameters[nm] = p.value * x.cap_eff[0];
+    } else if (is_ll128_cap(nm) && x.caps_fitted.count(1)) {
+      prof.nccl_parameters[nm] = p.value * x.cap_eff[1];
+    }
+  }
+  for (const auto& k : bottleneck) {
+    const auto it = t.options.capacity_scale.find(k);
+    prof.capacity_scale[k] = (it == t.options.capacity_scale.end() ? 1.0 : it->second) * x.link_eff;
+  }
+}
+
+sim::CommOptions options_of(const PhysParams& x, const SimTarget& t, const std::vector<std::string>& bottleneck) {
+  CalibrationProfile p;
+  fold_params(x, t, bottleneck, p);
+  sim::CommOptions o = t.options;
+  apply_profile(p, o);
+  return o;
 }
 
 }  // namespace
@@ -202,7 +262,7 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
   prof.provenance = provenance;
   const auto all = usable_collectives(records);
 
-  // ---- NCCL: simulator parameters + residual factors.
+  // ---- NCCL: bounded physical parameters + residual factors.
   std::vector<const CollectiveMeasurement*> nccl;
   if (target && target->cluster) {
     NcclReplayer probe(*target, target->options);
@@ -217,58 +277,132 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
     prof.gpus_per_node = target->gpus_per_node;
     std::set<std::string> kinds;
     for (const auto& r : cl.resources()) kinds.insert(r.kind);
-
     NcclReplayer base(*target, target->options);
-    sim::CommOptions lat_opt = target->options;
-    for (const auto& k : kinds) lat_opt.capacity_scale[k] = 1e6;
-    NcclReplayer latency_only(*target, lat_opt);
 
-    // Bottleneck kinds: halving a kind's capacity slows the largest measured size (<= 256 MiB) by > 5 %.
+    // Bottleneck kinds: halving a kind's capacity slows the probe size by > 5 %. The probe is the largest measured
+    // size <= 256 MiB (bandwidth-bound, cheap to simulate), or the smallest one when every size is larger.
     const CollectiveMeasurement* probe_m = nullptr;
     for (const auto* m : nccl)
       if (m->size_bytes <= (std::int64_t{256} << 20) && (!probe_m || m->size_bytes > probe_m->size_bytes)) probe_m = m;
+    if (!probe_m)
+      for (const auto* m : nccl)
+        if (!probe_m || m->size_bytes < probe_m->size_bytes) probe_m = m;
     std::vector<std::string> bottleneck;
-    if (probe_m) {
+    {
       const double t0 = base.run(*probe_m).time_us;
       for (const auto& k : kinds) {
         sim::CommOptions o = target->options;
-        o.capacity_scale[k] = 0.5;
+        o.capacity_scale[k] = 0.5 * (o.capacity_scale.count(k) ? o.capacity_scale[k] : 1.0);
         NcclReplayer half(*target, o);
         if (half.run(*probe_m).time_us > 1.05 * t0) bottleneck.push_back(k);
       }
     }
 
-    // Least squares on relative error: (t - b)/t = delta/t + lambda H/t + kappa B/t; delta free, lambda, kappa >= 0.
-    const Eigen::Index n = static_cast<Eigen::Index>(nccl.size());
-    Eigen::MatrixXd A(n, 3);
-    Eigen::VectorXd y(n);
     std::vector<double> before(nccl.size());
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const auto& m = *nccl[static_cast<std::size_t>(i)];
-      const auto r0 = base.run(m);
-      const auto rl = latency_only.run(m);
-      const double H = std::max(0.0, rl.time_us - r0.base_us), B = std::max(0.0, r0.time_us - rl.time_us);
-      A(i, 0) = 1.0 / m.time_us;
-      A(i, 1) = H / m.time_us;
-      A(i, 2) = bottleneck.empty() ? 0.0 : B / m.time_us;
-      y(i) = (m.time_us - r0.base_us) / m.time_us;
-      before[static_cast<std::size_t>(i)] = r0.time_us;
-      if (bottleneck.empty()) y(i) -= B / m.time_us;  // no kind to scale: the bandwidth part stays as simulated
+    for (std::size_t i = 0; i < nccl.size(); ++i) before[i] = base.run(*nccl[i]).time_us;
+    auto median_error = [&](const std::vector<double>& sim_us) {
+      std::vector<double> e;
+      for (std::size_t i = 0; i < nccl.size(); ++i) e.push_back(std::abs(sim_us[i] - nccl[i]->time_us) / nccl[i]->time_us);
+      return median_of(e);
+    };
+
+    // Gauss-Newton-like passes: linearize the simulated time around the current parameters (plan forced to the
+    // current choice of algorithm and protocol), solve the bounded relative-error least squares, replay. The
+    // catalog values are the first candidate; the candidate with the lowest median error is kept.
+    PhysParams cur, best;
+    double best_score = median_error(before), last_score = best_score;
+    for (int pass = 0; pass < 3; ++pass) {
+      const sim::CommOptions o = options_of(cur, *target, bottleneck);
+      NcclReplayer now(*target, o);
+      // Forced-plan variants per (algo, proto): 0 = capacities x1e6 and the target's hop latencies (scale 1),
+      // 1 = the same without the LL / LL128 ceilings, 2 = the current parameters with the bottleneck kinds halved.
+      std::map<std::tuple<int, int, int>, std::unique_ptr<NcclReplayer>> variants;
+      auto variant = [&](coll::Algo a, coll::Proto p, int v) -> NcclReplayer& {
+        auto& slot = variants[{static_cast<int>(a), static_cast<int>(p), v}];
+        if (!slot) {
+          sim::CommOptions f = o;
+          f.algo = a, f.proto = p;
+          if (v <= 1) {
+            for (const auto& prm : target->options.nccl.list())
+              if (is_hop_param(prm.name)) f.nccl.set(prm.name, prm.value);
+            for (const auto& k : kinds) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 1e6;
+          }
+          if (v == 1)
+            for (const auto& prm : f.nccl.list())
+              if (is_ll_cap(prm.name) || is_ll128_cap(prm.name)) f.nccl.set(prm.name, prm.value * 1e6);
+          if (v == 2)
+            for (const auto& k : bottleneck) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 0.5;
+          slot = std::make_unique<NcclReplayer>(*target, f);
+        }
+        return *slot;
+      };
+      struct Row {
+        std::string pair;
+        int proto;
+        double t, H, Bl_unit, Bc_unit, fixed;
+      };
+      std::vector<Row> rows;
+      std::map<std::string, Eigen::Index> pair_col;
+      for (const auto* m : nccl) {
+        const auto r0 = now.run(*m);
+        const double L = variant(r0.algo, r0.proto, 0).run(*m).time_us;
+        const double LC = variant(r0.algo, r0.proto, 1).run(*m).time_us;
+        const double H = std::max(0.0, LC - r0.base_us), Bc = std::max(0.0, L - LC);
+        const double Bl = bottleneck.empty() ? 0.0 : std::max(0.0, variant(r0.algo, r0.proto, 2).run(*m).time_us - r0.time_us);
+        Row row{pair_key(r0.algo, r0.proto), static_cast<int>(r0.proto), m->time_us, H, Bl * cur.link_eff, 0.0, 0.0};
+        // What the linear model does not carry (interplay of latency and bandwidth in the pipelined steps, non-
+        // bottleneck kinds) stays as simulated: the model reproduces the current time exactly at the current point.
+        row.fixed = r0.time_us - r0.base_us - cur.hop_scale * H - Bc - Bl;
+        if (r0.proto == coll::Proto::Simple) row.fixed += Bc;
+        else row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
+        pair_col.emplace(row.pair, 0);
+        rows.push_back(row);
+      }
+      Eigen::Index c = 0;
+      for (auto& [k, idx] : pair_col) idx = c++;
+      const Eigen::Index c_hop = c, c_link = c + 1, c_ll = c + 2, c_ll128 = c + 3;
+      Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), c + 4);
+      Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
+      // Relative error: (t - fixed - Bl_unit - Bc_unit)/t = b/t + lambda H/t + kappa' Bl_unit/t + mu' Bc_unit/t with
+      // kappa = 1 + kappa' = 1/link_eff and mu = 1 + mu' = 1/cap_eff: every unknown >= 0 (NNLS) and so
+      // efficiencies in (0, 1], latencies >= 0.
+      bool any_cap[2] = {false, false};
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        const auto ii = static_cast<Eigen::Index>(i);
+        A(ii, pair_col[r.pair]) = 1.0 / r.t;
+        A(ii, c_hop) = r.H / r.t;
+        A(ii, c_link) = r.Bl_unit / r.t;
+        if (r.proto == static_cast<int>(coll::Proto::LL)) A(ii, c_ll) = r.Bc_unit / r.t, any_cap[0] |= r.Bc_unit > 0;
+        if (r.proto == static_cast<int>(coll::Proto::LL128)) A(ii, c_ll128) = r.Bc_unit / r.t, any_cap[1] |= r.Bc_unit > 0;
+        y(ii) = (r.t - r.fixed - r.Bl_unit - r.Bc_unit) / r.t;
+      }
+      const Eigen::VectorXd x = detail::nnls(A, y);
+      PhysParams next = cur;
+      for (const auto& [k, idx] : pair_col) next.base_us[k] = std::max(0.0, x[idx]);
+      next.hop_scale = std::max(0.0, x[c_hop]);
+      if (!bottleneck.empty()) next.link_eff = 1.0 / (1.0 + std::max(0.0, x[c_link]));
+      for (int p = 0; p < 2; ++p)
+        if (any_cap[p]) next.cap_eff[p] = 1.0 / (1.0 + std::max(0.0, x[p == 0 ? c_ll : c_ll128])), next.caps_fitted.insert(p);
+      NcclReplayer replay(*target, options_of(next, *target, bottleneck));
+      std::vector<double> times(nccl.size());
+      for (std::size_t i = 0; i < nccl.size(); ++i) times[i] = replay.run(*nccl[i]).time_us;
+      const double s = median_error(times);
+      if (s < best_score - 1e-12) best = next, best_score = s;
+      cur = next;
+      if (s >= last_score - 1e-4) break;  // no progress: the linearization has converged or drifted
+      last_score = s;
     }
-    const Eigen::VectorXd x = detail::nnls(A, y, {true, false, false});
-    prof.fitted.extra_latency_us = x[0];
-    prof.fitted.hop_latency_scale = x[1];
-    // eta = 1 / kappa, kept within [0.05, 20] (a kappa of 0 means the bandwidth term did not matter).
-    prof.fitted.bandwidth_efficiency = bottleneck.empty() || x[2] <= 0 ? 1.0 : std::clamp(1.0 / x[2], 0.05, 20.0);
+
+    fold_params(best, *target, bottleneck, prof);
+    prof.fitted.hop_latency_scale = best.hop_scale;
+    prof.fitted.bandwidth_efficiency = best.link_eff;
     prof.fitted.bottleneck_kinds = bottleneck;
-    for (const auto& p : target->options.nccl.list()) {
-      const std::string& nm = p.name;
-      if (nm.rfind("nccl.base_latency.", 0) == 0) prof.nccl_parameters[nm] = std::max(0.0, p.value + x[0]);
-      else if (nm.rfind("nccl.hw_latency.", 0) == 0 || nm == "nccl.latency_inter" ||
-               (nm.rfind("nccl.net_overhead.", 0) == 0 && nm != "nccl.net_overhead.simple_factor"))
-        prof.nccl_parameters[nm] = p.value * x[1];
-    }
-    for (const auto& k : bottleneck) prof.capacity_scale[k] = prof.fitted.bandwidth_efficiency;
+    prof.fitted.base_latency_us = best.base_us;
+    for (int p : best.caps_fitted) prof.fitted.flow_cap_efficiency[proto_key(coll::Proto(p))] = best.cap_eff[p];
+    double shift = 0;
+    for (const auto& [k, v] : best.base_us) shift += v - target->options.nccl.get(kBasePrefix + k);
+    prof.fitted.extra_latency_us = best.base_us.empty() ? 0.0 : shift / double(best.base_us.size());
 
     // Replay with the parameters, then residual factors per (op, algo, proto, layout).
     sim::CommOptions fitted = target->options;

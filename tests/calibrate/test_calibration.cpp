@@ -202,10 +202,42 @@ TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-t
       INFO(q.series);
       CHECK(q.median_after <= 0.08);
     }
-    std::printf("  fitted: extra latency %.2f us, hop latency x%.3f, bandwidth efficiency %.3f on", prof.fitted.extra_latency_us,
-                prof.fitted.hop_latency_scale, prof.fitted.bandwidth_efficiency);
+    std::printf("  fitted: hop latency x%.3f, bandwidth efficiency %.3f on", prof.fitted.hop_latency_scale,
+                prof.fitted.bandwidth_efficiency);
     for (const auto& k : prof.fitted.bottleneck_kinds) std::printf(" %s", k.c_str());
+    std::printf("; base latency");
+    for (const auto& [k, v] : prof.fitted.base_latency_us)
+      std::printf(" %s %.2f us (catalog %.2f)", k.c_str(), v, target.options.nccl.get("nccl.base_latency." + k));
+    for (const auto& [k, v] : prof.fitted.flow_cap_efficiency) std::printf("; %s ceiling x%.3f", k.c_str(), v);
     std::printf("\n");
+    // Physical bounds (sim_fit.hpp): efficiencies in (0, 1] (at most the catalog link rate / NCCL's protocol
+    // ceiling), latencies and the hop scale >= 0; the same bounds hold for every value folded into the profile.
+    CHECK(prof.fitted.bandwidth_efficiency > 0.0);
+    CHECK(prof.fitted.bandwidth_efficiency <= 1.0);
+    CHECK(prof.fitted.hop_latency_scale >= 0.0);
+    for (const auto& [k, v] : prof.fitted.base_latency_us) CHECK(v >= 0.0);
+    for (const auto& [k, v] : prof.fitted.flow_cap_efficiency) {
+      CHECK(v > 0.0);
+      CHECK(v <= 1.0);
+    }
+    for (const auto& [k, v] : prof.capacity_scale) {
+      CHECK(v > 0.0);
+      CHECK(v <= 1.0);  // the presets carry no capacity scale of their own: scale = bandwidth efficiency
+    }
+    for (const auto& [k, v] : prof.nccl_parameters) CHECK(v >= 0.0);
+    // The parameter stage alone: the catalog values are the fit's first candidate and a candidate replaces them only
+    // with a lower median relative error over the table's points, so over the table the median error with the
+    // fitted parameters is at most the catalog replay's (the points are the union of the series printed above).
+    {
+      const auto rep0 = validate_measurements(records, &target, nullptr);
+      CalibrationProfile params_only = prof;
+      params_only.residuals.clear();
+      const auto rep1 = validate_measurements(records, &target, &params_only);
+      REQUIRE(rep0.rows.size() == rep1.rows.size());
+      std::printf("  table median error: catalog %.1f %%, parameters alone %.1f %%\n",
+                  100 * rep0.quality.median_rel_error, 100 * rep1.quality.median_rel_error);
+      CHECK(rep1.quality.median_rel_error <= rep0.quality.median_rel_error + 1e-9);
+    }
     // The profile replays the same way through validate_measurements (apply_profile + residual factors): same
     // median as the fit's own "after" figure over all series of the table.
     const auto rep = validate_measurements(records, &target, &prof);

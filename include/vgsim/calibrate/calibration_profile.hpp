@@ -27,12 +27,18 @@ struct CalibrationProvenance {
   bool operator==(const CalibrationProvenance&) const = default;
 };
 
-// The raw fitted scalars (also folded into nccl_parameters / capacity_scale below).
+// The fitted physical parameters (also folded into nccl_parameters / capacity_scale below). Bounds, enforced by the
+// fit and on reading: latencies >= 0 us, hop_latency_scale >= 0, efficiencies in (0, 1] (an efficiency above 1 would
+// mean more than the catalog's link rate or NCCL's protocol ceiling).
 struct FittedScalars {
-  double extra_latency_us = 0.0;      // added to every NCCL base latency (once per call)
-  double hop_latency_scale = 1.0;     // multiplies NCCL's per-hop hw latencies and network overheads
-  double bandwidth_efficiency = 1.0;  // capacity multiplier of the bottleneck resource kinds
+  double extra_latency_us = 0.0;      // summary only: mean (fitted - catalog) base latency over base_latency_us
+                                      // (< 0 = lowered; the fitted latencies themselves are >= 0)
+  double hop_latency_scale = 1.0;     // multiplies NCCL's per-hop hw latencies and network overheads (>= 0)
+  double bandwidth_efficiency = 1.0;  // capacity multiplier of the bottleneck resource kinds, (0, 1]
   std::vector<std::string> bottleneck_kinds;
+  std::map<std::string, double> base_latency_us;      // "<algo>.<proto>" (e.g. "ring.ll") -> fitted base latency, us
+  std::map<std::string, double> flow_cap_efficiency;  // "ll" / "ll128" -> multiplier of NCCL's per-channel protocol
+                                                      // ceilings (nccl.ll_max_bw.*, nccl.per_ch_max_ring_ll128_bw.*)
   bool operator==(const FittedScalars&) const = default;
 };
 
