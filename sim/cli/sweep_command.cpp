@@ -1,7 +1,8 @@
 // `vgsim sweep plan.json [--out results.csv] [--jobs N] [--resume] [--fidelity step|analytical] [--top N]`.
 // Points run on a std::thread pool; finished rows go to <out>.journal as they complete, the final CSV (rows in
-// point order) is written atomically at the end. Under mpirun (OMPI_COMM_WORLD_RANK/SIZE set) the command refuses
-// to run more than one rank: this build has no MPI, and ranks without a gather would each write a partial file.
+// point order) is written atomically at the end. Under mpirun (OMPI_COMM_WORLD_SIZE set) and built with MPI
+// (VGSIM_HAVE_MPI), rank 0 does all of that while the points spread over the ranks (sweep_mpi.hpp); the files and
+// stdout are byte-identical to a single process. Built without MPI, more than one rank is refused.
 #include "sweep_command.hpp"
 
 #include <unistd.h>
@@ -9,10 +10,18 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
+#ifdef VGSIM_HAVE_MPI
+#include <exception>
+#include <optional>
+#include <thread>
+
+#include "sweep_mpi.hpp"
+#endif
 
 namespace vgsim::cli {
 
@@ -21,28 +30,87 @@ namespace {
 struct SweepArgs {
   std::string plan, out, fidelity;
   unsigned jobs = 0, top = 20;
-  bool resume = false, quiet = false;
+  std::optional<unsigned> rank0_jobs;  // under mpirun: threads that run points on rank 0 (default: jobs)
+  bool resume = false, quiet = false, progress = false;
 };
 
-void run(const SweepArgs& a) {
+// Plan, options and the checks of the arguments, the same for one process and for rank 0 under MPI.
+sim::planning::SweepOptions sweep_options(const SweepArgs& a) {
   using namespace sim::planning;
-  if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::atoi(size) > 1)
-    throw InputError("", "OMPI_COMM_WORLD_SIZE", "vgsim sweep was built without MPI and cannot split points over ranks",
-                     size, "a single process (use --jobs N for local parallelism)");
-  const SweepPlan plan = load_plan(a.plan);
   SweepOptions o;
   o.out = a.out;
   o.jobs = a.jobs;
   o.resume = a.resume;
   if (!a.fidelity.empty()) o.fidelity = parse_fidelity(a.fidelity);
-  o.progress = !a.quiet && ::isatty(STDERR_FILENO);
+  o.progress = !a.quiet && (a.progress || ::isatty(STDERR_FILENO));
   if (a.resume && a.out.empty())
     throw InputError("", "--resume", "--resume needs --out (the results file to resume)", "", "--out results.csv");
-  const SweepResult r = run_sweep(plan, o);
+  return o;
+}
+
+void run_and_report(const SweepArgs& a, const sim::planning::SweepPlan& plan, const sim::planning::SweepOptions& o) {
+  const sim::planning::SweepResult r = sim::planning::run_sweep(plan, o);
   std::ostringstream s;
   write_sweep_summary(s, plan, r, a.top);
   std::cout << s.str();
   if (!a.out.empty()) std::cout << "results: " << a.out << "\n";
+}
+
+#ifdef VGSIM_HAVE_MPI
+// Every rank loads the plan; rank 0 alone reports errors (the others fail the same way, or say why they could not
+// start) and every rank exits with rank 0's status. Ranks other than 0 leave through std::exit after MPI_Finalize.
+void run_mpi(const SweepArgs& a) {
+  using namespace sim::planning;
+  MpiSweep mpi;
+  // --jobs is per rank; by default the hardware threads are shared among the ranks of this host.
+  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency() / mpi.local_ranks());
+  if (mpi.rank() != 0) {
+    std::optional<SweepPlan> plan;
+    Fidelity fidelity = Fidelity::Step;
+    std::string why;
+    try {
+      plan.emplace(load_plan(a.plan));
+      fidelity = a.fidelity.empty() ? plan->fidelity : parse_fidelity(a.fidelity);
+    } catch (const std::exception& e) {
+      why = e.what();
+      plan.reset();
+    }
+    const int status = mpi.serve(plan ? &*plan : nullptr, fidelity, jobs, why);
+    mpi.finalize();
+    std::cout.flush();
+    std::exit(status);
+  }
+  int status = 0;
+  std::exception_ptr err;
+  try {
+    const SweepPlan plan = load_plan(a.plan);
+    SweepOptions o = sweep_options(a);
+    o.executor = mpi.coordinator(a.rank0_jobs.value_or(jobs), o.progress);
+    run_and_report(a, plan, o);
+  } catch (const InputError&) {
+    status = 2;
+    err = std::current_exception();
+  } catch (...) {
+    status = 1;
+    err = std::current_exception();
+  }
+  mpi.finish(status);
+  mpi.finalize();
+  if (err) std::rethrow_exception(err);  // main() reports it once and exits with the same status
+}
+#endif
+
+void run(const SweepArgs& a) {
+  using namespace sim::planning;
+#ifdef VGSIM_HAVE_MPI
+  if (launched_by_mpirun()) return run_mpi(a);
+#else
+  if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::atoi(size) > 1)
+    throw InputError("", "OMPI_COMM_WORLD_SIZE", "vgsim sweep was built without MPI and cannot split points over ranks",
+                     size, "a single process (use --jobs N for local parallelism)");
+#endif
+  const SweepPlan plan = load_plan(a.plan);
+  run_and_report(a, plan, sweep_options(a));
 }
 
 }  // namespace
@@ -52,11 +120,16 @@ void add_sweep_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand("sweep", "Run a what-if sweep plan: one simulated training job per design point");
   c->add_option("plan", a->plan, "sweep plan JSON (workloads/plans/*.json)")->required();
   c->add_option("--out", a->out, "results CSV (written atomically; <out>.journal holds rows while running)");
-  c->add_option("--jobs", a->jobs, "worker threads (default: hardware threads)");
+  c->add_option("--jobs", a->jobs, "worker threads (per rank under mpirun; default: hardware threads, shared by the "
+                 "ranks of a host)");
   c->add_flag("--resume", a->resume, "skip points already in --out or its journal (matched by point id)");
   c->add_option("--fidelity", a->fidelity, "step (engine, default) or analytical (closed form, fast)");
   c->add_option("--top", a->top, "rows in the ranked summary (Pareto points are always shown; default 20)");
+  c->add_option("--rank0-jobs", a->rank0_jobs,
+                 "under mpirun: threads running points on rank 0 (default: as --jobs; 0 = rank 0 only hands out "
+                 "points and writes the results)");
   c->add_flag("--quiet", a->quiet, "no progress on stderr");
+  c->add_flag("--progress", a->progress, "progress and ETA on stderr even when it is not a terminal (e.g. mpirun)");
   c->callback([a] { run(*a); });
 }
 

@@ -132,6 +132,24 @@ void append_line(int fd, const std::string& line) {
 
 }  // namespace
 
+void run_points_on_threads(const std::vector<std::size_t>& todo, unsigned jobs, const PointRun& run,
+                           const PointDone& done) {
+  if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, todo.size())));
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      done(todo[k], run(todo[k]));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
 std::string csv_header(const std::vector<std::string>& cols) {
   std::string h = "index,point_id,label";
   for (const auto& c : cols) h += "," + quote(c);
@@ -200,37 +218,37 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   }
 
   const topo::Catalog catalog = topo::Catalog::load_default();
-  unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, todo.size())));
-  std::atomic<std::size_t> next{0};
   std::mutex mu;
   std::size_t done = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    for (;;) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= todo.size()) return;
-      const std::size_t i = todo[k];
-      PointResult r = run_point(plan, out.points[i], catalog, fidelity);
-      std::string line = csv_row(out.points[i], r, cols);
-      std::lock_guard<std::mutex> lock(mu);
-      if (fd >= 0) append_line(fd, line);
-      lines[i] = std::move(line);
-      out.results[i] = std::move(r);
-      ++done;
-      if (o.progress) {
-        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double eta = el / static_cast<double>(done) * static_cast<double>(todo.size() - done);
-        std::fprintf(stderr, "\rvgsim sweep: %zu/%zu points, %.1f s elapsed, ETA %.1f s   ", done, todo.size(), el,
-                     eta);
-        if (done == todo.size()) std::fprintf(stderr, "\n");
-      }
+  const PointRun run = [&](std::size_t i) { return run_point(plan, out.points[i], catalog, fidelity); };
+  const PointDone on_done = [&](std::size_t i, PointResult r) {
+    std::string line = csv_row(out.points[i], r, cols);
+    std::lock_guard<std::mutex> lock(mu);
+    if (fd >= 0) append_line(fd, line);
+    lines[i] = std::move(line);
+    out.results[i] = std::move(r);
+    ++done;
+    if (o.progress) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double eta = el / static_cast<double>(done) * static_cast<double>(todo.size() - done);
+      std::fprintf(stderr, "\rvgsim sweep: %zu/%zu points, %.1f s elapsed, ETA %.1f s   ", done, todo.size(), el,
+                   eta);
+      if (done == todo.size()) std::fprintf(stderr, "\n");
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  try {
+    if (o.executor) o.executor(todo, run, on_done);
+    else run_points_on_threads(todo, o.jobs, run, on_done);
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    throw;
+  }
+  if (done != todo.size()) {
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("sweep executor finished " + std::to_string(done) + " of " +
+                             std::to_string(todo.size()) + " points");
+  }
   if (fd >= 0) ::close(fd);
   out.ran = todo.size();
 

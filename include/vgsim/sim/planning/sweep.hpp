@@ -4,6 +4,8 @@
 // With resume, points whose id is already in the final CSV or the journal are not run again (their rows are kept;
 // the header must match). The CSV has one row per point: index, point_id, label, the parameter columns, then the
 // figures (see csv_header). Errors of single points are rows with an error column, not a failed sweep.
+// Where the points run is pluggable (SweepOptions::executor): the default is the local thread pool; the CLI's MPI
+// coordinator (sim/cli/sweep_mpi.cpp) hands them to other ranks. Either way this process alone writes the files.
 #pragma once
 
 #include <functional>
@@ -17,13 +19,25 @@
 
 namespace vgsim::sim::planning {
 
+// Called once per finished point with its index and result; thread-safe (appends the journal, shows progress).
+using PointDone = std::function<void(std::size_t index, PointResult result)>;
+// Runs one point in this process (the plan's point `index` on the shared catalog); thread-safe.
+using PointRun = std::function<PointResult(std::size_t index)>;
+// Runs every point of `todo` (indices, ascending) exactly once, anywhere, and reports each to `done` before returning.
+using PointExecutor = std::function<void(const std::vector<std::size_t>& todo, const PointRun& run, const PointDone& done)>;
+
+// The default executor: `jobs` std::threads (0 = hardware threads) take points from a shared counter.
+void run_points_on_threads(const std::vector<std::size_t>& todo, unsigned jobs, const PointRun& run,
+                           const PointDone& done);
+
 struct SweepOptions {
   std::string out;                     // final CSV; "" = no file
   unsigned jobs = 0;                   // 0 = std::thread::hardware_concurrency()
   bool resume = false;
   std::optional<Fidelity> fidelity;    // overrides the plan's
   bool progress = false;               // progress + ETA on stderr
-  std::uint32_t rank = 0, world = 1;   // points with index % world == rank (for multi-process runs)
+  std::uint32_t rank = 0, world = 1;   // points with index % world == rank (static split; the CLI uses executor)
+  PointExecutor executor;              // empty = run_points_on_threads(todo, jobs, ...)
 };
 
 struct SweepResult {
