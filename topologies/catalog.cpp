@@ -150,6 +150,10 @@ Catalog Catalog::load(const std::string& dir) {
       if (auto nv = g.opt_object("nvlink")) {
         m.nvlink_links = static_cast<std::uint32_t>(nv->integer("links", 0, 64));
         m.nvlink_per_link = nv->bandwidth("per_link");
+        m.nvlink_nccl_per_link = nv->opt_bandwidth("nccl_per_link").value_or(m.nvlink_per_link);
+        if (m.nvlink_nccl_per_link > m.nvlink_per_link)
+          nv->fail("nccl_per_link", "above the datasheet per_link rate", "at most per_link (" +
+                                                                            format_bandwidth(m.nvlink_per_link) + ")");
         m.nvlink_latency = nv->time("latency");
         required_source(*nv);
         nv->finish();

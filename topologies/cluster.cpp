@@ -72,6 +72,13 @@ std::string fmt_gbps(Bandwidth b) {
   return buf;
 }
 
+// Where an NVLink resource's per-link rate came from: NCCL's topology model (nccl_per_link) or the datasheet.
+std::string nvlink_rate_source(const GpuModel& m) {
+  return m.nvlink_nccl_per_link < m.nvlink_per_link
+             ? "NCCL topo.h per-link rate, datasheet " + fmt_gbps(m.nvlink_per_link)
+             : std::string("datasheet");
+}
+
 std::string list_of(const std::vector<std::string>& v) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
@@ -280,10 +287,10 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
         throw InputError(r.file(), p + ".links", "more NVLink links than the GPU models have", std::to_string(n),
                          "at most " + std::to_string(max_links));
       bridged[a] = bridged[b] = true;
-      const Bandwidth per = std::min(ma.nvlink_per_link, mb.nvlink_per_link);
+      const Bandwidth per = std::min(ma.nvlink_nccl_per_link, mb.nvlink_nccl_per_link);
       const Bandwidth cap = per * static_cast<double>(n);
       const std::string src = std::to_string(n) + " NVLink links x " + fmt_gbps(per) + " per direction (catalog " +
-                              ma.key + " nvlink, datasheet)";
+                              ma.key + " nvlink: " + nvlink_rate_source(ma) + ")";
       EdgeProp e;
       e.kind = EdgeKind::NvLink;
       e.from = static_cast<std::uint32_t>(t.gpu_v[a]);
@@ -314,9 +321,9 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
       if (m.nvlink_links == 0)
         throw InputError(r.file(), p, "impossible wiring: GPU model without NVLink on an NVSwitch", members[i],
                          "a GPU whose catalog model has NVLink links");
-      const Bandwidth cap = m.nvlink_per_link * static_cast<double>(m.nvlink_links);
-      const std::string src = std::to_string(m.nvlink_links) + " NVLink links x " + fmt_gbps(m.nvlink_per_link) +
-                              " per direction (catalog " + m.key + " nvlink, datasheet)";
+      const Bandwidth cap = m.nvlink_nccl_per_link * static_cast<double>(m.nvlink_links);
+      const std::string src = std::to_string(m.nvlink_links) + " NVLink links x " + fmt_gbps(m.nvlink_nccl_per_link) +
+                              " per direction (catalog " + m.key + " nvlink: " + nvlink_rate_source(m) + ")";
       EdgeProp e;
       e.kind = EdgeKind::NvLink;
       e.from = static_cast<std::uint32_t>(t.gpu_v[gi]);

@@ -2,6 +2,10 @@
 // catalog lookups fail with a did-you-mean.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "vgsim/topologies/catalog.hpp"
 
 using namespace vgsim;
@@ -74,4 +78,40 @@ TEST_CASE("unknown catalog keys suggest the closest", "[catalog]") {
     CHECK_THAT(e.what(), Catch::Contains("a100-pcie-40gb"));
   }
   CHECK_THROWS_AS(Catalog::load("/nonexistent/dir"), InputError);
+}
+
+TEST_CASE("NVLink: the per-link rate NCCL assumes is recorded beside the datasheet rate", "[catalog]") {
+  // NCCL topo.h (nccl-model.md 1.5): SM80_NVLINK_BW 20 GB/s, SM90_NVLINK_BW 20.6 GB/s per link and direction;
+  // datasheets: 25 GB/s per link and direction.
+  CHECK(cat().gpu("a100-sxm-80gb").nvlink_nccl_per_link.bytes_per_s == Approx(20e9));
+  CHECK(cat().gpu("a100-sxm-80gb").nvlink_per_link.bytes_per_s == Approx(25e9));
+  CHECK(cat().gpu("h100-sxm").nvlink_nccl_per_link.bytes_per_s == Approx(20.6e9));
+  // An entry without nccl_per_link (RTX 2080 Ti bridge) keeps the datasheet rate.
+  CHECK(cat().gpu("rtx-2080-ti").nvlink_nccl_per_link.bytes_per_s == Approx(25e9));
+}
+
+TEST_CASE("NVLink: nccl_per_link above the datasheet rate is an InputError naming the entry", "[catalog]") {
+  namespace fs = std::filesystem;
+  const fs::path src = fs::path(VGSIM_DATA_DIR) / "topologies" / "catalog";
+  const fs::path dir = fs::temp_directory_path() / "vgsim-test-catalog-nccl-per-link";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(src)) fs::copy_file(e.path(), dir / e.path().filename());
+  std::stringstream ss;
+  ss << std::ifstream(dir / "gpus.json").rdbuf();
+  std::string text = ss.str();
+  const std::string from = "\"nccl_per_link\": \"20.6GB/s\"";
+  const auto pos = text.find(from);
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, from.size(), "\"nccl_per_link\": \"30GB/s\"");
+  std::ofstream(dir / "gpus.json", std::ios::trunc) << text;
+  try {
+    Catalog::load(dir.string());
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("gpus.json"));
+    CHECK_THAT(e.what(), Catch::Contains("nccl_per_link"));
+    CHECK_THAT(e.what(), Catch::Contains("at most per_link"));
+  }
+  fs::remove_all(dir);
 }

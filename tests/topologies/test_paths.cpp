@@ -33,8 +33,8 @@ TEST_CASE("R750xa: bridged pair is NVL over the bridge", "[paths][r750xa]") {
   CHECK(p.type == PathType::NVL);
   CHECK(p.link_class == LinkClass::NVLink);
   CHECK(names(c, p) == std::vector<std::string>{"host0/gpu0->gpu1/nvlink"});
-  // 12 links x 25 GB/s per direction (A100 PCIe datasheet, 600 GB/s bidirectional).
-  CHECK(p.bottleneck.bytes_per_s == Approx(300e9));
+  // 12 links x 20 GB/s per direction: NCCL topo.h SM80_NVLINK_BW (catalog nccl_per_link; datasheet 25 GB/s).
+  CHECK(p.bottleneck.bytes_per_s == Approx(240e9));
   // One NVLink hop: the catalog's 0.1 us (assumption).
   CHECK(p.latency == us(0.1));
   // The reverse direction uses the other directed resource.
@@ -153,7 +153,7 @@ TEST_CASE("DGX A100: NVSwitch pairs, PXB to the NIC so GDR at the default level"
   const Path nv = c.path(gpu(c, "host0/gpu0"), gpu(c, "host0/gpu7"), PathOptions{});
   CHECK(nv.type == PathType::NVL);
   CHECK(names(c, nv) == std::vector<std::string>{"host0/gpu0/nvlink-up", "host0/gpu7/nvlink-down"});
-  CHECK(nv.bottleneck.bytes_per_s == Approx(300e9));
+  CHECK(nv.bottleneck.bytes_per_s == Approx(240e9));  // 12 x 20 GB/s (NCCL SM80 per-link rate)
   // GPU k uses NIC k: both under the same top switch, in sibling child switches (PXB).
   for (std::uint32_t k = 0; k < 8; ++k) {
     const auto g = gpu(c, "host0/gpu" + std::to_string(k));

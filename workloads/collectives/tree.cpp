@@ -67,7 +67,7 @@ RankTree rank_tree(std::uint32_t ranks, std::uint32_t ppn, int which) {
   const std::uint32_t nodes = ranks / ppn;
   const NodeTree nt = node_tree(nodes, which);
   auto chain_rank = [&](std::uint32_t node, std::uint32_t i) {  // i-th GPU along the chain of `node`
-    return node * ppn + (which == 0 ? i : ppn - 1 - i);
+    return node * ppn + i;
   };
   RankTree t;
   t.parent.assign(ranks, -1);

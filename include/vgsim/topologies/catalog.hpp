@@ -41,7 +41,10 @@ struct GpuModel {
   Bandwidth memory_bandwidth;
   std::map<std::string, double> peak_flops;  // "fp64", "fp32", "tf32", "fp16", "bf16" -> dense FLOP/s
   std::uint32_t nvlink_links = 0;
-  Bandwidth nvlink_per_link;   // per direction
+  Bandwidth nvlink_per_link;   // per direction, datasheet
+  // Per direction, the rate NCCL's topology model assumes per link (topo.h SMxx_NVLINK_BW); the capacity NVLink
+  // resources get. Equals nvlink_per_link when the catalog entry gives no "nccl_per_link".
+  Bandwidth nvlink_nccl_per_link;
   Time nvlink_latency{0};      // per NVLink hop (wire + port), added to Path::latency
   std::string pcie_gen;        // catalog key of the PCIe generation, e.g. "gen4"
   std::uint32_t pcie_lanes = 16;

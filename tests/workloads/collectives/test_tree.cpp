@@ -61,11 +61,13 @@ TEST_CASE("rank trees chain the GPUs of a node") {
   CHECK(t.parent[4] == 0);
   CHECK(t.children[0] == std::vector<std::uint32_t>{1, 4});  // intra child first, then node children
   CHECK(t.depth[7] == 4u);                                   // 0 -> 4 -> 5 -> 6 -> 7
-  // Tree 1 chains the other way: head is local 3; mirror of 2 nodes: node 1 is the root.
+  // Tree 1 keeps the same chain (head local 0); mirror of 2 nodes: node 1 is the root, its head rank 4 the tree root,
+  // node 0's head rank 0 hangs below it.
   const RankTree u = rank_tree(8, 4, 1);
-  CHECK(u.root == 7u);
-  CHECK(u.parent[6] == 7);
-  CHECK(u.parent[3] == 7);
+  CHECK(u.root == 4u);
+  CHECK(u.parent[5] == 4);
+  CHECK(u.parent[0] == 4);
+  CHECK(u.parent[3] == 2);
 }
 
 TEST_CASE("tree allreduce: 2(n-1) transfers per chunk and channel, every rank gets all S bytes") {
@@ -80,13 +82,13 @@ TEST_CASE("tree allreduce: 2(n-1) transfers per chunk and channel, every rank ge
   Bytes total = 0;
   for (const auto& t : s.transfers) total += t.bytes;
   CHECK(total == 2 * (n - 1) * S);
-  // channel 0 uses tree 0 (root rank 0), channel 1 tree 1 (mirror of 4 nodes: root node 3, head local 3 = rank 15)
+  // channel 0 uses tree 0 (root rank 0), channel 1 tree 1 (mirror of 4 nodes: root node 3, head local 0 = rank 12)
   std::set<std::uint32_t> roots[2];
   for (std::uint32_t r = 0; r < n; ++r) { roots[0].insert(r); roots[1].insert(r); }
   for (const auto& t : s.transfers)
     if (t.step == 0) roots[t.channel].erase(t.src);
   CHECK(roots[0] == std::set<std::uint32_t>{0});
-  CHECK(roots[1] == std::set<std::uint32_t>{15});
+  CHECK(roots[1] == std::set<std::uint32_t>{12});
   // Dependency rule: the root's down-send of chunk l needs every child's up-send of chunk l.
   const std::size_t per = 2 * (n - 1);
   const Transfer& first_down = s.transfers[n - 1];  // first down-send of loop 0, channel 0: from the root

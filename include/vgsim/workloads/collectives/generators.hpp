@@ -78,8 +78,11 @@ struct NodeTree {
 NodeTree node_tree(std::uint32_t nodes, int which /* 0 or 1 */);
 
 // The full rank-level tree a tree channel uses: node tree `which` with a chain through each node's GPUs.
-// Tree 0 chains local 0 -> 1 -> ... -> ppn-1 (head local 0); tree 1 chains the other way (head local ppn-1), an
-// assumption that spreads NIC traffic like NCCL's balanced tree patterns. Inter-node edges join node heads.
+// Both trees chain local 0 -> 1 -> ... -> ppn-1 (head local 0), as NCCL's connectTrees gives a channel and its
+// duplicate the same intra-node chain. Which GPU (and so which NIC) heads a channel is the placement's business:
+// the communicator rotates each channel's GPU order, so heads spread over all GPUs of a node (a reversed chain for
+// tree 1 made that rotation put two channels' heads on one GPU and leave another GPU's NIC idle).
+// Inter-node edges join node heads.
 struct RankTree {
   std::vector<int> parent;                  // per rank, -1 at the root
   std::vector<std::vector<std::uint32_t>> children;  // per rank: intra-node child first, then node children
