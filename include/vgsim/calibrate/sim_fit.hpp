@@ -1,11 +1,13 @@
 // Fitting the simulator to measurements and replaying measurements through it (validation). NCCL records are
 // replayed on a modeled cluster with sim::simulate_collective (forced algo/proto when the record names one);
 // Open MPI records with the profile's alpha-beta-gamma models over the Open MPI schedules (alpha_beta_replay.hpp).
-// The NCCL fit (relative-error least squares, Eigen NNLS) decomposes each simulated time T into the base latency b,
-// the latency-only part H (capacities x1e6; per-flow protocol caps still apply) and the capacity-limited rest
-// B = T - b - H, and fits t = b + delta + lambda H + B / eta: delta is added to every NCCL base latency, lambda scales
-// the per-hop latencies and network overheads, eta scales the capacity of the bottleneck resource kinds (found by
-// halving each kind's capacity and watching the time). What is left is kept as residual factors by size segment.
+// The NCCL fit is bounded (physically plausible): per (algo, proto) chosen an absolute base latency >= 0, one scale
+// >= 0 of the per-hop latencies and network overheads, one efficiency in (0, 1] of the bottleneck resource kinds
+// (found by halving each kind's capacity), and per LL / LL128 an efficiency in (0, 1] of NCCL's per-channel protocol
+// ceiling (the flow cap, where the simulated bottleneck is not a link). Each pass linearizes the simulated time
+// around the current parameters with the plan forced to the current (algo, proto), solves NNLS on relative error
+// (1/efficiency = 1 + x, x >= 0), and replays with damped steps; the catalog values are the first candidate and the
+// lowest median error wins. What is left is kept as residual factors by size segment.
 #pragma once
 
 #include <cstdint>
