@@ -1,6 +1,7 @@
 // `vgsim collective --cluster <preset|file> --op allreduce --nodes N --gpus-per-node G -b 8 -e 1G -f 2 ...`:
 // simulates one call per size on a fresh engine and prints what nccl-tests would print; --json writes the rows.
 #include "collective_command.hpp"
+#include "nccl_options.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/communicator.hpp"
+#include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/nccl_tests_report.hpp"
 
 namespace vgsim::cli {
@@ -24,12 +26,8 @@ struct CollectiveArgs {
   std::uint32_t nodes = 0, gpus_per_node = 0;  // 0 = all
   std::string min_bytes = "8", max_bytes = "128M";
   double factor = 2.0;
-  std::string algo, proto;
-  std::uint32_t channels = 0;
+  sim::NcclKnobs nccl;
   std::uint32_t root = 0;
-  std::string p2p_level = "PXB", gdr_level = "PXB";
-  bool ib_disable = false, p2p_disable = false, shm_disable = false, gdr_disable = false;
-  std::string nccl_version = "2.30";
   std::vector<std::string> sets;
   std::string json_out;
   std::string dtype = "float";
@@ -60,7 +58,7 @@ void run(const CollectiveArgs& a) {
   const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
 
   sim::CommOptions opt;
-  opt.nccl = option_value("--nccl-version", a.nccl_version, [](const std::string& v) { return coll::NcclTuning::defaults(v); });
+  opt.nccl = a.nccl.tuning();
   std::optional<calibrate::CalibrationProfile> profile;
   if (!a.calibration.empty()) {
     profile = calibrate::read_calibration_profile(a.calibration);
@@ -80,15 +78,7 @@ void run(const CollectiveArgs& a) {
     }
     option_value("--set", key, [&](const std::string& k) { opt.nccl.set(k, v); return 0; });
   }
-  if (!a.algo.empty()) opt.algo = option_value("--algo", a.algo, coll::parse_algo);
-  if (!a.proto.empty()) opt.proto = option_value("--proto", a.proto, coll::parse_proto);
-  if (a.channels) opt.channels = a.channels;
-  opt.path.p2p_level = option_value("--p2p-level", a.p2p_level, topo::parse_path_type);
-  opt.path.gdr_level = option_value("--gdr-level", a.gdr_level, topo::parse_path_type);
-  opt.path.ib_disable = a.ib_disable;
-  opt.path.p2p_disable = a.p2p_disable;
-  opt.path.shm_disable = a.shm_disable;
-  opt.path.gdr_disable = a.gdr_disable;
+  a.nccl.apply(opt);
   const coll::Op op = option_value("--op", a.op, coll::parse_op);
 
   const Bytes min_b = option_value("-b", a.min_bytes, parse_bytes);
@@ -124,8 +114,8 @@ void run(const CollectiveArgs& a) {
     row.time = r.time;
     if (profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
       row.time = Time{static_cast<std::int64_t>(std::llround(
-          double(r.time.ps) * profile->time_factor(coll::to_string(op), a.algo.empty() ? "default" : a.algo,
-                                                   a.proto.empty() ? "default" : a.proto, nodes, gpn, size)))};
+          double(r.time.ps) * profile->time_factor(coll::to_string(op), a.nccl.algo.empty() ? "default" : a.nccl.algo,
+                                                   a.nccl.proto.empty() ? "default" : a.nccl.proto, nodes, gpn, size)))};
     row.algbw_GBps = coll::algbw_GBps(size, row.time.us());
     row.busbw_GBps = row.algbw_GBps * coll::busbw_factor(op, comm.ranks());
     row.algo = coll::to_string(r.plan.algo);
@@ -154,16 +144,7 @@ void add_collective_command(CLI::App& app) {
   c->add_option("-f,--stepfactor", args->factor, "multiplicative size step (nccl-tests -f)")->capture_default_str();
   c->add_option("-d,--type", args->dtype, "data type")->capture_default_str();
   c->add_option("-r,--root", args->root, "root rank for broadcast/reduce")->capture_default_str();
-  c->add_option("--algo", args->algo, "force the algorithm like NCCL_ALGO: ring or tree");
-  c->add_option("--proto", args->proto, "force the protocol like NCCL_PROTO: ll, ll128 or simple");
-  c->add_option("--channels", args->channels, "force the channel count");
-  c->add_option("--p2p-level", args->p2p_level, "NCCL_P2P_LEVEL: NVL, PIX, PXB, PHB, SYS")->capture_default_str();
-  c->add_option("--gdr-level", args->gdr_level, "NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS")->capture_default_str();
-  c->add_flag("--ib-disable", args->ib_disable, "NCCL_IB_DISABLE=1: TCP sockets between nodes");
-  c->add_flag("--p2p-disable", args->p2p_disable, "NCCL_P2P_DISABLE=1");
-  c->add_flag("--shm-disable", args->shm_disable, "NCCL_SHM_DISABLE=1");
-  c->add_flag("--gdr-disable", args->gdr_disable, "no GPUDirect RDMA (e.g. no nvidia-peermem / ATS off)");
-  c->add_option("--nccl-version", args->nccl_version, "NCCL tuning tables to use")->capture_default_str();
+  add_nccl_options(c, args->nccl);
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");

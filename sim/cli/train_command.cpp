@@ -2,6 +2,7 @@
 // resolves the job (scenario < command line), simulates it and its 1-GPU baseline, prints the summary, and writes
 // --json / --trace atomically. Bad input is an InputError (exit 2).
 #include "train_command.hpp"
+#include "nccl_options.hpp"
 
 #include <iostream>
 #include <memory>
@@ -23,9 +24,11 @@ struct TrainArgs {
   std::vector<std::string> sets;
   int iterations = 0;
   std::string json_out, trace_out;
-  std::string algo, proto, p2p_level, gdr_level, nccl_version;
-  std::uint32_t channels = 0;
-  bool ib_disable = false, p2p_disable = false, shm_disable = false, gdr_disable = false;
+  sim::NcclKnobs nccl = [] {  // only what the command line sets overrides a scenario's knobs
+    sim::NcclKnobs k;
+    k.version.clear();
+    return k;
+  }();
   bool overlap_collectives = false, no_replay = false, list = false;
 };
 
@@ -47,16 +50,7 @@ void run(const TrainArgs& a) {
     for (const auto& kv : a.sets) spec.sets.push_back(kv);
     spec.sets_origin = a.scenario.empty() ? "--set" : spec.sets_origin + " / --set";
   }
-  if (!a.algo.empty()) spec.algo = a.algo;
-  if (!a.proto.empty()) spec.proto = a.proto;
-  if (a.channels) spec.channels = a.channels;
-  if (!a.p2p_level.empty()) spec.p2p_level = a.p2p_level;
-  if (!a.gdr_level.empty()) spec.gdr_level = a.gdr_level;
-  if (a.ib_disable) spec.ib_disable = true;
-  if (a.p2p_disable) spec.p2p_disable = true;
-  if (a.shm_disable) spec.shm_disable = true;
-  if (a.gdr_disable) spec.gdr_disable = true;
-  if (!a.nccl_version.empty()) spec.nccl_version = a.nccl_version;
+  spec.nccl.merge(a.nccl);
   if (a.overlap_collectives) spec.serialize_collectives = false;
   if (a.no_replay) spec.reuse_collective_times = false;
 
@@ -89,16 +83,7 @@ void add_train_command(CLI::App& app) {
   c->add_option("--iterations", a->iterations, "iterations to simulate (default 3; the last is reported)");
   c->add_option("--json", a->json_out, "write the full report as JSON");
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
-  c->add_option("--algo", a->algo, "force the algorithm like NCCL_ALGO: ring or tree");
-  c->add_option("--proto", a->proto, "force the protocol like NCCL_PROTO: ll, ll128 or simple");
-  c->add_option("--channels", a->channels, "force the channel count");
-  c->add_option("--p2p-level", a->p2p_level, "NCCL_P2P_LEVEL: NVL, PIX, PXB, PHB, SYS (default PXB)");
-  c->add_option("--gdr-level", a->gdr_level, "NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS (default PXB)");
-  c->add_flag("--ib-disable", a->ib_disable, "NCCL_IB_DISABLE=1: TCP sockets between nodes");
-  c->add_flag("--p2p-disable", a->p2p_disable, "NCCL_P2P_DISABLE=1");
-  c->add_flag("--shm-disable", a->shm_disable, "NCCL_SHM_DISABLE=1");
-  c->add_flag("--gdr-disable", a->gdr_disable, "no GPUDirect RDMA (e.g. no nvidia-peermem / ATS off)");
-  c->add_option("--nccl-version", a->nccl_version, "NCCL tuning tables to use (default 2.30)");
+  add_nccl_options(c, a->nccl);
   c->add_flag("--overlap-collectives", a->overlap_collectives,
               "start every group's collective when it is ready (they contend for links) instead of one NCCL stream");
   c->add_flag("--no-replay", a->no_replay, "simulate every collective on the engine (no reuse of identical ones)");

@@ -242,16 +242,16 @@ training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
   if (auto v = num("nodes", 1, 100000)) spec.nodes = static_cast<std::uint32_t>(*v);
   if (auto v = num("gpus_per_node", 1, 1024)) spec.gpus_per_node = static_cast<std::uint32_t>(*v);
   if (auto v = num("iterations", 1, 1000)) spec.iterations = static_cast<int>(*v);
-  if (auto v = num("channels", 1, 64)) spec.channels = static_cast<std::uint32_t>(*v);
-  if (auto v = str("algo")) spec.algo = *v;
-  if (auto v = str("proto")) spec.proto = *v;
-  if (auto v = str("p2p_level")) spec.p2p_level = *v;
-  if (auto v = str("gdr_level")) spec.gdr_level = *v;
-  if (auto v = str("nccl_version")) spec.nccl_version = *v;
-  if (auto v = flag("ib_disable")) spec.ib_disable = *v;
-  if (auto v = flag("p2p_disable")) spec.p2p_disable = *v;
-  if (auto v = flag("shm_disable")) spec.shm_disable = *v;
-  if (auto v = flag("gdr_disable")) spec.gdr_disable = *v;
+  if (auto v = num("channels", 1, 64)) spec.nccl.channels = static_cast<std::uint32_t>(*v);
+  if (auto v = str("algo")) spec.nccl.algo = *v;
+  if (auto v = str("proto")) spec.nccl.proto = *v;
+  if (auto v = str("p2p_level")) spec.nccl.p2p_level = *v;
+  if (auto v = str("gdr_level")) spec.nccl.gdr_level = *v;
+  if (auto v = str("nccl_version")) spec.nccl.version = *v;
+  if (auto v = flag("ib_disable")) spec.nccl.ib_disable = *v;
+  if (auto v = flag("p2p_disable")) spec.nccl.p2p_disable = *v;
+  if (auto v = flag("shm_disable")) spec.nccl.shm_disable = *v;
+  if (auto v = flag("gdr_disable")) spec.nccl.gdr_disable = *v;
   if (auto v = flag("overlap_collectives")) spec.serialize_collectives = !*v;
   bool any_set = false;
   for (const auto& [k, v] : P) {

@@ -26,15 +26,6 @@ void flatten(const Json& j, const std::string& prefix, std::map<std::string, std
   }
 }
 
-template <typename F>
-auto knob(const std::string& option, const std::string& value, F parse) {
-  try {
-    return parse(value);
-  } catch (const UnitError& e) {
-    throw InputError("", option, "bad value", "'" + value + "'", e.what());
-  }
-}
-
 double number_value(const std::string& origin, const std::string& key, const std::string& val) {
   try {
     std::size_t used = 0;
@@ -280,11 +271,11 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
     job.measured_throughput = compute_sets["compute.measured_throughput"];
     job.compute = models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
   }
-  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model);
+  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model, job.settings.precision, job.gpu);
   auto csrc = [&](const std::string& key, bool from_model) {
     if (compute_sets.count(key)) return spec.sets_origin;
     if (from_model) return "model file " + job.model.file;
-    return std::string("default (compute_model.hpp: fitted to DLE RN50 AMP A100, training-cases.csv dle-rn50-pyt-amp-1)");
+    return std::string("per-math-path default (compute_model.hpp: default_eff_compute, sources in workloads/models/README.md)");
   };
   P.push_back({"compute.eff_compute", rp.eff_compute, csrc("compute.eff_compute", job.model.eff_compute.has_value())});
   P.push_back({"compute.eff_memory", rp.eff_memory, csrc("compute.eff_memory", job.model.eff_memory.has_value())});
@@ -298,7 +289,8 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
                job.measured_throughput ? "derived: calibrate_to_throughput(measured_throughput)" : "default: 1 (uncalibrated roofline)"});
 
   // NCCL options.
-  job.comm.nccl = knob("--nccl-version", spec.nccl_version, [](const std::string& v) { return coll::NcclTuning::defaults(v); });
+  const NcclKnobs& kn = spec.nccl;
+  job.comm.nccl = kn.tuning();
   for (const auto& [k, v] : nccl_sets) {
     try {
       job.comm.nccl.set(k, v);
@@ -306,26 +298,18 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
       throw InputError(spec.sets_origin, k, "bad NCCL parameter", std::to_string(v), e.what());
     }
   }
-  if (!spec.algo.empty()) job.comm.algo = knob("--algo", spec.algo, coll::parse_algo);
-  if (!spec.proto.empty()) job.comm.proto = knob("--proto", spec.proto, coll::parse_proto);
-  if (spec.channels) job.comm.channels = spec.channels;
-  if (!spec.p2p_level.empty()) job.comm.path.p2p_level = knob("--p2p-level", spec.p2p_level, topo::parse_path_type);
-  if (!spec.gdr_level.empty()) job.comm.path.gdr_level = knob("--gdr-level", spec.gdr_level, topo::parse_path_type);
-  if (spec.ib_disable) job.comm.path.ib_disable = *spec.ib_disable;
-  if (spec.p2p_disable) job.comm.path.p2p_disable = *spec.p2p_disable;
-  if (spec.shm_disable) job.comm.path.shm_disable = *spec.shm_disable;
-  if (spec.gdr_disable) job.comm.path.gdr_disable = *spec.gdr_disable;
+  kn.apply(job.comm);
   auto nsrc = [&](bool given) { return given ? spec.nccl_origin : std::string("NCCL default"); };
   P.push_back({"nccl.version", job.comm.nccl.version, "tuning tables (--nccl-version)"});
-  P.push_back({"nccl.algo", spec.algo.empty() ? "auto" : spec.algo, nsrc(!spec.algo.empty())});
-  P.push_back({"nccl.proto", spec.proto.empty() ? "auto" : spec.proto, nsrc(!spec.proto.empty())});
-  P.push_back({"nccl.channels", spec.channels ? Json(spec.channels) : Json("auto"), nsrc(spec.channels != 0)});
-  P.push_back({"nccl.p2p_level", topo::to_string(job.comm.path.p2p_level), nsrc(!spec.p2p_level.empty())});
-  P.push_back({"nccl.gdr_level", topo::to_string(job.comm.path.gdr_level), nsrc(!spec.gdr_level.empty())});
-  P.push_back({"nccl.ib_disable", job.comm.path.ib_disable, nsrc(spec.ib_disable.has_value())});
-  P.push_back({"nccl.p2p_disable", job.comm.path.p2p_disable, nsrc(spec.p2p_disable.has_value())});
-  P.push_back({"nccl.shm_disable", job.comm.path.shm_disable, nsrc(spec.shm_disable.has_value())});
-  P.push_back({"nccl.gdr_disable", job.comm.path.gdr_disable, nsrc(spec.gdr_disable.has_value())});
+  P.push_back({"nccl.algo", kn.algo.empty() ? "auto" : kn.algo, nsrc(!kn.algo.empty())});
+  P.push_back({"nccl.proto", kn.proto.empty() ? "auto" : kn.proto, nsrc(!kn.proto.empty())});
+  P.push_back({"nccl.channels", kn.channels ? Json(kn.channels) : Json("auto"), nsrc(kn.channels != 0)});
+  P.push_back({"nccl.p2p_level", topo::to_string(job.comm.path.p2p_level), nsrc(!kn.p2p_level.empty())});
+  P.push_back({"nccl.gdr_level", topo::to_string(job.comm.path.gdr_level), nsrc(!kn.gdr_level.empty())});
+  P.push_back({"nccl.ib_disable", job.comm.path.ib_disable, nsrc(kn.ib_disable.has_value())});
+  P.push_back({"nccl.p2p_disable", job.comm.path.p2p_disable, nsrc(kn.p2p_disable.has_value())});
+  P.push_back({"nccl.shm_disable", job.comm.path.shm_disable, nsrc(kn.shm_disable.has_value())});
+  P.push_back({"nccl.gdr_disable", job.comm.path.gdr_disable, nsrc(kn.gdr_disable.has_value())});
   for (const auto& prm : job.comm.nccl.list())
     P.push_back({prm.name, prm.value, nccl_sets.count(prm.name) ? spec.sets_origin : prm.source});
   for (const auto& [kind, scale] : job.comm.capacity_scale)

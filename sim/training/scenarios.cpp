@@ -34,17 +34,17 @@ Scenario parse_scenario(JsonReader& r) {
   j.sets = r.has("set") ? r.strings("set") : std::vector<std::string>{};
   j.sets_origin = label;
   if (auto n = r.opt_object("nccl")) {
-    j.algo = n->opt_one_of("algo", {"ring", "tree"}).value_or("");
-    j.proto = n->opt_one_of("proto", {"ll", "ll128", "simple"}).value_or("");
-    j.channels = static_cast<std::uint32_t>(n->opt_integer("channels", 1, 64).value_or(0));
+    j.nccl.algo = n->opt_one_of("algo", {"ring", "tree"}).value_or("");
+    j.nccl.proto = n->opt_one_of("proto", {"ll", "ll128", "simple"}).value_or("");
+    j.nccl.channels = static_cast<std::uint32_t>(n->opt_integer("channels", 1, 64).value_or(0));
     const std::vector<std::string> levels = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
-    j.p2p_level = n->opt_one_of("p2p_level", levels).value_or("");
-    j.gdr_level = n->opt_one_of("gdr_level", levels).value_or("");
-    j.ib_disable = n->opt_boolean("ib_disable");
-    j.p2p_disable = n->opt_boolean("p2p_disable");
-    j.shm_disable = n->opt_boolean("shm_disable");
-    j.gdr_disable = n->opt_boolean("gdr_disable");
-    j.nccl_version = n->opt_string("version").value_or(j.nccl_version);
+    j.nccl.p2p_level = n->opt_one_of("p2p_level", levels).value_or("");
+    j.nccl.gdr_level = n->opt_one_of("gdr_level", levels).value_or("");
+    j.nccl.ib_disable = n->opt_boolean("ib_disable");
+    j.nccl.p2p_disable = n->opt_boolean("p2p_disable");
+    j.nccl.shm_disable = n->opt_boolean("shm_disable");
+    j.nccl.gdr_disable = n->opt_boolean("gdr_disable");
+    j.nccl.version = n->opt_string("version").value_or(j.nccl.version);
     j.nccl_origin = label;
     n->finish();
   }

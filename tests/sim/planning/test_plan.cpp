@@ -101,9 +101,9 @@ TEST_CASE("a point becomes a JobSpec: job fields direct, settings as --set pairs
   CHECK(spec.cluster == "r750xa-2x-100gbe");
   CHECK(spec.nodes == 2);
   CHECK(spec.gpus_per_node == 1);
-  REQUIRE(spec.gdr_disable.has_value());
-  CHECK(*spec.gdr_disable);
-  CHECK(spec.gdr_level == "SYS");
+  REQUIRE(spec.nccl.gdr_disable.has_value());
+  CHECK(*spec.nccl.gdr_disable);
+  CHECK(spec.nccl.gdr_level == "SYS");
   // batch_per_gpu, framework, precision -> three --set pairs (var.* and job fields are not passed on).
   CHECK(spec.sets.size() == 3);
   CHECK(std::find(spec.sets.begin(), spec.sets.end(), "batch_per_gpu=256") != spec.sets.end());

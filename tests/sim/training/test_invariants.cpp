@@ -72,7 +72,7 @@ TEST_CASE("bigger buckets cut latency-bound cost", "[training]") {
   tiny.push_back("ddp.first_bucket_mb=0.01");
   auto s_tiny = test::spec("r750xa-4x-25gbe", "mobilenet_v2", 4, 4, tiny);
   auto s_dflt = test::spec("r750xa-4x-25gbe", "mobilenet_v2", 4, 4, dflt);
-  s_tiny.ib_disable = s_dflt.ib_disable = true;
+  s_tiny.nccl.ib_disable = s_dflt.nccl.ib_disable = true;
   const auto a = test::study(s_tiny), b = test::study(s_dflt);
   INFO("tiny: " << a.result.iterations.back().collectives.size() << " buckets, busy " << a.result.communication_busy.us()
                 << " us; default: " << b.result.iterations.back().collectives.size() << " buckets, busy "

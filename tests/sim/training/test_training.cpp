@@ -70,7 +70,7 @@ double predict(const Case& c, const std::map<std::string, double>& measured) {
     std::snprintf(buf, sizeof buf, "compute.measured_throughput=%.6f", v);
     s.sets.push_back(buf);
   }
-  if (c.ib_disable) s.ib_disable = true;
+  if (c.ib_disable) s.nccl.ib_disable = true;
   const auto st = test::study(s);
   return st.result.work_per_s / c.per_unit;
 }

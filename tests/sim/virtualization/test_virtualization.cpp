@@ -79,8 +79,8 @@ TEST_CASE("GPUDirect RDMA on is never slower than off; bare metal never slower t
       s.workload = model;
       s.nodes = nodes;
       s.gpus_per_node = gpn;
-      s.gdr_level = "PHB";
-      s.gdr_disable = gdr_off;
+      s.nccl.gdr_level = "PHB";
+      s.nccl.gdr_disable = gdr_off;
       s.sets = {"batch_per_gpu=64"};
       return training::simulate_training(training::resolve_job(s, catalog())).samples_per_s;
     };
@@ -224,7 +224,7 @@ TEST_CASE("MIG instances asked for P2P route through host memory or the network,
   training::JobSpec s;
   s.cluster = "r750xa-vm-mig-2x3g";
   s.workload = "resnet50";
-  s.p2p_level = "SYS";
+  s.nccl.p2p_level = "SYS";
   s.iterations = 1;
   const auto r = training::simulate_training(training::resolve_job(s, catalog()));
   CHECK(r.ranks == 2);

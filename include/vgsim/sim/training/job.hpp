@@ -13,6 +13,7 @@
 
 #include "vgsim/kernel/json_input.hpp"
 #include "vgsim/sim/communicator.hpp"
+#include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 #include "vgsim/topologies/cluster.hpp"
 #include "vgsim/workloads/models/compute_model.hpp"
@@ -41,13 +42,8 @@ struct JobSpec {
   std::vector<std::string> sets;        // key=value: training settings, compute.*, nccl.*, vgpu.* (last one wins)
   std::string sets_origin = "--set";
   int iterations = kDefaultIterations;
-  // NCCL knobs (same names as `vgsim collective`); empty = NCCL's default.
-  std::string algo, proto;
-  std::uint32_t channels = 0;
-  std::string p2p_level, gdr_level;
-  std::optional<bool> ib_disable, p2p_disable, shm_disable, gdr_disable;
+  NcclKnobs nccl;                           // same knobs as `vgsim collective`; empty = NCCL's default
   std::string nccl_origin = "command line";  // label for the knobs above
-  std::string nccl_version = "2.30";
   // Collectives run one after the other on one NCCL stream (true, NCCL's behaviour for one communicator) or start
   // as soon as their group is ready and contend for links in the engine (false).
   bool serialize_collectives = true;
