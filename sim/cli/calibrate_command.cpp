@@ -149,9 +149,16 @@ void run_fit(const FitArgs& a) {
   prov.note = a.note;
   const CalibrationProfile p = fit_calibration(recs, target.get(), prov);
   print_quality(p);
-  if (!p.cluster.empty())
-    std::printf("fitted: extra latency %.3f us, hop latency x%.3f, bandwidth efficiency %.3f\n",
-                p.fitted.extra_latency_us, p.fitted.hop_latency_scale, p.fitted.bandwidth_efficiency);
+  if (!p.cluster.empty()) {
+    const FittedScalars& f = p.fitted;
+    std::string kinds;
+    for (const auto& k : f.bottleneck_kinds) kinds += (kinds.empty() ? "" : ", ") + k;
+    std::printf("fitted: hop latency x%.3f, bandwidth efficiency %.3f on %s\n", f.hop_latency_scale,
+                f.bandwidth_efficiency, kinds.empty() ? "(no bottleneck found)" : kinds.c_str());
+    for (const auto& [pair, us] : f.base_latency_us) std::printf("  base latency %-12s %8.2f us\n", pair.c_str(), us);
+    for (const auto& [proto, eff] : f.flow_cap_efficiency)
+      std::printf("  %s per-channel ceiling x%.3f\n", proto.c_str(), eff);
+  }
   write_calibration_profile(a.out, p);
   std::printf("wrote %s\n", a.out.c_str());
 }
