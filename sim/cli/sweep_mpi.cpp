@@ -217,11 +217,7 @@ PointExecutor MpiSweep::coordinator(unsigned jobs, bool progress) {
           std::this_thread::sleep_for(kPollSleep);
           continue;
         }
-        if (tag == kBye) {
-          ++byes_;
-          if (!bytes.empty()) could_not_start_.push_back("rank " + std::to_string(from) + ": " + bytes);
-          continue;
-        }
+        if (take_bye(from, tag, bytes)) continue;
         if (tag == kFail) {
           fail(std::make_exception_ptr(std::runtime_error("rank " + std::to_string(from) + ": " + bytes)));
         } else if (tag == kWork && !bytes.empty()) {
@@ -251,6 +247,13 @@ PointExecutor MpiSweep::coordinator(unsigned jobs, bool progress) {
   };
 }
 
+bool MpiSweep::take_bye(int from, int tag, const std::string& bytes) {
+  if (tag != kBye) return false;
+  ++byes_;  // a non-empty goodbye says why that rank could not run points
+  if (!bytes.empty()) could_not_start_.push_back("rank " + std::to_string(from) + ": " + bytes);
+  return true;
+}
+
 void MpiSweep::finish(int status) {
   int from = 0, tag = 0;
   std::string bytes;
@@ -259,12 +262,7 @@ void MpiSweep::finish(int status) {
       std::this_thread::sleep_for(kPollSleep);
       continue;
     }
-    if (tag == kBye) {
-      ++byes_;
-      if (!bytes.empty()) could_not_start_.push_back("rank " + std::to_string(from) + ": " + bytes);
-    } else {
-      send_value<std::uint64_t>(kStop, from, kPoint);
-    }
+    if (!take_bye(from, tag, bytes)) send_value<std::uint64_t>(kStop, from, kPoint);
   }
   if (status == 0)
     for (const auto& w : could_not_start_) std::cerr << "vgsim: warning: " << w << " (its share ran elsewhere)\n";

@@ -42,6 +42,8 @@ class MpiSweep {
   void finalize();  // MPI_Finalize (once; the destructor calls it otherwise)
 
  private:
+  // Rank 0: counts a goodbye message (tag kBye) and keeps its reason; false for any other tag.
+  bool take_bye(int from, int tag, const std::string& bytes);
   int rank_ = 0, world_ = 1;
   int byes_ = 0;  // rank 0: goodbyes received
   bool finalized_ = false;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "vgsim/kernel/json_input.hpp"
+#include "../run_command.hpp"
 
 namespace {
 
@@ -20,14 +21,8 @@ struct Run {
 };
 
 Run run_vgsim(const std::string& args) {
-  const std::string cmd = std::string(VGSIM_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) + " " + args + " 2>&1");
+  return {r.status, r.out};
 }
 
 std::string tmp_path(const std::string& name) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../../run_command.hpp"
 #include "common.hpp"
 
 namespace {
@@ -22,14 +23,8 @@ struct Run {
 
 Run run(const std::string& args, const std::filesystem::path& dir) {
   const std::string err_file = (dir / "stderr.txt").string();
-  const std::string cmd = args + " 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, vgsim::test::read_text(err_file)};
+  const auto r = vgsim::test::run_command(args + " 2>" + err_file);
+  return {r.status, r.out, vgsim::test::read_text(err_file)};
 }
 
 const std::string kVgsim = VGSIM_EXE;
