@@ -77,8 +77,17 @@ void Simulator::activate(FlowId f) {
     r.flows.push_back(f);
     r.peak = std::max<std::uint32_t>(r.peak, static_cast<std::uint32_t>(r.flows.size()));
   }
-  if (fl.hops == 0) {
-    fl.rate = fl.max_rate;
+  // Alone on every resource of its route (the common case of a ring step): its rate is the smallest capacity or its
+  // cap, and nobody else's rate changes, so the component search can be skipped.
+  bool alone = true;
+  double rate = fl.max_rate;
+  for (std::uint32_t i = 0; i < fl.hops; ++i) {
+    const Resource& r = resources_[fl.route[i]];
+    alone = alone && r.flows.size() == 1;
+    rate = std::min(rate, r.capacity);
+  }
+  if (alone) {
+    fl.rate = rate;
     schedule_finish(f);
     return;
   }
@@ -209,7 +218,9 @@ void Simulator::finish(FlowId f) {
       ++r.flow_count;
     }
   }
-  if (fl.hops > 0) recompute(fl.route, fl.hops, kNone);
+  bool shared = false;  // a flow that was alone leaves nobody whose rate could rise
+  for (std::uint32_t i = 0; i < fl.hops && !shared; ++i) shared = !resources_[fl.route[i]].flows.empty();
+  if (shared) recompute(fl.route, fl.hops, kNone);
   FlowObserver* obs = fl.observer;
   const std::uint64_t tag = fl.tag;
   free_flows_.push_back(f);
