@@ -145,6 +145,10 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
                                        static_cast<int>(job.gpus_per_node));
     iter_bytes.assign(sim.resource_count(), 0.0);
     Time stream{0};
+    // Backward progress while NCCL kernels hold SMs (the step engine's rule, compute_clock.hpp): rate 1 - share
+    // during each collective, 1 otherwise; group g is ready once the work up to its last gradient is done, plus the
+    // framework's own wait (Horovod tick, DDP order) from the unslowed plan.
+    training::ComputeClock clock(it.backward_start, cr.backward);
     for (std::size_t g = 0; g < groups.size(); ++g) {
       CollectiveRecord c;
       c.group = static_cast<int>(g);
@@ -152,7 +156,9 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
       c.bytes = groups[g].bytes;
       c.total_bytes = groups[g].total_bytes(static_cast<int>(job.ranks()));
       c.tensors = groups[g].tensors;
-      c.ready = std::max(groups[g].earliest_start, it.backward_start);
+      const Time wait =
+          std::max(Time{0}, std::max(groups[g].earliest_start, it.backward_start) - groups[g].last_ready);
+      c.ready = clock.time_when(groups[g].last_ready - it.backward_start) + wait;
       const coll::Op op = c.kind == models::GroupKind::AllGather ? coll::Op::AllGather : coll::Op::AllReduce;
       const auto key = std::make_pair(static_cast<int>(op), c.total_bytes);
       auto hit = cache.find(key);
@@ -169,8 +175,15 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
       c.start = std::max(c.ready, stream);
       c.finish = c.start + hit->second.second.time;
       stream = c.finish;
+      clock.set_share(c.start, training::nccl_compute_share(job, plan.channels));
+      clock.set_share(c.finish, 0.0);
       for (const auto& [r, b] : hit->second.second.bytes) iter_bytes[r] += b;
       it.collectives.push_back(std::move(c));
+    }
+    if (!groups.empty()) {
+      const Time bwd_end = clock.finished() ? clock.done_at() : clock.time_when(clock.total());
+      it.nccl_slowdown = bwd_end - it.backward_end;
+      it.backward_end = bwd_end;
     }
     it.optimizer_start = groups.empty() ? it.backward_end : std::max(stream, it.backward_end);
     it.end = it.optimizer_start + cr.optimizer;

@@ -38,7 +38,7 @@ double number_value(const std::string& origin, const std::string& key, const std
 }
 
 const std::vector<std::string> kComputeKeys = {"compute.eff_compute", "compute.eff_memory", "compute.saturation",
-                                               "compute.measured_throughput"};
+                                               "compute.measured_throughput", "compute.nccl_sm_per_channel"};
 
 Json settings_value(const models::TrainingSettings& s, const std::string& key) {
   if (key == "batch_per_gpu") return s.batch_per_gpu;
@@ -213,7 +213,7 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
         const std::string dym = did_you_mean(key, kComputeKeys);
         throw InputError(spec.sets_origin, key, "unknown compute parameter", "'" + key + "'",
                          (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") + "one of compute.eff_compute, "
-                         "compute.eff_memory, compute.saturation, compute.measured_throughput");
+                         "compute.eff_memory, compute.saturation, compute.measured_throughput, compute.nccl_sm_per_channel");
       }
       compute_sets[key] = number_value(spec.sets_origin, key, val);
     } else if (key.rfind("vgpu.", 0) == 0) {
@@ -267,6 +267,13 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   if (compute_sets.count("compute.saturation") && !(compute_sets["compute.saturation"] > 0.0))
     throw InputError(spec.sets_origin, "compute.saturation", "non-positive saturation batch",
                      std::to_string(compute_sets["compute.saturation"]), "units > 0");
+  if (compute_sets.count("compute.nccl_sm_per_channel")) {
+    const double v = compute_sets["compute.nccl_sm_per_channel"];
+    if (!(v >= 0.0 && v <= 64.0))
+      throw InputError(spec.sets_origin, "compute.nccl_sm_per_channel", "SMs per NCCL channel out of range",
+                       std::to_string(v), "0 (no slowdown) .. 64 SMs");
+    job.nccl_sm_per_channel = v;
+  }
   if (compute_sets.count("compute.measured_throughput")) {
     job.measured_throughput = compute_sets["compute.measured_throughput"];
     job.compute = models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
@@ -285,6 +292,11 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
                                             : std::string("default [assumption] (compute_model.hpp)")});
   if (job.measured_throughput)
     P.push_back({"compute.measured_throughput", *job.measured_throughput, spec.sets_origin + " (calibrated mode)"});
+  P.push_back({"compute.nccl_sm_per_channel", job.nccl_sm_per_channel,
+               compute_sets.count("compute.nccl_sm_per_channel")
+                   ? spec.sets_origin
+                   : std::string("default: one CTA (one SM) per NCCL channel, enqueue.cc grid = nChannels "
+                                 "(compute_clock.hpp); backward slows by channels x this / gpu.sms while a collective runs")});
   P.push_back({"compute.calibration_scale", rp.calibration_scale,
                job.measured_throughput ? "derived: calibrate_to_throughput(measured_throughput)" : "default: 1 (uncalibrated roofline)"});
 

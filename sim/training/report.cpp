@@ -68,6 +68,7 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
   j["iteration_us"] = us_of(r.iteration_time);
   j["compute_us"] = us_of(r.compute_time);
   j["exposed_communication_us"] = us_of(r.exposed_communication);
+  j["nccl_slowdown_us"] = us_of(r.nccl_slowdown);  // backward slowed by NCCL's SMs (part of the exposed time)
   j["communication_busy_us"] = us_of(r.communication_busy);
   j["overlap_fraction"] = r.overlap_fraction;
   j["micro_steps"] = r.micro_steps;
@@ -121,6 +122,8 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
       << ", backward " << format_time(r.compute.backward) << " per micro-step, optimizer "
       << format_time(r.compute.optimizer) << ")\n";
   out << "    exposed communication " << format_time(r.exposed_communication) << "\n";
+  if (r.nccl_slowdown.ps > 0)
+    out << "      of which NCCL SMs " << format_time(r.nccl_slowdown) << " (backward slowed while collectives ran)\n";
   out << "    communication busy   " << " " << format_time(r.communication_busy);
   if (r.communication_busy.ps > 0) out << " (overlap " << fmt("%.1f", 100.0 * r.overlap_fraction) << " % hidden)";
   out << "\n";

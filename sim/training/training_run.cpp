@@ -17,9 +17,12 @@ namespace vgsim::sim::training {
 
 namespace {
 
-enum Tag : std::uint64_t { kGroupReady = 0, kReplayDone = 1, kIterationStart = 2 };
+enum Tag : std::uint64_t { kGroupReady = 0, kReplayDone = 1, kIterationStart = 2, kWorkReached = 3 };
 
-std::uint64_t tag(Tag kind, std::uint64_t index) { return (static_cast<std::uint64_t>(kind) << 32) | index; }
+// kind (8 bits) | generation (24 bits, kWorkReached only: stale events of an earlier compute rate are ignored) | index.
+std::uint64_t tag(Tag kind, std::uint64_t index, std::uint64_t gen = 0) {
+  return (static_cast<std::uint64_t>(kind) << 56) | ((gen & 0xffffffu) << 32) | index;
+}
 
 struct Cached {
   Time duration{0};
@@ -57,9 +60,16 @@ class JobRunner : public EventHandler {
   }
 
   void on_event(Simulator&, std::uint64_t t) override {
-    const auto kind = static_cast<Tag>(t >> 32);
+    const auto kind = static_cast<Tag>(t >> 56);
     const auto index = static_cast<int>(t & 0xffffffffu);
     switch (kind) {
+      case kWorkReached:
+        // The backward work up to the group's last gradient is done (at the current compute rate); the framework
+        // issues it after its own wait (Horovod cycle tick, DDP bucket order).
+        if (((t >> 32) & 0xffffffu) != (gen_ & 0xffffffu) || work_fired_[index]) break;
+        work_fired_[index] = true;
+        sim_.schedule(sim_.now() + group_wait_[index], this, tag(kGroupReady, static_cast<std::uint64_t>(index)));
+        break;
       case kGroupReady:
         ready_[index] = true;
         if (job_.serialize_collectives)
@@ -99,6 +109,15 @@ class JobRunner : public EventHandler {
     next_issue_ = 0;
     done_ = 0;
     busy_ = false;
+    running_share_ = 0.0;
+    clock_ = ComputeClock(it.backward_start, cr.backward);
+    work_fired_.assign(groups_.size(), false);
+    group_work_.clear();
+    group_wait_.clear();
+    for (const auto& grp : groups_) {
+      group_work_.push_back(grp.last_ready - it.backward_start);
+      group_wait_.push_back(std::max(Time{0}, std::max(grp.earliest_start, it.backward_start) - grp.last_ready));
+    }
     auto& recs = out_.iterations.back().collectives;
     for (std::size_t g = 0; g < groups_.size(); ++g) {
       CollectiveRecord c;
@@ -109,8 +128,8 @@ class JobRunner : public EventHandler {
       c.tensors = groups_[g].tensors;
       c.ready = std::max(groups_[g].earliest_start, it.backward_start);
       recs.push_back(c);
-      if (!sliced_) sim_.schedule(c.ready, this, tag(kGroupReady, g));  // time-sliced: when its tensors are done
     }
+    if (!sliced_) schedule_work_events();  // time-sliced: a group is ready when its tensors are done on every rank
     if (sliced_) {
       start_dynamic_compute();
       return;
@@ -126,9 +145,8 @@ class JobRunner : public EventHandler {
     ranks_backward_done_ = 0;
     ranks_optimizer_done_ = 0;
     group_fired_.assign(groups_.size(), false);
-    // Extra framework wait of each group beyond its last tensor (Horovod cycle tick, DDP order), kept from the plan.
-    group_wait_.clear();
-    for (const auto& grp : groups_) group_wait_.push_back(grp.earliest_start - grp.last_ready);
+    // Extra framework wait of each group beyond its last tensor (Horovod cycle tick, DDP order), kept from the plan
+    // (group_wait_, set in begin_iteration).
     for (std::uint32_t r = 0; r < job_.ranks(); ++r) run_micro_step(r, 0);
     if (groups_.empty() && layers == 0) all_backward_done();
   }
@@ -211,6 +229,25 @@ class JobRunner : public EventHandler {
     return it->second;
   }
 
+  // Schedules "work reached" for every group not yet reached, at the current compute rate (a new generation makes
+  // the earlier ones stale).
+  void schedule_work_events() {
+    ++gen_;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      if (work_fired_[g]) continue;
+      const Time at = std::max(sim_.now(), clock_.time_when(group_work_[g]));
+      sim_.schedule(at, this, tag(kWorkReached, g, gen_));
+    }
+  }
+
+  // NCCL kernels of running collectives take SMs from the backward pass (compute_clock.hpp).
+  void change_share(double delta) {
+    if (sliced_ || delta == 0.0) return;
+    running_share_ = std::max(0.0, running_share_ + delta);
+    clock_.set_share(sim_.now(), running_share_);
+    schedule_work_events();
+  }
+
   void issue(int g) {
     busy_ = true;
     CollectiveRecord& c = out_.iterations.back().collectives[g];
@@ -219,6 +256,7 @@ class JobRunner : public EventHandler {
     c.algo = coll::to_string(plan.algo);
     c.proto = coll::to_string(plan.proto);
     c.channels = plan.channels;
+    change_share(nccl_compute_share(job_, plan.channels));
     const auto key = std::make_pair(static_cast<int>(c.kind), c.total_bytes);
     // Replaying needs an otherwise idle network: not in a multi-job run, where other jobs' flows contend.
     const bool fast = job_.serialize_collectives && job_.reuse_collective_times && !shared_;
@@ -248,6 +286,7 @@ class JobRunner : public EventHandler {
 
   void collective_done(int g) {
     out_.iterations.back().collectives[g].finish = sim_.now();
+    change_share(-nccl_compute_share(job_, out_.iterations.back().collectives[g].channels));
     busy_ = false;
     ++done_;
     if (done_ == groups_.size()) {
@@ -255,7 +294,13 @@ class JobRunner : public EventHandler {
         if (dynamic_backward_done_) start_dynamic_optimizer();
         return;
       }
-      end_iteration(std::max(sim_.now(), out_.iterations.back().backward_end));
+      // Backward ran slower while collectives held SMs: its end is where the compute clock reaches the total.
+      IterationRecord& it = out_.iterations.back();
+      clock_.set_share(sim_.now(), 0.0);
+      const Time bwd_end = clock_.finished() ? clock_.done_at() : clock_.time_when(clock_.total());
+      it.nccl_slowdown = bwd_end - it.backward_end;
+      it.backward_end = bwd_end;
+      end_iteration(std::max(sim_.now(), it.backward_end));
     } else if (job_.serialize_collectives) {
       try_issue();
     }
@@ -290,7 +335,11 @@ class JobRunner : public EventHandler {
   bool shared_ = false;  // other jobs run on the same engine
   bool sliced_ = false;  // a rank is on a time-sliced vGPU: compute goes through the scheduler
   std::vector<std::uint32_t> layer_done_ranks_;
-  std::vector<Time> tensor_done_, group_wait_;
+  std::vector<Time> tensor_done_, group_wait_, group_work_;
+  ComputeClock clock_;              // backward progress under NCCL's SM share (not time-sliced runs)
+  double running_share_ = 0.0;      // SM share of the collectives running now
+  std::uint64_t gen_ = 0;           // generation of the pending kWorkReached events
+  std::vector<bool> work_fired_;
   std::vector<bool> group_fired_;
   std::uint32_t ranks_backward_done_ = 0, ranks_optimizer_done_ = 0;
   bool dynamic_backward_done_ = false;
@@ -307,6 +356,11 @@ class JobRunner : public EventHandler {
 
 }  // namespace
 
+double nccl_compute_share(const TrainingJob& job, std::uint32_t channels) {
+  const double sms = static_cast<double>(job.gpu.sm_count) * job.gpu.sm_fraction;  // a MIG slice has its own SMs
+  return nccl_sm_share(channels, sms, job.nccl_sm_per_channel);
+}
+
 void summarize_steady_state(const TrainingJob& job, const std::vector<double>& last_bytes, const Simulator& sim,
                             TrainingResult& out) {
   const IterationRecord& last = out.iterations.back();
@@ -314,6 +368,7 @@ void summarize_steady_state(const TrainingJob& job, const std::vector<double>& l
   out.iteration_time = last.duration();
   out.compute_time = (cr.forward + cr.backward) * out.micro_steps + cr.optimizer;
   out.exposed_communication = out.iteration_time - out.compute_time;
+  out.nccl_slowdown = last.nccl_slowdown;
   for (const auto& c : last.collectives) out.communication_busy += c.duration();
   if (out.communication_busy.ps > 0)
     out.overlap_fraction = std::clamp(1.0 - static_cast<double>(out.exposed_communication.ps) /

@@ -14,6 +14,7 @@
 #include "vgsim/kernel/json_input.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
+#include "vgsim/sim/training/compute_clock.hpp"
 #include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 #include "vgsim/topologies/cluster.hpp"
 #include "vgsim/workloads/models/compute_model.hpp"
@@ -72,6 +73,8 @@ struct TrainingJob {
   // Virtualization: compute speed of the ranks' VM relative to bare metal (VirtOverheads::compute_efficiency; 1 on
   // bare metal) and the vGPU time-slicing scheduler (vgpu.scheduler, vgpu.time_slice, vgpu.switch_cost).
   double compute_efficiency = 1.0;
+  // SMs one NCCL channel takes from compute while a collective runs (compute_clock.hpp; compute.nccl_sm_per_channel).
+  double nccl_sm_per_channel = kDefaultNcclSmPerChannel;
   virt::VgpuSchedulerOptions vgpu;
   int iterations = kDefaultIterations;
   bool serialize_collectives = true;

@@ -9,7 +9,9 @@
 // Compute times are divided by the VM's compute efficiency (job.compute_efficiency). Ranks on time-sliced vGPUs run
 // their compute (forward, per-layer backward, optimizer) through the vGPU scheduler; communication does not need the
 // GPU slice [assumption: NCCL kernels are not descheduled with the VM's compute context].
-// Not modelled: NCCL kernels slowing compute (SM sharing), input pipeline, host-side framework overheads.
+// NCCL kernels hold channels x compute.nccl_sm_per_channel SMs while a collective runs, so the backward pass overlapped
+// with it progresses at 1 - share (compute_clock.hpp; not on time-sliced vGPUs).
+// Not modelled: HBM bandwidth taken by NCCL reductions, input pipeline, host-side framework overheads.
 #pragma once
 
 #include <string>
@@ -40,6 +42,8 @@ struct IterationRecord {
   Time backward_end{0};
   Time optimizer_start{0};
   Time end{0};                           // optimizer step done
+  // Backward time lost to NCCL kernels holding SMs (backward_end - unslowed backward end; compute_clock.hpp).
+  Time nccl_slowdown{0};
   std::vector<CollectiveRecord> collectives;
   Time duration() const { return end - start; }
 };
@@ -60,7 +64,8 @@ struct TrainingResult {
   // Steady state = the last iteration.
   Time iteration_time{0};
   Time compute_time{0};                  // micro_steps x (forward + backward) + optimizer
-  Time exposed_communication{0};         // iteration_time - compute_time
+  Time exposed_communication{0};         // iteration_time - compute_time (includes nccl_slowdown)
+  Time nccl_slowdown{0};                 // backward slowed by NCCL's SMs during overlap (part of the exposed time)
   Time communication_busy{0};            // sum of the collectives' durations (time the NCCL stream was busy)
   double overlap_fraction = 0.0;         // 1 - exposed / busy (share of the communication hidden by compute)
   double samples_per_s = 0.0;            // all ranks
@@ -68,6 +73,11 @@ struct TrainingResult {
   std::vector<ResourceUse> resources;    // every resource that carried bytes, by utilisation (desc), then name
   std::uint64_t events = 0, flows = 0;   // engine work (all iterations)
 };
+
+// Share of the rank's SMs a collective of `channels` channels takes from compute while it runs:
+// channels x job.nccl_sm_per_channel / (gpu SMs x MIG sm_fraction), capped (compute_clock.hpp). Shared by the step
+// engine and the analytical fidelity.
+double nccl_compute_share(const TrainingJob& job, std::uint32_t channels);
 
 // Runs job.iterations iterations and fills the steady-state figures. Deterministic.
 TrainingResult simulate_training(const TrainingJob& job);
