@@ -2,6 +2,8 @@
 #include "vgsim/sim/virtualization/multi_job.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -9,6 +11,8 @@
 #include "vgsim/sim/training/report.hpp"
 
 namespace vgsim::sim::virt {
+
+namespace fs = std::filesystem;
 
 MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
   JsonReader r(j, file);
@@ -31,8 +35,32 @@ MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
     if (!seen.insert(name).second) jr.fail("name", "duplicate job name", "unique names");
     js.cluster = s.cluster;
     js.workload = jr.string("workload");
-    js.endpoints = jr.strings("endpoints");
-    if (js.endpoints.empty()) jr.fail("endpoints", "no endpoints", "at least one endpoint name");
+    JobPlacement place;
+    place.path = jr.path();
+    const int given = int(jr.has("endpoints")) + int(jr.has("nodes")) + int(jr.has("mpijob"));
+    if (given != 1)
+      jr.fail("endpoints", given == 0 ? "no placement" : "more than one placement",
+              "exactly one of \"endpoints\", \"nodes\" (with \"ranks_per_node\") or \"mpijob\"");
+    if (jr.has("endpoints")) {
+      js.endpoints = jr.strings("endpoints");
+      if (js.endpoints.empty()) jr.fail("endpoints", "no endpoints", "at least one endpoint name");
+    } else if (jr.has("nodes")) {
+      NodeRanks nr;
+      nr.nodes = jr.strings("nodes");
+      if (nr.nodes.empty()) jr.fail("nodes", "no nodes", "at least one VM or host name");
+      nr.ranks_per_node = static_cast<std::uint32_t>(jr.opt_integer("ranks_per_node", 1, 1024).value_or(1));
+      place.nodes = nr;
+    } else {
+      jr.allow("mpijob");
+      const Json& m = jr.json()["mpijob"];
+      if (m.is_string()) {
+        const fs::path mp = fs::path(file).parent_path() / m.get<std::string>();
+        place.mpijob = load_mpijob(mp.string());
+      } else {
+        place.mpijob = parse_mpijob(m, file + " " + jr.path() + ".mpijob");
+      }
+    }
+    if (!jr.has("nodes")) (void)jr.opt_integer("ranks_per_node", 1, 1024);
     if (jr.has("set")) js.sets = jr.strings("set");
     for (const auto& v : s.vgpu_sets) js.sets.push_back(v);
     js.sets_origin = file + " " + jr.path();
@@ -41,6 +69,7 @@ MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
     jr.finish();
     s.names.push_back(name);
     s.jobs.push_back(std::move(js));
+    s.placements.push_back(std::move(place));
   }
   r.finish();
   return s;
@@ -52,8 +81,18 @@ MultiJobResult run_jobs(const MultiJobSpec& spec, const topo::Catalog& catalog) 
   MultiJobResult r;
   r.names = spec.names;
   std::set<std::uint32_t> used;
+  std::set<std::string> taken;  // endpoints given to a job so far (explicit ones first, then placed ones in job order)
+  for (const auto& js : spec.jobs) taken.insert(js.endpoints.begin(), js.endpoints.end());
+  std::optional<topo::Cluster> cluster;
   for (std::size_t k = 0; k < spec.jobs.size(); ++k) {
-    training::TrainingJob job = training::resolve_job(spec.jobs[k], catalog);
+    training::JobSpec js = spec.jobs[k];
+    const JobPlacement& pl = spec.placements.size() > k ? spec.placements[k] : JobPlacement{};
+    if (pl.nodes || pl.mpijob) {
+      if (!cluster) cluster.emplace(topo::Cluster::resolve(spec.cluster, catalog));
+      js.endpoints = pl.nodes ? place_on_nodes(*cluster, *pl.nodes, taken, spec.file, pl.path)
+                              : place_mpijob(*cluster, *pl.mpijob, taken, spec.file, pl.path + ".mpijob");
+    }
+    training::TrainingJob job = training::resolve_job(js, catalog);
     for (std::uint32_t e : job.rank_to_endpoint)
       if (!used.insert(e).second)
         throw InputError(spec.file, "$.jobs[" + std::to_string(k) + "].endpoints", "endpoint used by two jobs",
