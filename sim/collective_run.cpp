@@ -68,14 +68,22 @@ const Route& CollectiveRun::route_of(const coll::Transfer& tr) const {
 
 void CollectiveRun::start(std::function<void(Time)> on_done) { start_at(fabric_.simulator().now(), std::move(on_done)); }
 
+namespace {
+constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a transfer
+}
+
 void CollectiveRun::start_at(Time at, std::function<void(Time)> on_done) {
   on_done_ = std::move(on_done);
   start_time_ = at;
   remaining_ = schedule_.transfers.size();
-  fabric_.simulator().schedule(at + costs_.base_latency, this, 0);
+  fabric_.simulator().schedule(at + costs_.base_latency + costs_.launch_overhead, this, kStartTag);
 }
 
-void CollectiveRun::on_event(Simulator& sim, std::uint64_t) {
+void CollectiveRun::on_event(Simulator& sim, std::uint64_t tag) {
+  if (tag != kStartTag) {  // a transfer's latency is over: it is delivered
+    deliver(sim, static_cast<std::uint32_t>(tag));
+    return;
+  }
   if (remaining_ == 0) {  // an empty schedule (e.g. one rank) finishes after the base latency
     finish_time_ = sim.now();
     if (on_done_) on_done_(finish_time_);
@@ -92,17 +100,32 @@ void CollectiveRun::launch(std::uint32_t t) {
   spec.route = r.resources.data();
   spec.hops = static_cast<std::uint32_t>(r.resources.size());
   spec.bytes = static_cast<double>(tr.bytes) / costs_.payload_efficiency;
-  spec.latency = r.latency + costs_.hop_latency[static_cast<std::size_t>(r.link_class)];
+  spec.latency = Time{0};  // the bytes move first; the latency is charged after them (see the header)
   spec.max_rate = costs_.max_rate_per_flow;
   fabric_.simulator().start_flow(spec, this, t);
 }
 
-void CollectiveRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
-  const auto t = static_cast<std::uint32_t>(tag);
+void CollectiveRun::release(std::uint32_t t, bool delivered) {
+  const coll::Transfer& tr = schedule_.transfers[t];
   for (std::uint32_t i = dependents_begin_[t]; i < dependents_begin_[t + 1]; ++i) {
     const std::uint32_t d = dependents_[i];
-    if (--pending_[d] == 0) launch(d);
+    const bool data = coll::dependency_kind(tr, schedule_.transfers[d]) == coll::DepKind::Data;
+    if (data == delivered && --pending_[d] == 0) launch(d);
   }
+}
+
+void CollectiveRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
+  const auto t = static_cast<std::uint32_t>(tag);
+  release(t, false);  // the bytes have left the sender: order and buffer dependents may go
+  const coll::Transfer& tr = schedule_.transfers[t];
+  const Route& r = route_of(tr);
+  const Time latency = r.latency + costs_.hop_latency[static_cast<std::size_t>(r.link_class)];
+  if (latency.ps > 0) sim.schedule(sim.now() + latency, this, t);
+  else deliver(sim, t);
+}
+
+void CollectiveRun::deliver(Simulator& sim, std::uint32_t t) {
+  release(t, true);  // data dependents read what arrived
   if (--remaining_ == 0) {
     finish_time_ = sim.now();
     if (on_done_) on_done_(finish_time_);

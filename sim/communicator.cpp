@@ -4,12 +4,14 @@
 // - Channels: NCCL's topology search (search.cc) tries per-channel speeds from a ladder whose top rung is 40 GB/s
 //   before Hopper and 60 GB/s on Hopper, keeps as many channels as the links sustain, and on multi-node
 //   communicators uses every NIC of the node. We take channels = clamp(max(ceil(intra-node bottleneck / rung),
-//   ceil(node NIC bandwidth / rung), NIC ports per node), 2, 32) unless forced; then NCCL's small-message trimming
-//   (enqueue.cc) per call.
+//   ceil(node NIC bandwidth / rung), NIC devices per node (catalog NicModel::devices)), 2, 32) unless forced; then
+//   NCCL's small-message trimming (enqueue.cc) per call.
 // - Per-flow caps: one channel is driven by one thread block, so a Simple flow moves at most the top rung
 //   (per channel); LL is capped at llMaxBw / channels and LL128 at perChMaxRingLL128Bw (tuning.cc), both on payload.
 // - Per-step latency: coll::hop_latency_us (NCCL's hwLatencies[link][algo][proto] + latencyInter on NET hops), with
-//   tuning.cc's two multi-node adjustments (see plan()). The base latency is paid once per call.
+//   tuning.cc's two multi-node adjustments (see plan()). The base latency (and CommOptions::launch_overhead, 0 by
+//   default) is paid once per call. The executor overlaps the latencies of consecutive sends on a connection
+//   (collective_run.hpp), so per-step latencies cost only along the data chain, as in NCCL's lat + S/bw form.
 #include "vgsim/sim/communicator.hpp"
 
 #include <algorithm>
@@ -142,10 +144,10 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   std::uint32_t host_nics = 0;
   if (!first.vm.empty()) {
     const topo::VmInfo& vm = cluster.vms()[first.vm_index];
-    if (vm.nic != UINT32_MAX) host_net_GBps = cluster.nics()[vm.nic].speed.GBps(), host_nics = 1;
+    if (vm.nic != UINT32_MAX) host_net_GBps = cluster.nics()[vm.nic].speed.GBps(), host_nics = cluster.nics()[vm.nic].devices;
   } else {
     for (std::uint32_t nic : cluster.hosts()[first.host].nics)
-      host_net_GBps += cluster.nics()[nic].speed.GBps(), ++host_nics;
+      host_net_GBps += cluster.nics()[nic].speed.GBps(), host_nics += cluster.nics()[nic].devices;
   }
   const double rung = top_rung_GBps(shape_.arch);
   double want = std::ceil(total_intra_GBps_ / rung);
@@ -208,6 +210,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   StepCosts& c = plan.costs;
   c.payload_efficiency = t.proto_efficiency[p];
   c.base_latency = Time::from_us(t.base_latency_us[a][p]);
+  c.launch_overhead = options_.launch_overhead;
   // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node
   // communicators the intra-node hop latency is raised to at least the network post overhead (x3 for Simple).
   const coll::Algo net_algo = (nodes_ > 1 && ranks_per_node_ == 1) ? coll::Algo::Tree : plan.algo;

@@ -180,6 +180,7 @@ Catalog Catalog::load(const std::string& dir) {
       m.pcie_gen = pr.gen;
       m.pcie_lanes = pr.lanes;
       m.rdma = n.boolean("rdma");
+      m.devices = n.has("devices") ? static_cast<std::uint32_t>(n.integer("devices", 1, 64)) : 1;
       m.source = required_source(n);
       n.finish();
       if (c.nics_.count(m.key)) n.fail("key", "duplicate NIC model key", "a key not defined before");

@@ -350,7 +350,7 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
     const Vertex v = boost::add_vertex(NodeProp{NodeKind::Nic, n, t.g[parent].socket}, t.g);
     add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, point_gen[parent]);
     const auto ni = static_cast<std::uint32_t>(t.nics.size());
-    t.nics.push_back(NicDev{n, m.key, v, t.g[parent].socket, ports, m.port_speed, m.rdma});
+    t.nics.push_back(NicDev{n, m.key, v, t.g[parent].socket, ports, m.port_speed, m.rdma, m.devices});
     for (std::uint32_t p = 0; p < ports; ++p) {
       const std::string pn = n + "/port" + std::to_string(p);
       const std::string src = "line rate of catalog " + m.key + " (" + fmt_gbps(m.port_speed) + " per direction)";
@@ -683,7 +683,7 @@ Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog
       const NicDev& d = t.nics[p.nic];
       info.nics.push_back(static_cast<std::uint32_t>(m.nics.size()));
       m.nics.push_back(NicInfo{h.name + "/" + d.name + "/port" + std::to_string(p.port), hi, d.model, p.port, d.socket,
-                               d.speed, d.rdma});
+                               d.speed, d.rdma, d.devices});
     }
     info.nic_count = static_cast<std::uint32_t>(t.ports.size());
     m.hosts.push_back(std::move(info));

@@ -57,6 +57,50 @@ TEST_CASE("ring allreduce matches the closed form 2(n-1)(alpha + S/(nB)) without
   CHECK(got_us == Approx(expected_us).epsilon(0.01));
 }
 
+TEST_CASE("consecutive sends on a connection overlap their latencies (NCCL_STEPS slots in flight)") {
+  // Two hosts x 1 GPU, sendrecv r -> r+1 (both directions, disjoint resources), one channel, S = 64 MiB in
+  // loops = S / chunk chunks (512 KiB). Sends on a connection only wait for the previous one's bytes to leave, and
+  // the latency of each is charged after its bytes, so the call takes base + S/B + alpha; a model that waited for
+  // each chunk's delivery before the next would take base + loops x (alpha + chunk/B).
+  const topo::Cluster cluster = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::Ring;
+  opt.proto = coll::Proto::Simple;
+  opt.channels = 1;
+  opt.path.gdr_level = topo::PathType::SYS;
+  sim::Communicator comm(cluster, sim::place_ranks(cluster, 2, 1), opt);
+  const Bytes S = 64 * MiB;
+  const sim::CallPlan plan = comm.plan(coll::Op::SendRecv, S);
+  REQUIRE(plan.schedule->loops >= 64);
+  Simulator scratch;
+  sim::Fabric fabric(cluster, scratch, opt.path);
+  const sim::Route& r = fabric.route(comm.rank_to_endpoint()[0], comm.rank_to_endpoint()[1]);
+  const double alpha_us = (plan.costs.hop_latency[static_cast<int>(r.link_class)] + r.latency).us();
+  REQUIRE(alpha_us > 10.0);  // NCCL NET Simple hop latency 14 us (tuning.cc): large enough to matter
+  const double B = std::min(r.bottleneck.bytes_per_s, plan.costs.max_rate_per_flow);
+  const double pipelined_us = plan.costs.base_latency.us() + S / B * 1e6 + alpha_us;
+  const double serial_us = plan.costs.base_latency.us() +
+                           plan.schedule->loops * (alpha_us + plan.schedule->chunk_bytes / B * 1e6);
+  const double got_us = simulate(comm, coll::Op::SendRecv, S);
+  CHECK(got_us == Approx(pipelined_us).epsilon(0.01));
+  CHECK(got_us < 0.85 * serial_us);  // 128 x 14 us of latency would be ~25 % of the time here
+}
+
+TEST_CASE("the per-call launch overhead is charged exactly once") {
+  // StepCosts::launch_overhead is added to the start of the first step, like the base latency: t(L) - t(0) = L for
+  // any size (here 1 KiB, latency-bound, and 64 MiB, bandwidth-bound with 32 chunks per channel).
+  const topo::Cluster cluster = topo::Cluster::resolve("dgx-a100", catalog());
+  sim::CommOptions opt;
+  sim::CommOptions with = opt;
+  with.launch_overhead = us(50.0);
+  sim::Communicator a(cluster, sim::place_ranks(cluster, 1, 8), opt), b(cluster, sim::place_ranks(cluster, 1, 8), with);
+  for (Bytes S : {Bytes{1024}, Bytes{64} * MiB}) {
+    const Time t0 = sim::simulate_collective(a, coll::Op::AllReduce, S).time;
+    const Time t1 = sim::simulate_collective(b, coll::Op::AllReduce, S).time;
+    CHECK((t1 - t0).ps == us(50.0).ps);
+  }
+}
+
 TEST_CASE("two collectives sharing a NIC get half of it each") {
   const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(kTwoGpuPerHostOneNic), "inline", catalog());
   sim::CommOptions opt;

@@ -31,9 +31,20 @@ TEST_CASE("preset GPU and NIC counts match what they model", "[presets]") {
   CHECK(r.hosts().size() == 4);
   CHECK(r.gpus().size() == 16);
   CHECK(r.nics().size() == 8);
-  // p5: 32 EFA devices per node (3200 Gb/s / 100 Gb/s).
+  // p5: 32 EFA devices x 100 Gb/s = 3200 Gb/s per node (AWS p5 page), modelled as one 4-device group per GPU:
+  // 8 NICs per node, 8 x 400 Gb/s = 3200 Gb/s = 400e9 B/s, and every GPU reaches its own 400 Gb/s group (PIX).
   const Cluster p5 = Cluster::resolve("aws-p5-2x8xh100", cat);
-  CHECK(p5.hosts()[0].nic_count == 32);
+  CHECK(p5.hosts()[0].nic_count == 8);
+  std::uint32_t devices = 0;  // the 32 physical EFA devices are still counted (NCCL opens a channel per device)
+  for (std::uint32_t n : p5.hosts()[0].nics) devices += p5.nics()[n].devices;
+  CHECK(devices == 32);
+  double node_Bps = 0;
+  for (std::uint32_t n : p5.hosts()[0].nics) node_Bps += p5.nics()[n].speed.bytes_per_s;
+  CHECK(node_Bps == Approx(3200e9 / 8));
+  const Path p5_net = p5.path(0, 8, PathOptions{});  // gpu0 of host0 -> gpu0 of host1
+  CHECK(p5_net.transport == Transport::NetIB);
+  CHECK(p5_net.gdr);
+  CHECK(p5_net.bottleneck.bytes_per_s == Approx(400e9 / 8));
   // p4de: 4 x 100 Gb/s EFA per node.
   CHECK(Cluster::resolve("aws-p4de-2x8xa100", cat).hosts()[0].nic_count == 4);
 }

@@ -38,6 +38,7 @@ struct NicDev {
   std::uint32_t socket = 0, ports = 0;
   Bandwidth speed;
   bool rdma = true;
+  std::uint32_t devices = 1;  // catalog NicModel::devices
 };
 
 // One validated host template: graph, local resources and precomputed per-GPU facts (NIC choice).

@@ -9,24 +9,31 @@
 namespace vgsim::coll {
 
 namespace {
-Time hop_time(const HopCost& h, Bytes bytes, double eff) {
-  if (bytes <= 0) return h.latency;
+// Time the bytes of one transfer occupy its connection (no latency).
+Time send_time(const HopCost& h, Bytes bytes, double eff) {
+  if (bytes <= 0) return Time{0};
   if (!(h.bw_per_channel.bytes_per_s > 0)) throw std::invalid_argument("analytical model: hop bandwidth must be > 0");
-  return h.latency + transfer_time(static_cast<double>(bytes) / eff, h.bw_per_channel);
+  return transfer_time(static_cast<double>(bytes) / eff, h.bw_per_channel);
 }
 }  // namespace
 
 Time contention_free_time(const CollectiveSchedule& s, const PathCosts& costs) {
+  // Engine semantics (sim/collective_run.hpp): bytes first, then latency; data dependents wait for delivery, order
+  // and buffer dependents only for the bytes to have left (coll::dependency_kind).
   const std::uint32_t ppn = s.ranks_per_node == 0 ? s.ranks : s.ranks_per_node;
-  std::vector<Time> finish(s.transfers.size());
+  std::vector<Time> sent(s.transfers.size()), delivered(s.transfers.size());
   Time end{0};
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     Time start{0};
-    for (std::uint32_t d = 0; d < t.dep_count; ++d) start = std::max(start, finish[s.deps[t.dep_begin + d]]);
+    for (std::uint32_t d = 0; d < t.dep_count; ++d) {
+      const std::uint32_t j = s.deps[t.dep_begin + d];
+      start = std::max(start, dependency_kind(s.transfers[j], t) == DepKind::Data ? delivered[j] : sent[j]);
+    }
     const HopCost& h = (t.src / ppn == t.dst / ppn) ? costs.intra : costs.inter;
-    finish[i] = start + hop_time(h, t.bytes, costs.payload_efficiency);
-    end = std::max(end, finish[i]);
+    sent[i] = start + send_time(h, t.bytes, costs.payload_efficiency);
+    delivered[i] = sent[i] + h.latency;
+    end = std::max(end, delivered[i]);
   }
   return costs.base + end;
 }
@@ -44,28 +51,69 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
     for (std::uint32_t p = 0; p < n; ++p) hdr.ring_order[p] = p;
   }
   const bool has_intra = ppn > 1, has_inter = N > 1;
-  auto t_max = [&](Bytes x) {
+  auto s_max = [&](Bytes x) {  // bytes only
     Time t{0};
-    if (has_intra) t = std::max(t, hop_time(costs.intra, x, eff));
-    if (has_inter) t = std::max(t, hop_time(costs.inter, x, eff));
+    if (has_intra) t = std::max(t, send_time(costs.intra, x, eff));
+    if (has_inter) t = std::max(t, send_time(costs.inter, x, eff));
     return t;
   };
+  const Time a_max = std::max(has_intra ? costs.intra.latency : Time{0}, has_inter ? costs.inter.latency : Time{0});
   const bool ring_blocks = algo == Algo::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
   const detail::Partition part(size, hdr.chunk_bytes, ring_blocks ? static_cast<std::uint64_t>(c) * n : c);
   auto xmax = [&](std::uint32_t l) { return part.piece(l, 0); };  // piece 0 is the largest of its loop
   Time total = costs.base;
   if (ring_blocks) {
+    // The ring's own recurrence (ring.cpp dependency rule) over (global step g, ring position p), with every piece of
+    // loop l at its largest size x_l: start(g, p) = max(sent(g-1, p-1) + a_{p-1} [data, not at a loop's first step],
+    // sent(g-1, p) [order], sent(g-slots+1, p+1) [buffer, ring.cpp's has_c]), sent = start + x_l / B_p. The hop classes
+    // repeat around the ring with some period P (ppn for the node-major order), and so does the state, so only P
+    // positions are tracked: O(loops x nsteps x P). One loop, one class: 2(n-1)(a + S/(nB)).
     const std::uint32_t nsteps = ring_steps(op, n);
-    for (std::uint32_t l = 0; l < part.loops; ++l) total += t_max(xmax(l)) * nsteps;
-    return total;
+    std::vector<const HopCost*> hop(n);
+    for (std::uint32_t p = 0; p < n; ++p) {
+      const std::uint32_t a = hdr.ring_order[p], b = hdr.ring_order[(p + 1) % n];
+      hop[p] = a / ppn == b / ppn ? &costs.intra : &costs.inter;
+    }
+    std::uint32_t period = n;
+    for (std::uint32_t q = 1; q < n; ++q) {
+      if (n % q != 0) continue;
+      bool ok = true;
+      for (std::uint32_t p = 0; p < n && ok; ++p) ok = hop[p] == hop[(p + q) % n];
+      if (ok) { period = q; break; }
+    }
+    const std::uint32_t P = period, slots = hdr.slots;
+    std::vector<std::vector<Time>> sent(slots, std::vector<Time>(P, Time{0}));  // sent(g', .) for the last slots steps
+    std::vector<Time> cur(P);
+    const std::uint64_t steps = static_cast<std::uint64_t>(part.loops) * nsteps;
+    for (std::uint64_t g = 0; g < steps; ++g) {
+      const Bytes x = xmax(static_cast<std::uint32_t>(g / nsteps));
+      const std::uint32_t j = static_cast<std::uint32_t>(g % nsteps);
+      const bool has_c = g >= slots && (g - slots) % nsteps != nsteps - 1;
+      const std::vector<Time>& prev = sent[(g + slots - 1) % slots];   // step g-1
+      const std::vector<Time>& back = sent[(g + 1) % slots];           // step g-slots+1 (slots >= 2)
+      for (std::uint32_t p = 0; p < P; ++p) {
+        const std::uint32_t pm = (p + P - 1) % P, pn = (p + 1) % P;
+        Time start{0};
+        if (j > 0) start = std::max(start, prev[pm] + hop[pm]->latency);
+        if (g > 0) start = std::max(start, prev[p]);
+        if (has_c) start = std::max(start, back[pn]);
+        cur[p] = start + send_time(*hop[p], x, eff);
+      }
+      sent[g % slots] = cur;
+    }
+    Time end{0};
+    if (steps > 0)
+      for (std::uint32_t p = 0; p < P; ++p) end = std::max(end, sent[(steps - 1) % slots][p] + hop[p]->latency);
+    return total + end;
   }
-  if (op == Op::SendRecv) {
-    for (std::uint32_t l = 0; l < part.loops; ++l) total += t_max(xmax(l));
-    return total;
+  if (op == Op::SendRecv) {  // only order dependencies: the sends stream back to back, then one latency
+    for (std::uint32_t l = 0; l < part.loops; ++l) total += s_max(xmax(l));
+    return total + a_max;
   }
-  // Pipelines: a chunk walks a sequence of stages (hop classes); later chunks follow. The longest path through the
-  // (chunk, stage) grid is f[k][h] = max(f[k][h-1], f[k-1][h]) + t_h(x_k); the slot edges never lengthen it for
-  // slots >= 2 (their paths skip stages a grid path covers).
+  // Pipelines: a chunk walks a sequence of stages (hop classes); later chunks follow. Chunk k starts stage h when it
+  // was delivered by stage h-1 (data) and chunk k-1 has left stage h (order): sent[k][h] = max(sent[k][h-1] + a_{h-1},
+  // sent[k-1][h]) + x_k/B_h, delivered = sent + a_h. The slot edges do not lengthen it for the default slot counts
+  // (8 slots of one step: (slots-1) x/B of the next stage exceeds a + x/B of this one).
   std::vector<const HopCost*> stages;
   if (algo == Algo::Ring) {  // broadcast / reduce chain along the ring order (as the generator builds it)
     const std::vector<std::uint32_t>& order = hdr.ring_order;
@@ -91,15 +139,15 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
     for (std::uint32_t i = 0; i < 2 * depth; ++i) stages.push_back(&costs.inter);
     for (std::uint32_t i = 0; i + 1 < ppn; ++i) stages.push_back(&costs.intra);
   }
-  std::vector<Time> f(stages.size(), Time{0});
+  std::vector<Time> f(stages.size(), Time{0});  // sent time of the latest chunk per stage
   for (std::uint32_t l = 0; l < part.loops; ++l) {
-    Time prev{0};
+    Time prev{0};  // delivery of this chunk by the previous stage
     for (std::size_t h = 0; h < stages.size(); ++h) {
-      f[h] = std::max(prev, f[h]) + hop_time(*stages[h], xmax(l), eff);
-      prev = f[h];
+      f[h] = std::max(prev, f[h]) + send_time(*stages[h], xmax(l), eff);
+      prev = f[h] + stages[h]->latency;
     }
   }
-  return total + (stages.empty() ? Time{0} : f.back());
+  return total + (stages.empty() ? Time{0} : f.back() + stages.back()->latency);
 }
 
 }  // namespace vgsim::coll

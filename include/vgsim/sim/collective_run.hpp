@@ -3,6 +3,11 @@
 // dependencies have finished. Several runs can share one Simulator (and so contend for links). The step costs
 // (protocol payload efficiency, per-hop software latency by link class, per-flow rate cap, base latency) come from
 // the NCCL model chosen by the Communicator; this file knows nothing about how they were chosen.
+// Timing of one transfer: its bytes move first (sharing links max-min), then its latency (route + per-hop software)
+// elapses before it is delivered. A dependent that reads the data (the receiver forwarding or reducing it) waits
+// for delivery; a dependent that only needs the sender's connection or the receiver's buffer slot (FIFO order,
+// credits) waits for the bytes to have left, so consecutive sends on a connection overlap their latencies as
+// NCCL's NCCL_STEPS slots do (coll::dependency_kind decides which is which).
 #pragma once
 
 #include <array>
@@ -23,6 +28,9 @@ struct StepCosts {
   std::array<Time, 3> hop_latency{};               // per step, indexed by topo::LinkClass (NVLink, PCIe, Net)
   double max_rate_per_flow = std::numeric_limits<double>::infinity();  // bytes/s of payload+overhead per channel
   Time base_latency{0};                            // once per collective, before the first step
+  // Once per call, before the first step, on top of base_latency: host-side launch / plugin overhead that NCCL's
+  // model does not include (kernel launch without CUDA graphs, net-plugin progress). 0 = none modelled.
+  Time launch_overhead{0};
 };
 
 class CollectiveRun : public FlowObserver, public EventHandler {
@@ -50,6 +58,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
 
  private:
   void launch(std::uint32_t t);
+  void release(std::uint32_t t, bool delivered);  // frees the dependents of t that wait for this stage
+  void deliver(Simulator& sim, std::uint32_t t);
   const Route& route_of(const coll::Transfer& tr) const;
 
   const coll::CollectiveSchedule& schedule_;

@@ -26,6 +26,10 @@ struct CommOptions {
   // Capacity multiplier per resource kind (Fabric's capacity_scale; e.g. {"nvlink", 0.78} from a calibration
   // profile, calibrate::apply_profile). Empty = catalog capacities. Used by simulate_collective.
   std::map<std::string, double> capacity_scale;
+  // Per-call host overhead charged once before the first step (StepCosts::launch_overhead): kernel launch without
+  // CUDA graphs, net-plugin progress. Default 0: no cited per-call figure exists for it (reference/nccl-model.md
+  // gives none; the EFA / TCPX plugin latencies it mentions are per inter-node hop and marked [verify]).
+  Time launch_overhead{0};
 };
 
 // What a call will do.

@@ -63,6 +63,9 @@ struct NicModel {
   std::string pcie_gen;
   std::uint32_t pcie_lanes = 16;
   bool rdma = true;            // RoCE/IB verbs capable
+  // Physical network devices one port of this entry stands for (1 for a real card; 4 for a group a GPU stripes over,
+  // e.g. p5's four EFA devices per GPU). NCCL opens at least one channel per device.
+  std::uint32_t devices = 1;
   std::string source;
 };
 

@@ -73,6 +73,7 @@ struct NicInfo {
   std::uint32_t numa_node = 0;
   Bandwidth speed;         // line rate per direction
   bool rdma = true;
+  std::uint32_t devices = 1;  // physical devices this port stands for (catalog NicModel::devices)
 };
 
 struct HostInfo {

@@ -195,3 +195,26 @@ TEST_CASE("large ring: 1024 ranks x 2 channels is ~4 M transfers, 32 B each") {
   CHECK(sizeof(Transfer) == 32u);
   CHECK(validate(s).empty());
 }
+
+TEST_CASE("dependency kinds: data waits for delivery, order and buffer for the bytes to leave") {
+  // Ring allreduce on 4 ranks, one channel, 2 loops (S = 2 x 4 x 2 MiB): transfer (g, p) has index g*4 + p (ring.cpp
+  // layout). At g = 1, p = 1: (a) data from (0, 0) [0 -> 1 delivers to rank 1, the sender], (b) order (0, 1).
+  // At g = 2, p = 1: also (c) buffer (1, 2) [rank 2, the receiver, forwarded chunk 0 at step 1].
+  const CollectiveSchedule s = ring_allreduce(4, 4, 16 * MiB, Proto::Simple);
+  REQUIRE(s.loops == 2);
+  REQUIRE(s.slots == 2);
+  auto kind_of = [&](std::uint32_t t, std::uint32_t dep) {
+    const Transfer& tr = s.transfers[t];
+    for (std::uint32_t d = 0; d < tr.dep_count; ++d)
+      if (s.deps[tr.dep_begin + d] == dep) return static_cast<int>(dependency_kind(s.transfers[dep], tr));
+    return -1;  // not a dependency
+  };
+  const int data = static_cast<int>(DepKind::Data), sent = static_cast<int>(DepKind::Sent);
+  CHECK(kind_of(1 * 4 + 1, 0 * 4 + 0) == data);
+  CHECK(kind_of(1 * 4 + 1, 0 * 4 + 1) == sent);
+  CHECK(kind_of(2 * 4 + 1, 1 * 4 + 2) == sent);
+  CHECK(kind_of(2 * 4 + 1, 1 * 4 + 0) == data);
+  // Two ranks: the receiver's forwarding send is also the data this send forwards; data wins (delivery).
+  const CollectiveSchedule two = ring_allreduce(2, 2, 16 * MiB, Proto::Simple);
+  CHECK(dependency_kind(two.transfers[0], two.transfers[3]) == DepKind::Data);  // 0 -> 1 feeds 1 -> 0 at step 1
+}

@@ -1,15 +1,17 @@
 // The ANALYTICAL fidelity level: closed-form time of a collective with the same parameters the step-level engine
 // uses (same chunking, channels, per-transfer hop latency, per-channel bandwidth, protocol efficiency, base latency),
 // and the contention-free longest path through a generated schedule (the reference the closed forms are tested
-// against). A transfer of b payload bytes on a hop of class h costs latency_h + b / (efficiency * bw_per_channel_h).
-// Closed forms (t(x) = max over the hop classes present of latency_h + x / (eff * bw_h); x_l = the largest piece of
-// loop l; D = hops on the longest root-to-leaf path):
-//   ring allreduce / allgather / reducescatter: base + sum_l nsteps * t(x_l)    (1 loop, c = 1, one hop class:
-//       allreduce = base + 2(n-1)(a + S/(n*B)))
+// against). A transfer of b payload bytes on a hop of class h occupies its connection for b / (efficiency *
+// bw_per_channel_h) and is delivered latency_h later; data dependents wait for delivery, order and buffer dependents
+// only for the bytes (schedule.hpp dependency_kind, the engine's rule). With s_h(x) = x / (eff * bw_h), a = max a_h,
+// x_l = the largest piece of loop l:
+//   ring allreduce / allgather / reducescatter: the ring's recurrence over (step, position) with every piece at x_l,
+//       positions folded by the period of the hop classes around the ring (ppn): O(loops x nsteps x ppn)
+//       (1 loop, c = 1, one hop class: allreduce = base + 2(n-1)(a + S/(n*B)))
+//   sendrecv: base + sum_l max_h s_h(x_l) + a
 //   pipelines (broadcast / reduce chain of n-1 hops; tree: the deepest leaf-root-leaf path of (ppn-1) intra and
-//   depth inter hops each way; sendrecv: one hop): the longest path through the (chunk, stage) grid,
-//   f[l][h] = max(f[l][h-1], f[l-1][h]) + t_h(x_l), O(loops x stages); equal stages give
-//   base + (stages + loops - 1) * t.
+//   depth inter hops each way): sent[l][h] = max(sent[l][h-1] + a_{h-1}, sent[l-1][h]) + s_h(x_l), O(loops x
+//   stages); equal stages give base + stages * (a + s) + (loops - 1) * s.
 // Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 %.
 #pragma once
 

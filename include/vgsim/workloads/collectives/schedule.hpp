@@ -36,6 +36,16 @@ struct Transfer {
 };
 static_assert(sizeof(Transfer) == 32, "Transfer must stay small: millions of them are generated");
 
+// What a dependency of `t` on an earlier transfer `dep` waits for (generators.hpp dependency rule). A data
+// dependency (a) is one whose chunk arrives where t departs (dep.dst == t.src): t forwards or reduces it, so t waits
+// until dep is delivered (bytes moved and latency elapsed). Order (b, same sender) and buffer (c, the receiver's
+// forwarding send) dependencies only need dep's bytes to have left its sender. When both hold (a two-rank ring,
+// where the forwarding send of the receiver is also the data), data wins.
+enum class DepKind : std::uint8_t { Data, Sent };
+inline DepKind dependency_kind(const Transfer& dep, const Transfer& t) {
+  return dep.dst == t.src ? DepKind::Data : DepKind::Sent;
+}
+
 struct CollectiveSchedule {
   Op op = Op::AllReduce;
   Algo algo = Algo::Ring;
