@@ -131,8 +131,16 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
     out.transports = comm->describe_transports();
   }
   std::map<std::pair<int, Bytes>, std::pair<CallPlan, AnalyticalCollective>> cache;
+  // Horovod: the step engine's rule (training_run.hpp): one pass per tick phase, ticks anchored to each iteration's
+  // last gradient, figures averaged; DDP and framework none: one pass.
+  const int phases = has_tick_phases(job) ? std::max(1, job.tick_phases) : 1;
+  std::vector<TrainingResult> runs;
+  std::vector<Time> offsets;
+  for (int phase = 0; phase < phases; ++phase) {
+  const Time tick_offset = tick_phase_offset(job, phase, phases);
+  TrainingResult run = out;
   std::vector<double> iter_bytes;
-  Time t{0};
+  Time t = job.clock_offset;
   for (int i = 0; i < job.iterations; ++i) {
     IterationRecord it;
     it.start = t;
@@ -140,9 +148,11 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
     it.backward_start = it.start + (cr.forward + cr.backward) * (k - 1) + cr.forward;
     it.backward_end = it.backward_start + cr.backward;
     std::vector<models::GradientGroup> groups;
-    if (comm)
-      groups = models::group_gradients(models::gradient_tensors(cr, it.backward_start), job.settings,
-                                       static_cast<int>(job.gpus_per_node));
+    if (comm) {
+      const auto tensors = models::gradient_tensors(cr, it.backward_start);
+      groups = models::group_gradients(tensors, job.settings, static_cast<int>(job.gpus_per_node),
+                                       training::tick_origin(tensors, tick_offset));
+    }
     iter_bytes.assign(sim.resource_count(), 0.0);
     Time stream{0};
     // Backward progress while NCCL kernels hold SMs (the step engine's rule, compute_clock.hpp): rate 1 - share
@@ -188,10 +198,14 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
     it.optimizer_start = groups.empty() ? it.backward_end : std::max(stream, it.backward_end);
     it.end = it.optimizer_start + cr.optimizer;
     t = it.end;
-    out.iterations.push_back(std::move(it));
+    run.iterations.push_back(std::move(it));
   }
-  training::summarize_steady_state(job, iter_bytes, sim, out);
-  return out;
+  training::summarize_steady_state(job, iter_bytes, sim, run);
+  runs.push_back(std::move(run));
+  offsets.push_back(tick_offset);
+  }
+  if (!has_tick_phases(job)) return std::move(runs.front());
+  return training::average_tick_phases(runs, offsets);
 }
 
 training::TrainingStudy simulate_study_analytical(const training::TrainingJob& job) {

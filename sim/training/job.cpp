@@ -340,6 +340,10 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   P.push_back({"vgpu.time_slice", format_time(job.vgpu.time_slice), job.vgpu.time_slice_source});
   P.push_back({"vgpu.switch_cost", format_time(job.vgpu.switch_cost), job.vgpu.switch_cost_source});
   P.push_back({"sim.iterations", job.iterations, "--iterations (default 3)"});
+  if (job.settings.framework == models::Framework::Horovod && job.ranks() > 1)
+    P.push_back({"sim.horovod_tick_phases", job.tick_phases,
+                 "assumption: uniform phase, K samples (steady state = mean over K evenly spaced cycle-tick phases; "
+                 "job.hpp kDefaultTickPhases)"});
   P.push_back({"sim.serialize_collectives", job.serialize_collectives, "one NCCL stream (default)"});
   return job;
 }

@@ -3,6 +3,7 @@
 // multi-job run). Compute phases are timer events when no rank is on a time-sliced vGPU (ranks are symmetric and
 // compute does not contend with the network); otherwise every rank's compute goes through the VgpuScheduler and a
 // gradient group is ready when its tensors are done on every rank. Collectives are CollectiveRuns on the Fabric.
+// Horovod runs once per tick phase (a fresh engine each time) and the per-phase steady states are averaged.
 #include "vgsim/sim/training/training_run.hpp"
 
 #include <algorithm>
@@ -32,8 +33,8 @@ struct Cached {
 class JobRunner : public EventHandler {
  public:
   JobRunner(const TrainingJob& job, TrainingResult& out, Simulator& sim, Fabric& fabric, virt::VgpuScheduler& gpus,
-            bool shared)
-      : job_(job), out_(out), sim_(sim), fabric_(&fabric), gpus_(gpus), shared_(shared) {
+            bool shared, Time tick_offset)
+      : job_(job), out_(out), sim_(sim), fabric_(&fabric), gpus_(gpus), shared_(shared), tick_offset_(tick_offset) {
     out_.ranks = job.ranks();
     out_.nodes = job.nodes;
     out_.gpus_per_node = job.gpus_per_node;
@@ -52,7 +53,10 @@ class JobRunner : public EventHandler {
   // Schedules the first iteration; the caller runs the engine.
   void start() {
     for (std::uint32_t e : job_.rank_to_endpoint) gpus_.attach(e);
-    begin_iteration();
+    if (job_.clock_offset.ps > 0)
+      sim_.schedule(job_.clock_offset, this, tag(kIterationStart, 0));
+    else
+      begin_iteration();
   }
   void finish_stats() {
     out_.events = sim_.events_processed();
@@ -101,9 +105,10 @@ class JobRunner : public EventHandler {
     std::fill(iter_bytes_.begin(), iter_bytes_.end(), 0.0);
     groups_.clear();
     if (comm_) {
-      // Horovod ticks are multiples of the cycle time on the job's clock (ready times are absolute here).
-      groups_ = models::group_gradients(models::gradient_tensors(cr, it.backward_start), job_.settings,
-                                        static_cast<int>(job_.gpus_per_node));
+      // Horovod ticks are anchored to this iteration: one at tick_offset_ after its last gradient (file comment).
+      const auto tensors = models::gradient_tensors(cr, it.backward_start);
+      groups_ = models::group_gradients(tensors, job_.settings, static_cast<int>(job_.gpus_per_node),
+                                        tick_origin(tensors, tick_offset_));
     }
     ready_.assign(groups_.size(), false);
     next_issue_ = 0;
@@ -333,6 +338,7 @@ class JobRunner : public EventHandler {
   Fabric* fabric_;
   virt::VgpuScheduler& gpus_;
   bool shared_ = false;  // other jobs run on the same engine
+  Time tick_offset_{0};  // Horovod: the anchored tick's offset after the last gradient of each iteration
   bool sliced_ = false;  // a rank is on a time-sliced vGPU: compute goes through the scheduler
   std::vector<std::uint32_t> layer_done_ranks_;
   std::vector<Time> tensor_done_, group_wait_, group_work_;
@@ -361,15 +367,28 @@ double nccl_compute_share(const TrainingJob& job, std::uint32_t channels) {
   return nccl_sm_share(channels, sms, job.nccl_sm_per_channel);
 }
 
-void summarize_steady_state(const TrainingJob& job, const std::vector<double>& last_bytes, const Simulator& sim,
-                            TrainingResult& out) {
-  const IterationRecord& last = out.iterations.back();
+bool has_tick_phases(const TrainingJob& job) {
+  return job.settings.framework == models::Framework::Horovod && job.ranks() > 1;
+}
+
+Time tick_phase_offset(const TrainingJob& job, int k, int phases) {
+  const std::int64_t n = std::max(1, phases);
+  return Time::from_ps((2 * k + 1) * job.settings.horovod.cycle_time.ps / (2 * n));
+}
+
+Time tick_origin(const std::vector<models::GradientTensor>& tensors, Time offset) {
+  Time last{0};
+  for (const auto& t : tensors) last = std::max(last, t.ready);
+  return last + offset;
+}
+
+namespace {
+
+// Overlap and rates from the steady-state times (shared by the one-run and the phase-averaged summaries).
+void fill_rates(TrainingResult& out) {
   const models::ComputeResult& cr = out.compute;
-  out.iteration_time = last.duration();
-  out.compute_time = (cr.forward + cr.backward) * out.micro_steps + cr.optimizer;
   out.exposed_communication = out.iteration_time - out.compute_time;
-  out.nccl_slowdown = last.nccl_slowdown;
-  for (const auto& c : last.collectives) out.communication_busy += c.duration();
+  out.overlap_fraction = 0.0;
   if (out.communication_busy.ps > 0)
     out.overlap_fraction = std::clamp(1.0 - static_cast<double>(out.exposed_communication.ps) /
                                                 static_cast<double>(out.communication_busy.ps), 0.0, 1.0);
@@ -377,6 +396,64 @@ void summarize_steady_state(const TrainingJob& job, const std::vector<double>& l
   const double steps = static_cast<double>(out.micro_steps) * out.ranks;
   out.samples_per_s = cr.samples_per_step * steps / iter_s;
   out.work_per_s = cr.work_per_step * steps / iter_s;
+}
+
+void sort_resources(std::vector<ResourceUse>& v) {
+  std::sort(v.begin(), v.end(), [](const ResourceUse& a, const ResourceUse& b) {
+    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.name < b.name;
+  });
+}
+
+}  // namespace
+
+TrainingResult average_tick_phases(const std::vector<TrainingResult>& runs, const std::vector<Time>& offsets) {
+  TrainingResult out = runs.front();
+  const auto n = static_cast<std::int64_t>(runs.size());
+  auto mean = [&](Time TrainingResult::*field) {
+    std::int64_t sum = 0;
+    for (const auto& r : runs) sum += (r.*field).ps;
+    return Time::from_ps((sum + n / 2) / n);  // non-negative sums: round half up
+  };
+  out.iteration_time = mean(&TrainingResult::iteration_time);
+  out.nccl_slowdown = mean(&TrainingResult::nccl_slowdown);
+  out.communication_busy = mean(&TrainingResult::communication_busy);
+  fill_rates(out);
+  out.tick_phases.clear();
+  out.events = out.flows = 0;
+  std::map<std::string, ResourceUse> res;  // by name: deterministic order, phases may differ in what they touch
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const TrainingResult& r = runs[k];
+    out.tick_phases.push_back({k < offsets.size() ? offsets[k] : Time{0}, r.iteration_time, r.exposed_communication});
+    out.events += r.events;
+    out.flows += r.flows;
+    for (const auto& u : r.resources) {
+      auto [it, fresh] = res.emplace(u.name, u);
+      if (!fresh) it->second.bytes += u.bytes;
+    }
+  }
+  out.resources.clear();
+  const double iter_s = out.iteration_time.s();
+  for (auto& [name, u] : res) {
+    u.bytes /= static_cast<double>(n);
+    u.utilisation = u.bytes / (u.capacity_bytes_per_s * iter_s);
+    out.resources.push_back(u);
+  }
+  sort_resources(out.resources);
+  return out;
+}
+
+void summarize_steady_state(const TrainingJob& job, const std::vector<double>& last_bytes, const Simulator& sim,
+                            TrainingResult& out) {
+  const IterationRecord& last = out.iterations.back();
+  const models::ComputeResult& cr = out.compute;
+  out.iteration_time = last.duration();
+  out.compute_time = (cr.forward + cr.backward) * out.micro_steps + cr.optimizer;
+  out.nccl_slowdown = last.nccl_slowdown;
+  out.communication_busy = Time{0};
+  for (const auto& c : last.collectives) out.communication_busy += c.duration();
+  fill_rates(out);
+  const double iter_s = out.iteration_time.s();
+  out.resources.clear();
   const auto& res = job.cluster->resources();
   for (ResourceId r = 0; r < last_bytes.size() && r < res.size(); ++r) {
     if (!(last_bytes[r] > 0.0)) continue;
@@ -388,13 +465,13 @@ void summarize_steady_state(const TrainingJob& job, const std::vector<double>& l
     u.utilisation = u.bytes / (u.capacity_bytes_per_s * iter_s);
     out.resources.push_back(u);
   }
-  std::sort(out.resources.begin(), out.resources.end(), [](const ResourceUse& a, const ResourceUse& b) {
-    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.name < b.name;
-  });
+  sort_resources(out.resources);
 }
 
-std::vector<TrainingResult> simulate_training_together(const std::vector<TrainingJob>& jobs) {
-  if (jobs.empty()) return {};
+namespace {
+
+// One run of the job set on a fresh engine; Horovod jobs at tick phase k of `phases`.
+std::vector<TrainingResult> run_together(const std::vector<TrainingJob>& jobs, int k, int phases) {
   const TrainingJob& first = jobs.front();
   Simulator sim;
   Fabric fabric(*first.cluster, sim, first.comm.path, first.comm.capacity_scale);
@@ -402,13 +479,37 @@ std::vector<TrainingResult> simulate_training_together(const std::vector<Trainin
   std::vector<TrainingResult> out(jobs.size());
   std::vector<std::unique_ptr<JobRunner>> runners;
   const bool shared = jobs.size() > 1;
-  for (std::size_t k = 0; k < jobs.size(); ++k)
-    runners.push_back(std::make_unique<JobRunner>(jobs[k], out[k], sim, fabric, gpus, shared));
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    runners.push_back(std::make_unique<JobRunner>(jobs[j], out[j], sim, fabric, gpus, shared,
+                                                  tick_phase_offset(jobs[j], k, phases)));
   for (auto& r : runners) r->start();
   sim.run();
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    runners[k]->finish_stats();
-    summarize_steady_state(jobs[k], runners[k]->last_bytes(), runners[k]->simulator(), out[k]);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    runners[j]->finish_stats();
+    summarize_steady_state(jobs[j], runners[j]->last_bytes(), runners[j]->simulator(), out[j]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TrainingResult> simulate_training_together(const std::vector<TrainingJob>& jobs) {
+  if (jobs.empty()) return {};
+  int phases = 0;  // 0: no job has ticks
+  for (const auto& j : jobs)
+    if (has_tick_phases(j)) phases = std::max(phases, std::max(1, j.tick_phases));
+  if (phases == 0) return run_together(jobs, 0, 1);
+  std::vector<std::vector<TrainingResult>> per_job(jobs.size());  // [job][phase]
+  for (int k = 0; k < phases; ++k) {
+    std::vector<TrainingResult> r = run_together(jobs, k, phases);
+    for (std::size_t j = 0; j < jobs.size(); ++j) per_job[j].push_back(std::move(r[j]));
+  }
+  std::vector<TrainingResult> out;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    std::vector<Time> offsets;
+    for (int k = 0; k < phases; ++k) offsets.push_back(has_tick_phases(jobs[j]) ? tick_phase_offset(jobs[j], k, phases) : Time{0});
+    out.push_back(average_tick_phases(per_job[j], offsets));
+    if (!has_tick_phases(jobs[j])) out.back().tick_phases.clear();  // averaged over the others' phases only
   }
   return out;
 }

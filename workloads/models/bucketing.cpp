@@ -47,7 +47,7 @@ std::vector<GradientGroup> ddp_buckets(const std::vector<GradientTensor>& g, con
 }
 
 std::vector<GradientGroup> horovod_fusion(const std::vector<GradientTensor>& g, const HorovodSettings& h,
-                                          int local_size) {
+                                          int local_size, Time tick_origin) {
   Bytes threshold = h.fusion_threshold;
   if (h.hierarchical_allreduce && threshold > 0) {
     const Bytes unit = static_cast<Bytes>(std::max(1, local_size)) * 8 * 64;
@@ -57,13 +57,11 @@ std::vector<GradientGroup> horovod_fusion(const std::vector<GradientTensor>& g, 
   std::vector<int> order(g.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return g[a].ready < g[b].ready; });
-  const std::int64_t cycle = std::max<std::int64_t>(1, h.cycle_time.ps);
   std::vector<GradientGroup> out;
   std::size_t next = 0;
   while (next < order.size()) {
     // The first tick at or after the earliest unsent tensor is ready.
-    const std::int64_t r = g[order[next]].ready.ps;
-    const Time tick = Time::from_ps((r + cycle - 1) / cycle * cycle);
+    const Time tick = next_tick(g[order[next]].ready, tick_origin, h.cycle_time);
     std::size_t end = next;
     while (end < order.size() && g[order[end]].ready <= tick) ++end;
     GradientGroup cur;
@@ -97,12 +95,19 @@ std::vector<GradientGroup> horovod_fusion(const std::vector<GradientTensor>& g, 
 
 }  // namespace
 
+Time next_tick(Time t, Time tick_origin, Time cycle) {
+  const std::int64_t c = std::max<std::int64_t>(1, cycle.ps);
+  const std::int64_t d = t.ps - tick_origin.ps;
+  const std::int64_t q = d >= 0 ? (d + c - 1) / c : -((-d) / c);  // ceil(d / c) for either sign
+  return Time::from_ps(tick_origin.ps + q * c);
+}
+
 std::vector<GradientGroup> group_gradients(const std::vector<GradientTensor>& g, const TrainingSettings& s,
-                                           int local_size) {
+                                           int local_size, Time tick_origin) {
   if (g.empty()) return {};
   switch (s.framework) {
     case Framework::DDP: return ddp_buckets(g, s.ddp);
-    case Framework::Horovod: return horovod_fusion(g, s.horovod, local_size);
+    case Framework::Horovod: return horovod_fusion(g, s.horovod, local_size, tick_origin);
     case Framework::None: break;
   }
   GradientGroup all;

@@ -28,6 +28,11 @@ namespace vgsim::sim::training {
 constexpr std::int64_t kDefaultBatchPerGpu = 64;
 // Iterations simulated; the last one is reported as the steady state.
 constexpr int kDefaultIterations = 3;
+// [assumption: uniform phase, K samples] Horovod's cycle ticks are uniformly distributed in phase relative to an
+// iteration (its background thread sleeps cycle_time between loops, independently of the training loop), so the
+// steady state is the mean over K evenly spaced tick phases (training_run.hpp). 4 keeps the cost at 4 runs and the
+// last group's wait exact (midpoint phases); not a measured number.
+constexpr int kDefaultTickPhases = 4;
 
 // What the user asked for. Empty strings / 0 / nullopt mean "not given" (the scenario's or the default value applies).
 struct JobSpec {
@@ -77,6 +82,11 @@ struct TrainingJob {
   double nccl_sm_per_channel = kDefaultNcclSmPerChannel;
   virt::VgpuSchedulerOptions vgpu;
   int iterations = kDefaultIterations;
+  // Tick phases averaged for Horovod (kDefaultTickPhases); ignored by DDP and framework none (no ticks).
+  int tick_phases = kDefaultTickPhases;
+  // Engine time at which the job's first iteration starts (0 by default). Results do not depend on it when nothing
+  // else runs on the engine: Horovod ticks are anchored to each iteration, not to the engine's clock.
+  Time clock_offset{0};
   bool serialize_collectives = true;
   bool reuse_collective_times = true;
   std::vector<ParamRecord> params;               // every parameter used, in a stable order

@@ -11,6 +11,14 @@
 // GPU slice [assumption: NCCL kernels are not descheduled with the VM's compute context].
 // NCCL kernels hold channels x compute.nccl_sm_per_channel SMs while a collective runs, so the backward pass overlapped
 // with it progresses at 1 - share (compute_clock.hpp; not on time-sliced vGPUs).
+// Horovod cycle ticks: the background thread's phase relative to an iteration is uniform over [0, cycle) (it sleeps
+// cycle_time between loops, independently of the training loop), so one phase is an arbitrary sample (a 5 ms tick
+// moved whole results by up to a cycle). The steady state is the mean over K = job.tick_phases evenly spaced phases
+// (midpoint rule): run k anchors a tick at (k + 1/2) x cycle / K after the iteration's last gradient is ready
+// (unslowed plan), ticks repeat every cycle both ways, so the last group waits exactly cycle/2 on average, the
+// continuous expectation, and earlier groups get a K-point sample of theirs. Anchoring to the iteration (not to the
+// engine's clock) makes every iteration alike and the result independent of when the job starts. A closed form is
+// not used: the phase also changes which tensors are fused together. DDP and framework none have no ticks: one run.
 // Not modelled: HBM bandwidth taken by NCCL reductions, input pipeline, host-side framework overheads.
 #pragma once
 
@@ -55,13 +63,22 @@ struct ResourceUse {
   double utilisation = 0.0;              // bytes / (capacity x iteration time)
 };
 
+// One Horovod tick phase of the steady state (see the file comment).
+struct TickPhaseSample {
+  Time offset{0};                        // the anchored tick is this long after the last gradient is ready
+  Time iteration_time{0};
+  Time exposed_communication{0};
+};
+
 struct TrainingResult {
   std::uint32_t ranks = 1, nodes = 1, gpus_per_node = 1;
   models::ComputeResult compute;         // one micro-step on one rank (layers in backward order)
   std::int64_t micro_steps = 1;          // grad_accumulation_steps
-  std::vector<IterationRecord> iterations;
+  std::vector<IterationRecord> iterations;  // with Horovod ticks: the records of the first tick phase's run
   std::string transports;                // Communicator::describe_transports(), "" for one GPU
-  // Steady state = the last iteration.
+  // Steady state = the last iteration; with Horovod ticks, the mean over the tick phases' last iterations (every
+  // figure below averaged the same way; rates = work / mean iteration time, the long-run rate).
+  std::vector<TickPhaseSample> tick_phases;  // empty without ticks (DDP, framework none, one rank)
   Time iteration_time{0};
   Time compute_time{0};                  // micro_steps x (forward + backward) + optimizer
   Time exposed_communication{0};         // iteration_time - compute_time (includes nccl_slowdown)
@@ -71,7 +88,7 @@ struct TrainingResult {
   double samples_per_s = 0.0;            // all ranks
   double work_per_s = 0.0;               // samples or tokens (the model's unit), all ranks
   std::vector<ResourceUse> resources;    // every resource that carried bytes, by utilisation (desc), then name
-  std::uint64_t events = 0, flows = 0;   // engine work (all iterations)
+  std::uint64_t events = 0, flows = 0;   // engine work (all iterations, all tick phases)
 };
 
 // Share of the rank's SMs a collective of `channels` channels takes from compute while it runs:
@@ -79,7 +96,20 @@ struct TrainingResult {
 // engine and the analytical fidelity.
 double nccl_compute_share(const TrainingJob& job, std::uint32_t channels);
 
-// Runs job.iterations iterations and fills the steady-state figures. Deterministic.
+// True when the job waits for Horovod cycle ticks (framework horovod, more than one rank): its steady state is
+// averaged over tick phases.
+bool has_tick_phases(const TrainingJob& job);
+// Offset of tick phase k of K: (2k + 1) x cycle_time / (2K), the midpoint of the k-th of K equal slices of a cycle.
+Time tick_phase_offset(const TrainingJob& job, int k, int phases);
+// Tick origin for an iteration's gradients (absolute ready times): the last ready time + offset.
+Time tick_origin(const std::vector<models::GradientTensor>& tensors, Time offset);
+// Mean of one job's per-phase results (same job, phase k in runs[k], offsets[k] its tick offset): iteration,
+// exposed communication, NCCL slowdown and busy time averaged (ps, rounded), rates and overlap recomputed from the
+// means, per-resource bytes averaged by name, engine work summed; records kept from runs[0].
+TrainingResult average_tick_phases(const std::vector<TrainingResult>& runs, const std::vector<Time>& offsets);
+
+// Runs job.iterations iterations and fills the steady-state figures (Horovod: once per tick phase, averaged).
+// Deterministic.
 TrainingResult simulate_training(const TrainingJob& job);
 
 // Fills the steady-state figures of `out` (throughput, iteration, compute, exposed communication, overlap, per-resource
@@ -93,7 +123,8 @@ void summarize_steady_state(const TrainingJob& job, const std::vector<double>& l
 // flows) and for time-sliced GPUs. Every job must be resolved on the same cluster file; the first job's NCCL path
 // options, capacity scales and vGPU scheduler options configure the shared engine. A job's steady state is its own
 // last iteration; its per-resource bytes include the other jobs' traffic in that window. Collectives are never
-// replayed from a cache here (the network is not idle).
+// replayed from a cache here (the network is not idle). When a job has tick phases, the whole set runs once per
+// phase (K = the largest tick_phases among them; every Horovod job at phase k) and every job's figures are averaged.
 std::vector<TrainingResult> simulate_training_together(const std::vector<TrainingJob>& jobs);
 
 // A job's result plus its 1-GPU baseline (same GPU kind, same settings: weak scaling keeps the per-GPU batch,

@@ -41,12 +41,18 @@ std::vector<GradientTensor> gradient_tensors(const ComputeResult& r, Time backwa
 //       others at >= bucket_cap (a tensor is never split, so one bigger than the cap is its own bucket); buckets are
 //       issued in index order, so earliest_start = max(last_ready, previous earliest_start). Sparse flags are ignored
 //       (PyTorch embeddings are dense by default).
-//  Horovod: ticks at multiples of cycle_time from time 0; at each tick the ready, unsent tensors (in ready order)
+//  Horovod: ticks at tick_origin + n x cycle_time (n any integer; the caller picks the phase, see
+//       sim/training/training_run.hpp for the phase-averaged steady state); at each tick the ready, unsent tensors (in ready order)
 //       are packed consecutively into buffers of at most fusion_threshold (a bigger tensor goes alone; threshold 0 =
 //       no fusion); sparse tensors without sparse_as_dense are separate allgathers. With hierarchical allreduce the
 //       threshold is rounded up to a multiple of local_size x 8 B x 64 [recalled from operations.cc].
 //  None: one allreduce of everything after the last gradient.
+// tick_origin is ignored by DDP and None (they have no ticks).
 std::vector<GradientGroup> group_gradients(const std::vector<GradientTensor>& backward_order,
-                                           const TrainingSettings& s, int local_size = 1);
+                                           const TrainingSettings& s, int local_size = 1, Time tick_origin = {});
+
+// First Horovod tick at or after `t`: tick_origin + ceil((t - tick_origin) / cycle) x cycle (floor division, so
+// `t` before the origin works too). cycle <= 0 is treated as 1 ps.
+Time next_tick(Time t, Time tick_origin, Time cycle);
 
 }  // namespace vgsim::models
