@@ -17,8 +17,11 @@ TEST_CASE("compute clock: rate 1 - share while a collective runs", "[training]")
   CHECK(c.work_at(us(60)) == Approx(us(50).ps));
   c.set_share(us(60), 0.0);
   CHECK(c.time_when(us(100)) == us(110));
-  // Work already done before the change: 30 us of work was reached at 20 + 10 / 0.75 = 33.33 us, before 60 us.
-  CHECK(c.time_when(us(30)) == us(60));
+  // Work already done before the change: 30 us of work was reached at 20 + 10 / 0.75 = 33.33 us, before 60 us (the
+  // clock keeps its past pieces); 10 us of work at 10 us (first piece, rate 1); no work at the start.
+  CHECK(c.time_when(us(30)).ps == us(20).ps + 13'333'333);
+  CHECK(c.time_when(us(10)) == us(10));
+  CHECK(c.time_when(Time{0}) == Time{0});
   // Backward that ends inside a collective: 10 us of work, share 0.5 from t = 0 -> done at 20 us.
   ComputeClock d(Time{0}, us(10));
   d.set_share(Time{0}, 0.5);

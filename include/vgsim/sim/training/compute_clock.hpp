@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "vgsim/kernel/units.hpp"
 
@@ -30,7 +31,9 @@ inline double nccl_sm_share(std::uint32_t channels, double sms, double sm_per_ch
 }
 
 // Piecewise-linear work(t): starts at `start` with work 0 and rate 1; set_share(now, s) changes the rate to 1 - s.
-// Work saturates at `total` (the backward pass is done); done_at() is when it got there.
+// Work saturates at `total` (the backward pass is done); done_at() is when it got there. The past pieces are kept,
+// so time_when() also answers for work reached before the last change (the analytical fidelity asks for a group's
+// ready time after the previous collective has moved the clock on).
 class ComputeClock {
  public:
   ComputeClock() = default;
@@ -46,12 +49,14 @@ class ComputeClock {
   Time done_at() const { return done_; }
   Time total() const { return total_; }
 
-  // Wall time at which `work` (ps of unslowed compute) is reached under the current rate; for work already done,
-  // the time it was reached is not kept, so callers ask only for work ahead (or get `now`-independent t0 answer).
+  // Wall time at which `work` (ps of unslowed compute) is reached: under the current rate for work ahead, on the
+  // piece it was reached on for work already done (work <= 0: the start).
   Time time_when(Time work) const {
     const double w = static_cast<double>(work.ps);
-    if (w <= w0_) return t0_;
-    return t0_ + Time{static_cast<std::int64_t>(std::llround((w - w0_) / rate_))};
+    if (w > w0_) return t0_ + Time{static_cast<std::int64_t>(std::llround((w - w0_) / rate_))};
+    for (auto p = past_.rbegin(); p != past_.rend(); ++p)  // the latest piece that started below w
+      if (p->w0 < w) return p->t0 + Time{static_cast<std::int64_t>(std::llround((w - p->w0) / p->rate))};
+    return past_.empty() ? t0_ : past_.front().t0;
   }
 
   // From `now` on, compute runs at 1 - share.
@@ -67,9 +72,16 @@ class ComputeClock {
     const double total = static_cast<double>(total_.ps);
     if (!finished() && w >= total)
       done_ = t0_ + Time{static_cast<std::int64_t>(std::llround((total - w0_) / rate_))};
+    if (w0_ < total) past_.push_back({t0_, w0_, rate_});  // pieces after the end are never asked about
     w0_ = std::min(w, total);
     t0_ = now;
   }
+
+  struct Piece {
+    Time t0;
+    double w0, rate;
+  };
+  std::vector<Piece> past_;  // earlier pieces, in time order
 
   Time t0_{0};
   double w0_ = 0.0;     // work done at t0_
