@@ -136,3 +136,32 @@ TEST_CASE("framework none: one allreduce after backward") {
   CHECK(g[0].bytes == 25557032LL * 4);
   CHECK(g[0].earliest_start == ms(2) + r.backward);  // ready times are offset by the backward start
 }
+
+TEST_CASE("Horovod ticks: next_tick on either side of the origin; groups move with the origin") {
+  // Ticks at origin + n x 5 ms, n any integer. origin = 1.2 ms: the first tick at or after 7 ms is 11.2 ms; at or
+  // after 0 it is 1.2 ms; at or after -4 ms it is 1.2 - 5 = -3.8 ms; a time on a tick is its own tick.
+  CHECK(next_tick(ms(7), us(1200), ms(5)) == us(11200));
+  CHECK(next_tick(Time{}, us(1200), ms(5)) == us(1200));
+  CHECK(next_tick(ms(-4), us(1200), ms(5)) == us(-3800));
+  CHECK(next_tick(us(6200), us(1200), ms(5)) == us(6200));
+  // Shifting every ready time and the origin by the same amount shifts every group's tick by it and leaves the
+  // grouping alone (the result depends only on the phase of the ticks relative to the gradients).
+  auto s = parse_training_settings_kv({"batch_per_gpu=64", "framework=horovod"});
+  const auto r = compute_iteration(lib("resnet50"), s, a100());
+  const Time origin = us(3100), shift = us(123457);
+  const auto a = group_gradients(gradient_tensors(r), s, 1, origin);
+  const auto b = group_gradients(gradient_tensors(r, shift), s, 1, origin + shift);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].tensors == b[i].tensors);
+    CHECK(b[i].earliest_start == a[i].earliest_start + shift);
+    // Each group waits less than one cycle after its last gradient for its tick.
+    CHECK(a[i].earliest_start - a[i].last_ready < ms(5));
+  }
+  // The origin is a tick: a tensor ready exactly there goes at once (no extra wait), one ready 1 ps later waits
+  // a whole cycle minus 1 ps.
+  const std::vector<GradientTensor> one = {{"x", 4 * MiB, origin, false, 0}};
+  CHECK(group_gradients(one, s, 1, origin).front().earliest_start == origin);
+  const std::vector<GradientTensor> late = {{"x", 4 * MiB, origin + Time::from_ps(1), false, 0}};
+  CHECK(group_gradients(late, s, 1, origin).front().earliest_start == origin + ms(5));
+}
