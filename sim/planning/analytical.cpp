@@ -137,72 +137,72 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
   std::vector<TrainingResult> runs;
   std::vector<Time> offsets;
   for (int phase = 0; phase < phases; ++phase) {
-  const Time tick_offset = tick_phase_offset(job, phase, phases);
-  TrainingResult run = out;
-  std::vector<double> iter_bytes;
-  Time t = job.clock_offset;
-  for (int i = 0; i < job.iterations; ++i) {
-    IterationRecord it;
-    it.start = t;
-    const std::int64_t k = out.micro_steps;
-    it.backward_start = it.start + (cr.forward + cr.backward) * (k - 1) + cr.forward;
-    it.backward_end = it.backward_start + cr.backward;
-    std::vector<models::GradientGroup> groups;
-    if (comm) {
-      const auto tensors = models::gradient_tensors(cr, it.backward_start);
-      groups = models::group_gradients(tensors, job.settings, static_cast<int>(job.gpus_per_node),
-                                       training::tick_origin(tensors, tick_offset));
-    }
-    iter_bytes.assign(sim.resource_count(), 0.0);
-    Time stream{0};
-    // Backward progress while NCCL kernels hold SMs (the step engine's rule, compute_clock.hpp): rate 1 - share
-    // during each collective, 1 otherwise; group g is ready once the work up to its last gradient is done, plus the
-    // framework's own wait (Horovod tick, DDP order) from the unslowed plan.
-    training::ComputeClock clock(it.backward_start, cr.backward);
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      CollectiveRecord c;
-      c.group = static_cast<int>(g);
-      c.kind = groups[g].kind;
-      c.bytes = groups[g].bytes;
-      c.total_bytes = groups[g].total_bytes(static_cast<int>(job.ranks()));
-      c.tensors = groups[g].tensors;
-      const Time wait =
-          std::max(Time{0}, std::max(groups[g].earliest_start, it.backward_start) - groups[g].last_ready);
-      c.ready = clock.time_when(groups[g].last_ready - it.backward_start) + wait;
-      const coll::Op op = c.kind == models::GroupKind::AllGather ? coll::Op::AllGather : coll::Op::AllReduce;
-      const auto key = std::make_pair(static_cast<int>(op), c.total_bytes);
-      auto hit = cache.find(key);
-      if (hit == cache.end()) {
-        CallPlan plan = comm->plan(op, c.total_bytes);
-        AnalyticalCollective a = analytical_collective(*comm, plan, fabric);
-        hit = cache.emplace(key, std::make_pair(std::move(plan), std::move(a))).first;
+    const Time tick_offset = tick_phase_offset(job, phase, phases);
+    TrainingResult run = out;
+    std::vector<double> iter_bytes;
+    Time t = job.clock_offset;
+    for (int i = 0; i < job.iterations; ++i) {
+      IterationRecord it;
+      it.start = t;
+      const std::int64_t k = out.micro_steps;
+      it.backward_start = it.start + (cr.forward + cr.backward) * (k - 1) + cr.forward;
+      it.backward_end = it.backward_start + cr.backward;
+      std::vector<models::GradientGroup> groups;
+      if (comm) {
+        const auto tensors = models::gradient_tensors(cr, it.backward_start);
+        groups = models::group_gradients(tensors, job.settings, static_cast<int>(job.gpus_per_node),
+                                         training::tick_origin(tensors, tick_offset));
       }
-      const CallPlan& plan = hit->second.first;
-      c.algo = coll::to_string(plan.algo);
-      c.proto = coll::to_string(plan.proto);
-      c.channels = plan.channels;
-      c.replayed = false;
-      c.start = std::max(c.ready, stream);
-      c.finish = c.start + hit->second.second.time;
-      stream = c.finish;
-      clock.set_share(c.start, training::nccl_compute_share(job, plan.channels));
-      clock.set_share(c.finish, 0.0);
-      for (const auto& [r, b] : hit->second.second.bytes) iter_bytes[r] += b;
-      it.collectives.push_back(std::move(c));
+      iter_bytes.assign(sim.resource_count(), 0.0);
+      Time stream{0};
+      // Backward progress while NCCL kernels hold SMs (the step engine's rule, compute_clock.hpp): rate 1 - share
+      // during each collective, 1 otherwise; group g is ready once the work up to its last gradient is done, plus the
+      // framework's own wait (Horovod tick, DDP order) from the unslowed plan.
+      training::ComputeClock clock(it.backward_start, cr.backward);
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        CollectiveRecord c;
+        c.group = static_cast<int>(g);
+        c.kind = groups[g].kind;
+        c.bytes = groups[g].bytes;
+        c.total_bytes = groups[g].total_bytes(static_cast<int>(job.ranks()));
+        c.tensors = groups[g].tensors;
+        const Time wait =
+            std::max(Time{0}, std::max(groups[g].earliest_start, it.backward_start) - groups[g].last_ready);
+        c.ready = clock.time_when(groups[g].last_ready - it.backward_start) + wait;
+        const coll::Op op = c.kind == models::GroupKind::AllGather ? coll::Op::AllGather : coll::Op::AllReduce;
+        const auto key = std::make_pair(static_cast<int>(op), c.total_bytes);
+        auto hit = cache.find(key);
+        if (hit == cache.end()) {
+          CallPlan plan = comm->plan(op, c.total_bytes);
+          AnalyticalCollective a = analytical_collective(*comm, plan, fabric);
+          hit = cache.emplace(key, std::make_pair(std::move(plan), std::move(a))).first;
+        }
+        const CallPlan& plan = hit->second.first;
+        c.algo = coll::to_string(plan.algo);
+        c.proto = coll::to_string(plan.proto);
+        c.channels = plan.channels;
+        c.replayed = false;
+        c.start = std::max(c.ready, stream);
+        c.finish = c.start + hit->second.second.time;
+        stream = c.finish;
+        clock.set_share(c.start, training::nccl_compute_share(job, plan.channels));
+        clock.set_share(c.finish, 0.0);
+        for (const auto& [r, b] : hit->second.second.bytes) iter_bytes[r] += b;
+        it.collectives.push_back(std::move(c));
+      }
+      if (!groups.empty()) {
+        const Time bwd_end = clock.finished() ? clock.done_at() : clock.time_when(clock.total());
+        it.nccl_slowdown = bwd_end - it.backward_end;
+        it.backward_end = bwd_end;
+      }
+      it.optimizer_start = groups.empty() ? it.backward_end : std::max(stream, it.backward_end);
+      it.end = it.optimizer_start + cr.optimizer;
+      t = it.end;
+      run.iterations.push_back(std::move(it));
     }
-    if (!groups.empty()) {
-      const Time bwd_end = clock.finished() ? clock.done_at() : clock.time_when(clock.total());
-      it.nccl_slowdown = bwd_end - it.backward_end;
-      it.backward_end = bwd_end;
-    }
-    it.optimizer_start = groups.empty() ? it.backward_end : std::max(stream, it.backward_end);
-    it.end = it.optimizer_start + cr.optimizer;
-    t = it.end;
-    run.iterations.push_back(std::move(it));
-  }
-  training::summarize_steady_state(job, iter_bytes, sim, run);
-  runs.push_back(std::move(run));
-  offsets.push_back(tick_offset);
+    training::summarize_steady_state(job, iter_bytes, sim, run);
+    runs.push_back(std::move(run));
+    offsets.push_back(tick_offset);
   }
   if (!has_tick_phases(job)) return std::move(runs.front());
   return training::average_tick_phases(runs, offsets);

@@ -72,6 +72,12 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
   j["communication_busy_us"] = us_of(r.communication_busy);
   j["overlap_fraction"] = r.overlap_fraction;
   j["micro_steps"] = r.micro_steps;
+  // Horovod: the steady state above is the mean over these cycle-tick phases (training_run.hpp); [] without ticks.
+  Json phases = Json::array();
+  for (const auto& p : r.tick_phases)
+    phases.push_back({{"tick_offset_us", us_of(p.offset)}, {"iteration_us", us_of(p.iteration_time)},
+                      {"exposed_communication_us", us_of(p.exposed_communication)}});
+  j["tick_phases"] = phases;
   j["per_gpu"] = {{"samples_per_micro_step", r.compute.samples_per_step},
                   {"work_per_micro_step", r.compute.work_per_step},
                   {"forward_us", us_of(r.compute.forward)},
@@ -113,7 +119,11 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
   if (!r.transports.empty()) out << "  transports: " << r.transports << "\n";
   virt::write_virtualization_summary(
       out, virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu));
-  out << "  steady state (iteration " << r.iterations.size() << " of " << r.iterations.size() << "):\n";
+  out << "  steady state (iteration " << r.iterations.size() << " of " << r.iterations.size();
+  if (!r.tick_phases.empty())
+    out << ", mean over " << r.tick_phases.size() << " Horovod tick phases: last gradient + (k + 1/2) x cycle / "
+        << r.tick_phases.size();
+  out << "):\n";
   out << "    throughput            " << fmt("%.2f", r.work_per_s) << " " << unit;
   if (unit != "samples/s") out << " (" << fmt("%.2f", r.samples_per_s) << " samples/s)";
   out << "\n";
@@ -127,12 +137,19 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
   out << "    communication busy   " << " " << format_time(r.communication_busy);
   if (r.communication_busy.ps > 0) out << " (overlap " << fmt("%.1f", 100.0 * r.overlap_fraction) << " % hidden)";
   out << "\n";
+  if (r.tick_phases.size() > 1) {
+    out << "    per tick phase        ";
+    for (std::size_t k = 0; k < r.tick_phases.size(); ++k)
+      out << (k ? ", " : "") << format_time(r.tick_phases[k].iteration_time);
+    out << "\n";
+  }
   out << "    1-GPU baseline        " << fmt("%.2f", st.single_gpu.work_per_s) << " " << unit << "\n";
   out << "    scaling efficiency    " << fmt("%.1f", 100.0 * st.scaling_efficiency) << " % of " << r.ranks
       << " x 1 GPU\n";
   const IterationRecord& last = r.iterations.back();
   if (!last.collectives.empty()) {
-    out << "  collectives (last iteration, issue order):\n";
+    out << "  collectives (last iteration" << (r.tick_phases.empty() ? "" : " of the first tick phase")
+        << ", issue order):\n";
     out << "    #  op         bytes        ready(us)    start(us)   duration(us)  algo/proto  ch  layers\n";
     for (const auto& c : last.collectives) {
       char line[256];
@@ -170,7 +187,7 @@ Json training_json(const TrainingJob& job, const TrainingStudy& st) {
   for (const auto& p : job.params) params.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
   j["parameters"] = params;
   j["virtualization"] = virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu);
-  j["not_modelled"] = {"NCCL kernels sharing SMs with compute", "input pipeline and host-side framework overheads",
+  j["not_modelled"] = {"HBM bandwidth taken by NCCL reductions", "input pipeline and host-side framework overheads",
                        "Horovod negotiation cost beyond the cycle tick"};
   return j;
 }

@@ -507,7 +507,8 @@ std::vector<TrainingResult> simulate_training_together(const std::vector<Trainin
   std::vector<TrainingResult> out;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     std::vector<Time> offsets;
-    for (int k = 0; k < phases; ++k) offsets.push_back(has_tick_phases(jobs[j]) ? tick_phase_offset(jobs[j], k, phases) : Time{0});
+    for (int k = 0; k < phases; ++k)
+      offsets.push_back(has_tick_phases(jobs[j]) ? tick_phase_offset(jobs[j], k, phases) : Time{0});
     out.push_back(average_tick_phases(per_job[j], offsets));
     if (!has_tick_phases(jobs[j])) out.back().tick_phases.clear();  // averaged over the others' phases only
   }

@@ -22,6 +22,7 @@ Json training_json(const TrainingJob& job, const TrainingStudy& study);
 // Chrome trace event format (opens in Perfetto / chrome://tracing): {"traceEvents": [...]}, complete events (ph "X")
 // with ts/dur in microseconds; pid = rank, tid 0 = compute (forward/backward per layer and micro-step, optimizer),
 // tid 1 = communication (one event per collective). Ranks are symmetric, so every rank shows the same timeline.
+// With Horovod tick phases, the iterations shown are those of the first phase's run (TrainingResult::iterations).
 Json chrome_trace(const TrainingJob& job, const TrainingResult& result);
 
 }  // namespace vgsim::sim::training
