@@ -72,7 +72,7 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
   }
   AnalyticalCollective out;
   const StepCosts& sc = plan.costs;
-  out.costs.base = sc.base_latency;
+  out.costs.base = sc.base_latency + sc.launch_overhead;  // both paid once per call, as in CollectiveRun::start_at
   out.costs.payload_efficiency = sc.payload_efficiency;
   max_min(conns, fabric.simulator(), sc.max_rate_per_flow);
   const double inf = std::numeric_limits<double>::infinity();
