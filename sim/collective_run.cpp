@@ -22,6 +22,7 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
   // Memory per transfer is what limits the rank count (a 1,024-rank ring has millions of transfers), so the
   // executor keeps only a dependency counter and the reverse edges per transfer; routes are looked up per source.
   const std::size_t n = schedule.transfers.size();
+  if (n >= kDataEdge) throw std::invalid_argument("CollectiveRun: more than 2^31 transfers");
   pending_.reserve(n);
   dependents_begin_.assign(n + 1, 0);
   for (std::size_t t = 0; t < n; ++t) {
@@ -38,8 +39,12 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
   // Fill with begin[dep] as the cursor (it ends at the old begin[dep + 1]), then shift the offsets back by one.
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
-    for (std::uint32_t d = 0; d < tr.dep_count; ++d)
-      dependents_[dependents_begin_[schedule.deps[tr.dep_begin + d]]++] = static_cast<std::uint32_t>(t);
+    for (std::uint32_t d = 0; d < tr.dep_count; ++d) {
+      const std::uint32_t dep = schedule.deps[tr.dep_begin + d];
+      // The edge's kind is decided once here and kept in the top bit, so releasing never rereads the dependent.
+      const bool data = coll::dependency_kind(schedule.transfers[dep], tr) == coll::DepKind::Data;
+      dependents_[dependents_begin_[dep]++] = static_cast<std::uint32_t>(t) | (data ? kDataEdge : 0u);
+    }
   }
   for (std::size_t t = n; t > 0; --t) dependents_begin_[t] = dependents_begin_[t - 1];
   dependents_begin_[0] = 0;
@@ -106,10 +111,9 @@ void CollectiveRun::launch(std::uint32_t t) {
 }
 
 void CollectiveRun::release(std::uint32_t t, bool delivered) {
-  const coll::Transfer& tr = schedule_.transfers[t];
   for (std::uint32_t i = dependents_begin_[t]; i < dependents_begin_[t + 1]; ++i) {
-    const std::uint32_t d = dependents_[i];
-    const bool data = coll::dependency_kind(tr, schedule_.transfers[d]) == coll::DepKind::Data;
+    const std::uint32_t d = dependents_[i] & ~kDataEdge;
+    const bool data = (dependents_[i] & kDataEdge) != 0;
     if (data == delivered && --pending_[d] == 0) launch(d);
   }
 }

@@ -68,7 +68,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   Fabric& fabric_;
   std::vector<std::uint32_t> pending_;        // unfinished dependencies per transfer
   std::vector<std::uint32_t> dependents_begin_;  // CSR of reverse edges
-  std::unique_ptr<std::uint32_t[]> dependents_;  // dependents_begin_[n] entries
+  std::unique_ptr<std::uint32_t[]> dependents_;  // dependents_begin_[n] entries: index | kDataEdge for data edges
+  static constexpr std::uint32_t kDataEdge = 0x80000000u;  // the dependent reads the data (waits for delivery)
   // per (channel map, source rank): the (destination rank, route) pairs this collective uses, resolved once
   std::vector<std::vector<std::pair<std::uint32_t, const Route*>>> by_src_;
   std::uint64_t remaining_ = 0;
