@@ -160,14 +160,8 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
       // framework's own wait (Horovod tick, DDP order) from the unslowed plan.
       training::ComputeClock clock(it.backward_start, cr.backward);
       for (std::size_t g = 0; g < groups.size(); ++g) {
-        CollectiveRecord c;
-        c.group = static_cast<int>(g);
-        c.kind = groups[g].kind;
-        c.bytes = groups[g].bytes;
-        c.total_bytes = groups[g].total_bytes(static_cast<int>(job.ranks()));
-        c.tensors = groups[g].tensors;
-        const Time wait =
-            std::max(Time{0}, std::max(groups[g].earliest_start, it.backward_start) - groups[g].last_ready);
+        CollectiveRecord c = training::group_record(groups[g], static_cast<int>(g), job.ranks());
+        const Time wait = training::framework_wait(groups[g], it.backward_start);
         c.ready = clock.time_when(groups[g].last_ready - it.backward_start) + wait;
         const coll::Op op = c.kind == models::GroupKind::AllGather ? coll::Op::AllGather : coll::Op::AllReduce;
         const auto key = std::make_pair(static_cast<int>(op), c.total_bytes);

@@ -121,16 +121,11 @@ class JobRunner : public EventHandler {
     group_wait_.clear();
     for (const auto& grp : groups_) {
       group_work_.push_back(grp.last_ready - it.backward_start);
-      group_wait_.push_back(std::max(Time{0}, std::max(grp.earliest_start, it.backward_start) - grp.last_ready));
+      group_wait_.push_back(framework_wait(grp, it.backward_start));
     }
     auto& recs = out_.iterations.back().collectives;
     for (std::size_t g = 0; g < groups_.size(); ++g) {
-      CollectiveRecord c;
-      c.group = static_cast<int>(g);
-      c.kind = groups_[g].kind;
-      c.bytes = groups_[g].bytes;
-      c.total_bytes = groups_[g].total_bytes(static_cast<int>(job_.ranks()));
-      c.tensors = groups_[g].tensors;
+      CollectiveRecord c = group_record(groups_[g], static_cast<int>(g), job_.ranks());
       c.ready = std::max(groups_[g].earliest_start, it.backward_start);
       recs.push_back(c);
     }
@@ -440,6 +435,20 @@ TrainingResult average_tick_phases(const std::vector<TrainingResult>& runs, cons
   }
   sort_resources(out.resources);
   return out;
+}
+
+CollectiveRecord group_record(const models::GradientGroup& grp, int g, std::uint32_t ranks) {
+  CollectiveRecord c;
+  c.group = g;
+  c.kind = grp.kind;
+  c.bytes = grp.bytes;
+  c.total_bytes = grp.total_bytes(static_cast<int>(ranks));
+  c.tensors = grp.tensors;
+  return c;
+}
+
+Time framework_wait(const models::GradientGroup& grp, Time backward_start) {
+  return std::max(Time{0}, std::max(grp.earliest_start, backward_start) - grp.last_ready);
 }
 
 void summarize_steady_state(const TrainingJob& job, const std::vector<double>& last_bytes, const Simulator& sim,

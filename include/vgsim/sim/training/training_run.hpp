@@ -44,6 +44,12 @@ struct CollectiveRecord {
   Time duration() const { return finish - start; }
 };
 
+// The record of gradient group `g` as issued by `ranks` ranks (ready, start and finish left for the caller), and the
+// framework's own wait beyond its last gradient (Horovod tick, DDP bucket order) when backward starts at
+// `backward_start`. Shared by the step engine and the analytical fidelity.
+CollectiveRecord group_record(const models::GradientGroup& grp, int g, std::uint32_t ranks);
+Time framework_wait(const models::GradientGroup& grp, Time backward_start);
+
 struct IterationRecord {
   Time start{0};                         // first forward of the first micro-step
   Time backward_start{0};                // backward of the last micro-step (the one that communicates)
