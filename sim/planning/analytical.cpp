@@ -114,14 +114,7 @@ bool analytical_supported(const training::TrainingJob& job) {
 
 training::TrainingResult simulate_training_analytical(const training::TrainingJob& job) {
   using namespace training;
-  TrainingResult out;
-  out.ranks = job.ranks();
-  out.nodes = job.nodes;
-  out.gpus_per_node = job.gpus_per_node;
-  out.micro_steps = job.settings.grad_accumulation_steps;
-  out.compute = models::scale_compute(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
-                                                 static_cast<int>(job.ranks())),
-                       job.compute_efficiency);
+  TrainingResult out = result_header(job);
   const models::ComputeResult& cr = out.compute;
   Simulator sim;  // only holds the resource capacities for the Fabric; never run
   Fabric fabric(*job.cluster, sim, job.comm.path, job.comm.capacity_scale);

@@ -35,13 +35,7 @@ class JobRunner : public EventHandler {
   JobRunner(const TrainingJob& job, TrainingResult& out, Simulator& sim, Fabric& fabric, virt::VgpuScheduler& gpus,
             bool shared, Time tick_offset)
       : job_(job), out_(out), sim_(sim), fabric_(&fabric), gpus_(gpus), shared_(shared), tick_offset_(tick_offset) {
-    out_.ranks = job.ranks();
-    out_.nodes = job.nodes;
-    out_.gpus_per_node = job.gpus_per_node;
-    out_.micro_steps = job.settings.grad_accumulation_steps;
-    out_.compute = models::scale_compute(models::compute_iteration(job.model, job.settings, job.gpu, job.compute,
-                                                    static_cast<int>(job.ranks())),
-                          job.compute_efficiency);
+    out_ = result_header(job);
     for (std::uint32_t e : job.rank_to_endpoint) sliced_ = sliced_ || gpus_.time_sliced(e);
     if (job.ranks() > 1) {
       comm_ = std::make_unique<Communicator>(*job.cluster, job.rank_to_endpoint, job.comm);
@@ -434,6 +428,18 @@ TrainingResult average_tick_phases(const std::vector<TrainingResult>& runs, cons
     out.resources.push_back(u);
   }
   sort_resources(out.resources);
+  return out;
+}
+
+TrainingResult result_header(const TrainingJob& job) {
+  TrainingResult out;
+  out.ranks = job.ranks();
+  out.nodes = job.nodes;
+  out.gpus_per_node = job.gpus_per_node;
+  out.micro_steps = job.settings.grad_accumulation_steps;
+  out.compute = models::scale_compute(
+      models::compute_iteration(job.model, job.settings, job.gpu, job.compute, static_cast<int>(job.ranks())),
+      job.compute_efficiency);
   return out;
 }
 

@@ -114,6 +114,10 @@ Time tick_origin(const std::vector<models::GradientTensor>& tensors, Time offset
 // means, per-resource bytes averaged by name, engine work summed; records kept from runs[0].
 TrainingResult average_tick_phases(const std::vector<TrainingResult>& runs, const std::vector<Time>& offsets);
 
+// A result with the job's shape and its per-rank compute (ranks, nodes, micro-steps, scaled compute) filled in;
+// the starting point of both the step engine and the analytical fidelity.
+TrainingResult result_header(const TrainingJob& job);
+
 // Runs job.iterations iterations and fills the steady-state figures (Horovod: once per tick phase, averaged).
 // Deterministic.
 TrainingResult simulate_training(const TrainingJob& job);
