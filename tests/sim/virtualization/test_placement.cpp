@@ -3,6 +3,8 @@
 // manifests that are not MPIJobs or ask for a rank count different from their GPUs.
 #include <catch2/catch.hpp>
 
+#include "catalog.hpp"
+
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/virtualization/multi_job.hpp"
 #include "vgsim/sim/virtualization/placement.hpp"
@@ -11,10 +13,7 @@ using namespace vgsim;
 using namespace vgsim::sim::virt;
 
 namespace {
-const topo::Catalog& catalog() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
+using test::catalog;
 Json mpijob(int workers, int gpus, int slots) {
   return Json{{"apiVersion", "kubeflow.org/v2beta1"},
               {"kind", "MPIJob"},

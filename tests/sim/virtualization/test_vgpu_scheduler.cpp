@@ -1,6 +1,8 @@
 // The vGPU time-slicing scheduler on its own (no training): k busy contexts share one GPU; policies with an idle VM.
 #include <catch2/catch.hpp>
 
+#include "catalog.hpp"
+
 #include <memory>
 
 #include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
@@ -9,10 +11,7 @@ using namespace vgsim;
 using namespace vgsim::sim::virt;
 
 namespace {
-const topo::Catalog& catalog() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
+using test::catalog;
 // Every context submits `work` once at t = 0; returns completion time per endpoint index given.
 std::vector<Time> run(const std::string& preset, const std::vector<std::uint32_t>& eps, Time work, VgpuSchedulerOptions o) {
   const topo::Cluster cl = topo::Cluster::resolve(preset, catalog());

@@ -2,6 +2,8 @@
 // relative-speed table (training-measurements.md A4), MIG inference layouts, assumptions in every report, bad input.
 #include <catch2/catch.hpp>
 
+#include "catalog.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -14,10 +16,7 @@ using namespace vgsim;
 using namespace vgsim::sim;
 
 namespace {
-const topo::Catalog& catalog() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
+using test::catalog;
 training::JobSpec spec(const std::string& cluster, std::vector<std::string> endpoints, std::vector<std::string> sets,
                        int iterations = 3) {
   training::JobSpec s;
