@@ -51,14 +51,15 @@ std::vector<Entry> entries(NcclTuning& t) {
   e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
   e.push_back({"nccl.hw_latency.nvlink.nvls.simple", "us",
-               v + kRef + "1.3 hwLatencies NVLINK/NVLS Simple 25 (charged once per call: lat = intraLat, 1.4)",
+               v + kRef + "1.3 hwLatencies NVLINK/NVLS Simple 25 (once per call: lat = intraLat, 1.4; the engine "
+                           "charges a quarter on each of a chunk's 4 switch legs)",
                &t.hw_latency_us[static_cast<int>(Link::NVLink)][static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
   for (GpuArch a : {GpuArch::Hopper, GpuArch::Blackwell})
     e.push_back({std::string("nccl.nvls_efficiency.") + kArchKey[static_cast<int>(a)], "ratio",
                  v + kRef + "1.5 NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
                              "the payload efficiency of NVLS flows",
                  &t.nvls_efficiency[static_cast<int>(a)]});
-  e.push_back({"nccl.nvls.max_channels", "channels", v + kRef + "1.6: NVLS uses up to 16 channels",
+  e.push_back({"nccl.nvls.max_channels", "channels", "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels",
                &t.nvls_max_channels});
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.proto_efficiency.") + kProtoKey[p], "ratio",

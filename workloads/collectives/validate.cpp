@@ -8,6 +8,20 @@
 
 namespace vgsim::coll {
 
+namespace {
+// Bytes of block b (ring position b's slice, or NVLS shard b) under the documented split: loopSize = channels * n *
+// chunk, piece c * n + b of each loop belongs to block b.
+std::vector<Bytes> blocks(const CollectiveSchedule& s) {
+  const std::uint32_t n = s.ranks;
+  const detail::Partition part(s.size, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
+  std::vector<Bytes> block(n, 0);
+  for (std::uint32_t l = 0; l < part.loops; ++l)
+    for (std::uint32_t c = 0; c < s.channels; ++c)
+      for (std::uint32_t b = 0; b < n; ++b) block[b] += part.piece(l, static_cast<std::uint64_t>(c) * n + b);
+  return block;
+}
+}  // namespace
+
 Bytes required_total_bytes(Op op, std::uint32_t n, Bytes S, Algo algo) {
   if (n <= 1) return 0;
   if (algo == Algo::NVLS) return 2 * static_cast<Bytes>(n + 1) * S;  // up and down legs, each (n+1)S in all
@@ -64,11 +78,7 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
     // every GPU sends S up (its part of every reduction) plus its own reduced shard, and receives its reduced shard
     // plus every multicast shard: up = down = S + block_r.
     if (s.op != Op::AllReduce) fail(std::string("NVLS schedule for ") + to_string(s.op) + ": only allreduce is modelled");
-    const detail::Partition part(S, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
-    std::vector<Bytes> block(n, 0);
-    for (std::uint32_t l = 0; l < part.loops; ++l)
-      for (std::uint32_t c = 0; c < s.channels; ++c)
-        for (std::uint32_t b = 0; b < n; ++b) block[b] += part.piece(l, static_cast<std::uint64_t>(c) * n + b);
+    const std::vector<Bytes> block = blocks(s);
     for (std::uint32_t r = 0; r < n; ++r) {
       if (sent[r] != S + block[r]) fail("rank " + std::to_string(r) + " sends " + std::to_string(sent[r]) + " bytes up to the switch, expected " + std::to_string(S + block[r]));
       if (recv[r] != S + block[r]) fail("rank " + std::to_string(r) + " receives " + std::to_string(recv[r]) + " bytes down from the switch, expected " + std::to_string(S + block[r]));
@@ -121,12 +131,7 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
     }
     return err;
   }
-  // Block b (ring position b's slice) bytes, from the documented split: loopSize = channels * n * chunk.
-  const detail::Partition part(S, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
-  std::vector<Bytes> block(n, 0);
-  for (std::uint32_t l = 0; l < part.loops; ++l)
-    for (std::uint32_t c = 0; c < s.channels; ++c)
-      for (std::uint32_t b = 0; b < n; ++b) block[b] += part.piece(l, static_cast<std::uint64_t>(c) * n + b);
+  const std::vector<Bytes> block = blocks(s);
   for (std::uint32_t p = 0; p < n; ++p) {
     const std::uint32_t r = s.ring_order[p];
     // allreduce: position p receives every block but p (reduce-scatter) and every block but p+1 (allgather);
