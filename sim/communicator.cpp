@@ -218,6 +218,9 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
       throw InputError("", "--algo", "NVLS is not available on this communicator: " + nvls_missing_, "nvls",
                        "ring or tree here (NVLS needs every rank on one node, on Hopper or later GPUs attached to "
                        "that node's NVSwitch)");
+    if (shape.nvls_channels < 2)
+      throw InputError("", "--channels", "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
+                       "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo nvls");
     if (options_.proto && *options_.proto != coll::Proto::Simple)
       throw InputError("", "--proto", "NCCL runs NVLS with the Simple protocol only",
                        coll::to_string(*options_.proto), "Simple (or no --proto) with --algo nvls");

@@ -96,4 +96,8 @@ TEST_CASE("forcing NVLS where it cannot run is an input error naming the value a
   const std::string l = error_of(sim::Communicator(p5, sim::place_ranks(p5, 1, 8), ll), coll::Op::AllReduce);
   CHECK(l.find("--proto") != std::string::npos);
   CHECK(l.find("Simple") != std::string::npos);
+  sim::CommOptions one_ch = opt;
+  one_ch.channels = 1;
+  const std::string c = error_of(sim::Communicator(p5, sim::place_ranks(p5, 1, 8), one_ch), coll::Op::AllReduce);
+  CHECK(c.find("--channels") != std::string::npos);
 }
