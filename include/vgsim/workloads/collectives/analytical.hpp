@@ -14,8 +14,8 @@
 //   stages); equal stages give base + stages * (a + s) + (loops - 1) * s.
 //   nvls allreduce (switch legs share each GPU's UP / DOWN within the call, so this is not contention-free): with
 //       P_l = s((n+1) x_l), one loop: base + 4a + 2 P_0; more: base + 4a + 3 P_0 + sum_{l>=1} P_l (analytical.cpp).
-// Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 % (NVLS: its one
-// loop form is the DAG's chain; more loops are checked against the engine, tests/sim/planning).
+// Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 % (not NVLS:
+// its legs share UP / DOWN by construction, so its form is checked against the engine, tests/sim/planning).
 #pragma once
 
 #include "vgsim/kernel/units.hpp"
