@@ -54,9 +54,17 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
   by_src_.assign(maps * schedule.ranks, {});
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
-    if (tr.src >= schedule.ranks || tr.dst >= schedule.ranks)
+    const bool to_sw = tr.dst == coll::kSwitchRank, from_sw = tr.src == coll::kSwitchRank;
+    if ((to_sw && from_sw) || (!from_sw && tr.src >= schedule.ranks) || (!to_sw && tr.dst >= schedule.ranks))
       throw std::invalid_argument("CollectiveRun: transfer names a rank outside the communicator");
     const std::size_t m = tr.channel % maps;
+    if (to_sw || from_sw) {  // NVLS leg: one GPU's NVSwitch up or down resource
+      auto& legs = to_sw ? switch_up_ : switch_down_;
+      if (legs.empty()) legs.assign(maps * schedule.ranks, nullptr);
+      const std::uint32_t r = to_sw ? tr.src : tr.dst;
+      if (!legs[m * schedule.ranks + r]) legs[m * schedule.ranks + r] = &fabric_.switch_route(channel_gpus_[m][r], to_sw);
+      continue;
+    }
     auto& list = by_src_[m * schedule.ranks + tr.src];
     bool known = false;
     for (const auto& entry : list) known = known || entry.first == tr.dst;
@@ -65,7 +73,10 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
 }
 
 const Route& CollectiveRun::route_of(const coll::Transfer& tr) const {
-  const auto& list = by_src_[(tr.channel % channel_gpus_.size()) * schedule_.ranks + tr.src];
+  const std::size_t m = tr.channel % channel_gpus_.size();
+  if (tr.dst == coll::kSwitchRank) return *switch_up_[m * schedule_.ranks + tr.src];
+  if (tr.src == coll::kSwitchRank) return *switch_down_[m * schedule_.ranks + tr.dst];
+  const auto& list = by_src_[m * schedule_.ranks + tr.src];
   for (const auto& [dst, route] : list)
     if (dst == tr.dst) return *route;
   throw std::logic_error("CollectiveRun: route not resolved");  // unreachable: the constructor resolved them all

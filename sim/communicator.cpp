@@ -12,6 +12,12 @@
 //   tuning.cc's two multi-node adjustments (see plan()). The base latency (and CommOptions::launch_overhead, 0 by
 //   default) is paid once per call. The executor overlaps the latencies of consecutive sends on a connection
 //   (collective_run.hpp), so per-step latencies cost only along the data chain, as in NCCL's lat + S/bw form.
+// - NVLS (NVLink SHARP) is available when every rank is on ONE node, on a whole GPU attached to that node's NVSwitch
+//   (Cluster::nvswitch_path), with NVLink P2P between them and a Hopper or later GPU (catalog "arch"; NVLS needs
+//   SM90 and NVSwitch gen3, and reference 1.5 gives NVLS efficiencies only for Hopper and Blackwell): derived, no
+//   catalog flag. It runs nvls_max_channels (16) channels, Simple only; its flows carry payload at NCCL's NVLS
+//   efficiency (0.85 Hopper), and each of the chunk's 4 switch legs carries a quarter of NCCL's 25 us NVLS latency.
+//   Multi-node NVLS Tree is not modelled (multi-node communicators never pick NVLS).
 #include "vgsim/sim/communicator.hpp"
 
 #include <algorithm>
@@ -169,6 +175,17 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   }
   // NCCL enables LL128 by default only on NVLink intra paths (tuning.cc, reference section 1.5).
   shape_.ll128_enabled = all_nvlink;
+  // NVLS availability (see the top of this file).
+  if (nodes_ != 1) nvls_missing_ = "the ranks span " + std::to_string(nodes_) + " nodes (multi-node NVLS Tree is not modelled)";
+  else if (ranks() < 2) nvls_missing_ = "a single rank has nothing to reduce";
+  else if (!all_nvlink) nvls_missing_ = "the GPUs do not talk over NVLink P2P";
+  else if (shape_.arch != coll::GpuArch::Hopper && shape_.arch != coll::GpuArch::Blackwell)
+    nvls_missing_ = std::string("GPU architecture ") + coll::to_string(shape_.arch) + " is older than Hopper";
+  for (std::uint32_t e : rank_to_endpoint_)
+    if (nvls_missing_.empty() && !cluster.nvswitch_path(e, true))
+      nvls_missing_ = "endpoint " + eps[e].name + " (" + eps[e].mode + ") is not a whole GPU on an NVSwitch";
+  shape_.nvls_supported = nvls_missing_.empty();
+  shape_.nvls_channels = options_.channels.value_or(static_cast<std::uint32_t>(options_.nccl.nvls_max_channels));
 }
 
 std::string Communicator::describe_transports() const {
@@ -183,7 +200,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   const coll::NcclTuning& t = options_.nccl;
   coll::Allowed allowed;
   if (options_.algo) {
-    for (int a = 0; a < 2; ++a) allowed.algo[a] = (a == static_cast<int>(*options_.algo));
+    for (int a = 0; a < coll::kAlgoCount; ++a) allowed.algo[a] = (a == static_cast<int>(*options_.algo));
   }
   if (options_.proto) {
     for (int p = 0; p < 3; ++p) allowed.proto[p] = (p == static_cast<int>(*options_.proto));
@@ -193,6 +210,21 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   if (op != coll::Op::AllReduce && options_.algo == coll::Algo::Tree)
     throw InputError("", "--algo", "the tree algorithm exists only for allreduce", "tree", "ring for " +
                      std::string(coll::to_string(op)));
+  if (options_.algo == coll::Algo::NVLS) {
+    if (op != coll::Op::AllReduce)
+      throw InputError("", "--algo", "vgsim models NVLS only for allreduce (NCCL 2.19+ also runs allgather and "
+                       "reducescatter with it; not modelled)", "nvls", "ring for " + std::string(coll::to_string(op)));
+    if (!shape.nvls_supported)
+      throw InputError("", "--algo", "NVLS is not available on this communicator: " + nvls_missing_, "nvls",
+                       "ring or tree here (NVLS needs every rank on one node, on Hopper or later GPUs attached to "
+                       "that node's NVSwitch)");
+    if (shape.nvls_channels < 2)
+      throw InputError("", "--channels", "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
+                       "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo nvls");
+    if (options_.proto && *options_.proto != coll::Proto::Simple)
+      throw InputError("", "--proto", "NCCL runs NVLS with the Simple protocol only",
+                       coll::to_string(*options_.proto), "Simple (or no --proto) with --algo nvls");
+  }
   const coll::Selection sel = coll::select(t, op, size, shape, allowed);
 
   CallPlan plan;
@@ -209,6 +241,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   const auto a = static_cast<std::size_t>(plan.algo), p = static_cast<std::size_t>(plan.proto);
   StepCosts& c = plan.costs;
   c.payload_efficiency = t.proto_efficiency[p];
+  if (plan.algo == coll::Algo::NVLS) c.payload_efficiency *= t.nvls_efficiency[arch_row(shape.arch)];
   c.base_latency = Time::from_us(t.base_latency_us[a][p]);
   c.launch_overhead = options_.launch_overhead;
   // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node

@@ -1,7 +1,23 @@
 // Registers cluster resources in the engine and caches GPU-to-GPU routes (see include/vgsim/sim/fabric.hpp).
 #include "vgsim/sim/fabric.hpp"
 
+#include "vgsim/kernel/input_error.hpp"
+
 namespace vgsim::sim {
+
+namespace {
+Route to_route(const topo::Path& p) {
+  Route r;
+  r.resources.assign(p.resources.begin(), p.resources.end());
+  r.latency = p.latency;
+  r.transport = p.transport;
+  r.type = p.type;
+  r.link_class = p.link_class;
+  r.gdr = p.gdr;
+  r.bottleneck = p.bottleneck;
+  return r;
+}
+}  // namespace
 
 Fabric::Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions options,
                const std::map<std::string, double>& capacity_scale)
@@ -19,16 +35,20 @@ const Route& Fabric::route(std::uint32_t ep_a, std::uint32_t ep_b) {
   const std::uint64_t key = (static_cast<std::uint64_t>(ep_a) << 32) | ep_b;
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  const topo::Path p = cluster_.endpoint_path(ep_a, ep_b, options_);
-  Route r;
-  r.resources.assign(p.resources.begin(), p.resources.end());
-  r.latency = p.latency;
-  r.transport = p.transport;
-  r.type = p.type;
-  r.link_class = p.link_class;
-  r.gdr = p.gdr;
-  r.bottleneck = p.bottleneck;
-  return cache_.emplace(key, std::move(r)).first->second;
+  return cache_.emplace(key, to_route(cluster_.endpoint_path(ep_a, ep_b, options_))).first->second;
+}
+
+const Route& Fabric::switch_route(std::uint32_t ep, bool to_switch) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(ep) << 1) | (to_switch ? 1u : 0u);
+  auto it = switch_cache_.find(key);
+  if (it != switch_cache_.end()) return it->second;
+  const std::optional<topo::Path> p = cluster_.nvswitch_path(ep, to_switch);
+  if (!p) {
+    const auto& e = cluster_.endpoints().at(ep);
+    throw InputError(cluster_.file(), "--algo", "NVLS needs every rank on a whole GPU attached to an NVSwitch",
+                     e.name + " (" + e.mode + ")", "a bare-metal or passthrough GPU listed under the host's \"nvswitch\"");
+  }
+  return switch_cache_.emplace(key, to_route(*p)).first->second;
 }
 
 }  // namespace vgsim::sim

@@ -38,6 +38,26 @@ std::optional<std::uint32_t> Cluster::find_endpoint(const std::string& n) const 
   return it->second;
 }
 
+std::optional<Path> Cluster::nvswitch_path(std::uint32_t ep, bool to_switch) const {
+  const Impl& m = *impl_;
+  if (ep >= m.endpoints.size()) throw std::out_of_range("vgsim: Cluster::nvswitch_path: endpoint index out of range");
+  const GpuEndpoint& e = m.endpoints[ep];
+  if (e.mode != "bare-metal" && e.mode != "passthrough") return std::nullopt;
+  const HostInst& h = m.insts[m.gpus[e.gpu].host];
+  const Template& t = m.templates[h.tmpl];
+  const std::uint32_t lg = m.gpus[e.gpu].index_in_host;
+  const std::uint32_t local = to_switch ? t.nvsw_up[lg] : t.nvsw_down[lg];
+  if (local == kNone) return std::nullopt;
+  Path p;
+  p.resources.push_back(h.res_base + local);
+  p.latency = t.nvl_latency[lg];
+  p.transport = Transport::P2P;
+  p.type = PathType::NVL;
+  p.link_class = LinkClass::NVLink;
+  p.bottleneck = m.resources[p.resources[0]].capacity;
+  return p;
+}
+
 Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const {
   const Impl& m = *impl_;
   if (a >= m.endpoints.size() || b >= m.endpoints.size())

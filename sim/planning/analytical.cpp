@@ -66,7 +66,10 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
     if (it == index.end()) {
       const auto& map = plan.channel_gpus[t.channel % plan.channel_gpus.size()];
       it = index.emplace(key, conns.size()).first;
-      conns.push_back({t.channel, t.src, t.dst, &fabric.route(map[t.src], map[t.dst])});
+      const Route* route = t.dst == coll::kSwitchRank   ? &fabric.switch_route(map[t.src], true)
+                           : t.src == coll::kSwitchRank ? &fabric.switch_route(map[t.dst], false)
+                                                        : &fabric.route(map[t.src], map[t.dst]);
+      conns.push_back({t.channel, t.src, t.dst, route});
     }
     conns[it->second].payload += static_cast<double>(t.bytes);
   }
@@ -82,7 +85,8 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
   const std::uint32_t rpn = comm.ranks_per_node();
   std::unordered_map<ResourceId, double> bytes;
   for (const auto& c : conns) {
-    const int cls = (c.src / rpn == c.dst / rpn) ? 0 : 1;
+    const bool switch_leg = c.src == coll::kSwitchRank || c.dst == coll::kSwitchRank;  // NVLS: inside the node
+    const int cls = (switch_leg || c.src / rpn == c.dst / rpn) ? 0 : 1;
     seen[cls] = true;
     bw[cls] = std::min(bw[cls], c.rate);
     const Time l = c.route->latency + sc.hop_latency[static_cast<std::size_t>(c.route->link_class)];

@@ -30,7 +30,8 @@ Time contention_free_time(const CollectiveSchedule& s, const PathCosts& costs) {
       const std::uint32_t j = s.deps[t.dep_begin + d];
       start = std::max(start, dependency_kind(s.transfers[j], t) == DepKind::Data ? delivered[j] : sent[j]);
     }
-    const HopCost& h = (t.src / ppn == t.dst / ppn) ? costs.intra : costs.inter;
+    const bool switch_leg = t.src == kSwitchRank || t.dst == kSwitchRank;  // NVLS: a leg inside the node
+    const HopCost& h = (switch_leg || t.src / ppn == t.dst / ppn) ? costs.intra : costs.inter;
     sent[i] = start + send_time(h, t.bytes, costs.payload_efficiency);
     delivered[i] = sent[i] + h.latency;
     end = std::max(end, delivered[i]);
@@ -58,10 +59,24 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
     return t;
   };
   const Time a_max = std::max(has_intra ? costs.intra.latency : Time{0}, has_inter ? costs.inter.latency : Time{0});
-  const bool ring_blocks = algo == Algo::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+  const bool ring_blocks = (algo == Algo::Ring || algo == Algo::NVLS) &&
+                           (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
   const detail::Partition part(size, hdr.chunk_bytes, ring_blocks ? static_cast<std::uint64_t>(c) * n : c);
   auto xmax = [&](std::uint32_t l) { return part.piece(l, 0); };  // piece 0 is the largest of its loop
   Time total = costs.base;
+  if (algo == Algo::NVLS) {
+    // Switch legs only (nvls.cpp), all at the leg's per-channel rate and latency (costs.intra). Per channel and loop
+    // every GPU's UP and DOWN each carry (n+1) x_l: one period P_l = s((n+1) x_l). Loop 0's chain is 4 legs, 4a:
+    // its n reads and reduced delivery run alone (n s + s); with one loop its store and multicast run alone too
+    // (s + n s), so T = 4a + 2 P_0. With more loops they share UP / DOWN with loop 1's n reads / n deliveries at
+    // 1/(n+1) each and take a period each (2 P_0); the later loops follow at the UP / DOWN pace, one P_l each.
+    const HopCost& h = costs.intra;
+    const Bytes n1 = static_cast<Bytes>(n + 1);
+    Time t = h.latency * 4 + send_time(h, n1 * xmax(0), eff) * 2;
+    if (part.loops > 1) t += send_time(h, n1 * xmax(0), eff);
+    for (std::uint32_t l = 1; l < part.loops; ++l) t += send_time(h, n1 * xmax(l), eff);
+    return total + t;
+  }
   if (ring_blocks) {
     // The ring's own recurrence (ring.cpp dependency rule) over (global step g, ring position p), with every piece of
     // loop l at its largest size x_l: start(g, p) = max(sent(g-1, p-1) + a_{p-1} [data, not at a loop's first step],

@@ -16,9 +16,13 @@ constexpr Bytes kLLStepPayload = (512 * KiB / kNcclSteps) / 2;    // 32 KiB
 constexpr Bytes kLL128StepPayload = (120LL * 640 * 8 * 8 / kNcclSteps) / 16 * 15;  // 576,000 B
 constexpr std::uint32_t kRingChunkSteps = 4;                      // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
 constexpr Bytes kP2pNvlChunk = 512 * KiB;                         // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
+// NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
+// keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
+constexpr Bytes kNvlsChunk = 128 * KiB;
 }  // namespace
 
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) {
+  if (algo == Algo::NVLS) return kNvlsChunk;
   if (op == Op::SendRecv) return kP2pNvlChunk;
   switch (proto) {
     case Proto::LL: return kLLStepPayload;
@@ -91,6 +95,12 @@ CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, 
     if (op != Op::AllReduce)
       throw std::invalid_argument(std::string("tree ") + to_string(op) + ": NCCL's Tree algorithm only implements allreduce; use ring");
     return tree_allreduce(ranks, ppn, size, proto, o);
+  }
+  if (algo == Algo::NVLS) {
+    // NCCL 2.19+ also runs allgather / reducescatter with NVLS; vgsim models only NVLS allreduce.
+    if (op != Op::AllReduce)
+      throw std::invalid_argument(std::string("nvls ") + to_string(op) + ": vgsim models NVLS only for allreduce; use ring");
+    return nvls_allreduce(ranks, ppn, size, proto, o);
   }
   switch (op) {
     case Op::AllReduce: return ring_allreduce(ranks, ppn, size, proto, o);

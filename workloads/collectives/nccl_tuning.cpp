@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
 
 namespace vgsim::coll {
 
@@ -46,6 +47,20 @@ std::vector<Entry> entries(NcclTuning& t) {
       for (int p = 0; p < 3; ++p)
         e.push_back({std::string("nccl.hw_latency.") + kLinkKey[l] + "." + kAlgoKey[a] + "." + kProtoKey[p], "us",
                      v + kRef + "1.3 hwLatencies (same cells 2.18-2.30)", &t.hw_latency_us[l][a][p]});
+  // NVLS exists only with Simple, and its per-hop row only for NVLink (multi-node NVLS Tree is not modelled).
+  e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
+               &t.base_latency_us[static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
+  e.push_back({"nccl.hw_latency.nvlink.nvls.simple", "us",
+               v + kRef + "1.3 hwLatencies NVLINK/NVLS Simple 25 (once per call: lat = intraLat, 1.4; the engine "
+                           "charges a quarter on each of a chunk's 4 switch legs)",
+               &t.hw_latency_us[static_cast<int>(Link::NVLink)][static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
+  for (GpuArch a : {GpuArch::Hopper, GpuArch::Blackwell})
+    e.push_back({std::string("nccl.nvls_efficiency.") + kArchKey[static_cast<int>(a)], "ratio",
+                 v + kRef + "1.5 NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
+                             "the payload efficiency of NVLS flows",
+                 &t.nvls_efficiency[static_cast<int>(a)]});
+  e.push_back({"nccl.nvls.max_channels", "channels", "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels",
+               &t.nvls_max_channels});
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.proto_efficiency.") + kProtoKey[p], "ratio",
                  std::string(kRef) + "1.6/6: LL 8 of 16 B = 0.5, LL128 120/128 (model 0.92), Simple 1",
@@ -145,7 +160,16 @@ NcclTuning NcclTuning::defaults(const std::string& version) {
   const double hw[3][2][3] = {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}},
                               {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}},
                               {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}}};
-  std::copy(&hw[0][0][0], &hw[0][0][0] + 18, &t.hw_latency_us[0][0][0]);
+  for (int l = 0; l < 3; ++l)
+    for (int a = 0; a < 2; ++a)
+      for (int p = 0; p < 3; ++p) t.hw_latency_us[l][a][p] = hw[l][a][p];
+  // NVLS (1.2 base 0; 1.3 NVLINK/NVLS Simple 25 us; 1.5 efficiency 0.85 Hopper, 0.74 Blackwell; 1.6 16 channels).
+  const int nvls = static_cast<int>(Algo::NVLS), simple = static_cast<int>(Proto::Simple);
+  t.base_latency_us[nvls][simple] = 0.0;
+  t.hw_latency_us[static_cast<int>(Link::NVLink)][nvls][simple] = 25.0;
+  t.nvls_efficiency[static_cast<int>(GpuArch::Hopper)] = 0.85;
+  t.nvls_efficiency[static_cast<int>(GpuArch::Blackwell)] = 0.74;
+  t.nvls_max_channels = 16;
   t.proto_efficiency[0] = 0.5;
   t.proto_efficiency[1] = 0.92;
   t.proto_efficiency[2] = 1.0;
@@ -222,7 +246,7 @@ Allowed parse_allowed(const std::string& algo_s, const std::string& proto_s) {
       pos = comma + 1;
     }
   };
-  parse_list(algo_s, a.algo, 2, [](const std::string& x) { return static_cast<int>(parse_algo(x)); });
+  parse_list(algo_s, a.algo, kAlgoCount, [](const std::string& x) { return static_cast<int>(parse_algo(x)); });
   parse_list(proto_s, a.proto, 3, [](const std::string& x) { return static_cast<int>(parse_proto(x)); });
   return a;
 }
@@ -245,6 +269,7 @@ void check_shape(const CommShape& c) {
 double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto) {
   double v = t.hw_latency_us[static_cast<int>(link)][static_cast<int>(algo)][static_cast<int>(proto)];
   if (link == Link::Net) v += t.latency_inter_us * (proto == Proto::Simple ? 2.0 : 1.0);
+  if (algo == Algo::NVLS) v /= kNvlsChainLegs;  // once per call in NCCL's model, spread over the chain's legs
   return v;
 }
 
@@ -257,6 +282,12 @@ double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const Comm
                      t.latency_inter_us + (proto == Proto::Simple ? t.latency_inter_us : 0.0);
   double intra_lat = t.hw_latency_us[intra][a][p];
   const double base = t.base_latency_us[a][p];
+  if (algo == Algo::NVLS) {
+    if (op != Op::AllReduce)
+      throw std::invalid_argument(std::string("NCCL model: NVLS is modelled only for allreduce, not ") + to_string(op));
+    if (N > 1) throw std::invalid_argument("NCCL model: NVLS across nodes (NVLS Tree) is not modelled");
+    return base + intra_lat;
+  }
   if (algo == Algo::Tree) {
     if (op != Op::AllReduce) throw std::invalid_argument(std::string("NCCL model: Tree does not implement ") + to_string(op));
     return base + 2.0 * ((ppn - 1) * intra_lat + log2i(N) * inter_lat);
@@ -277,8 +308,15 @@ double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const Comm
 
 double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c) {
   check_shape(c);
-  if (algo == Algo::Tree && op != Op::AllReduce) return 0.0;
+  if (algo != Algo::Ring && op != Op::AllReduce) return 0.0;
   const std::uint32_t n = c.ranks, N = c.nodes;
+  if (algo == Algo::NVLS) {
+    if (proto != Proto::Simple || N > 1 || n <= 1) return 0.0;
+    const double nvls_ch = std::max<double>(1, c.nvls_channels);
+    const double bus = c.channels * c.bw_intra_GBps * t.nvls_efficiency[static_cast<int>(c.arch)] *
+                       (nvls_ch - 1) / nvls_ch * 2.0;
+    return bus * n / (2.0 * (n - 1));
+  }
   const int arch = static_cast<int>(c.arch), col = nodes_col(N);
   const int ll_row = N == 1 ? arch : (c.cpu == CpuVendor::AMD ? 1 : 0);
   const double ll_max = t.ll_max_bw_GBps[ll_row][col];
@@ -302,7 +340,8 @@ double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const 
 
 AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes bytes, const CommShape& c) {
   AlgoTime r;
-  if (algo == Algo::Tree && op != Op::AllReduce) { r.time_us = -1; return r; }
+  if (algo != Algo::Ring && op != Op::AllReduce) { r.time_us = -1; return r; }
+  if (algo == Algo::NVLS && (proto != Proto::Simple || c.nodes > 1)) { r.time_us = -1; return r; }
   r.latency_us = latency_us(t, op, algo, proto, c);
   r.bandwidth_GBps = bandwidth_GBps(t, op, algo, proto, c);
   if (algo == Algo::Tree) {
@@ -336,13 +375,14 @@ Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, 
 Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed) {
   Selection best;
   bool found = false;
-  for (int a = 0; a < 2; ++a) {
+  for (int a = 0; a < kAlgoCount; ++a) {
     for (int p = 0; p < 3; ++p) {
       const Algo algo = static_cast<Algo>(a);
       const Proto proto = static_cast<Proto>(p);
       if (!allowed.algo[a] || !allowed.proto[p]) continue;
       if (op == Op::SendRecv && (algo != Algo::Ring || proto != Proto::Simple)) continue;
       if (algo == Algo::Tree && op != Op::AllReduce) continue;
+      if (algo == Algo::NVLS && (!c.nvls_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
       if (proto == Proto::LL128 && !c.ll128_enabled) continue;
       const AlgoTime at = algo_time(t, op, algo, proto, bytes, c);
       if (at.time_us < 0) continue;
@@ -357,7 +397,8 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
   if (!found)
     throw std::invalid_argument(std::string("NCCL model: no allowed algorithm/protocol for ") + to_string(op) +
                                 " (check NCCL_ALGO / NCCL_PROTO and LL128 availability)");
-  best.launch = trim_channels(t, best.algo, best.proto, bytes, c.channels, c.ranks);
+  best.launch = trim_channels(t, best.algo, best.proto, bytes, best.algo == Algo::NVLS ? c.nvls_channels : c.channels,
+                              c.ranks);
   return best;
 }
 

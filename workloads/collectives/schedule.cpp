@@ -19,7 +19,14 @@ const char* to_string(Op o) {
   }
   return "?";
 }
-const char* to_string(Algo a) { return a == Algo::Ring ? "ring" : "tree"; }
+const char* to_string(Algo a) {
+  switch (a) {
+    case Algo::Ring: return "ring";
+    case Algo::Tree: return "tree";
+    case Algo::NVLS: return "nvls";
+  }
+  return "?";
+}
 const char* to_string(Proto p) {
   switch (p) {
     case Proto::LL: return "LL";
@@ -57,7 +64,8 @@ Algo parse_algo(const std::string& s) {
   const std::string n = normalize(s);
   if (n == "ring") return Algo::Ring;
   if (n == "tree") return Algo::Tree;
-  bad("algorithm", s, "Ring, Tree");
+  if (n == "nvls") return Algo::NVLS;
+  bad("algorithm", s, "Ring, Tree, NVLS (NVLSTree, CollNet and PAT are not modelled)");
 }
 Proto parse_proto(const std::string& s) {
   const std::string n = normalize(s);

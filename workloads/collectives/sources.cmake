@@ -6,6 +6,7 @@ set(VGSIM_COLLECTIVES_SOURCES
   collectives/chain.cpp
   collectives/sendrecv.cpp
   collectives/tree.cpp
+  collectives/nvls.cpp
   collectives/validate.cpp
   collectives/schedule_json.cpp
   collectives/nccl_tuning.cpp

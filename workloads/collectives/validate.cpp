@@ -8,8 +8,23 @@
 
 namespace vgsim::coll {
 
-Bytes required_total_bytes(Op op, std::uint32_t n, Bytes S) {
+namespace {
+// Bytes of block b (ring position b's slice, or NVLS shard b) under the documented split: loopSize = channels * n *
+// chunk, piece c * n + b of each loop belongs to block b.
+std::vector<Bytes> blocks(const CollectiveSchedule& s) {
+  const std::uint32_t n = s.ranks;
+  const detail::Partition part(s.size, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
+  std::vector<Bytes> block(n, 0);
+  for (std::uint32_t l = 0; l < part.loops; ++l)
+    for (std::uint32_t c = 0; c < s.channels; ++c)
+      for (std::uint32_t b = 0; b < n; ++b) block[b] += part.piece(l, static_cast<std::uint64_t>(c) * n + b);
+  return block;
+}
+}  // namespace
+
+Bytes required_total_bytes(Op op, std::uint32_t n, Bytes S, Algo algo) {
   if (n <= 1) return 0;
+  if (algo == Algo::NVLS) return 2 * static_cast<Bytes>(n + 1) * S;  // up and down legs, each (n+1)S in all
   const Bytes k = static_cast<Bytes>(n - 1);
   switch (op) {
     case Op::AllReduce: return 2 * k * S;
@@ -29,7 +44,15 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
   Bytes total = 0;
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
-    if (t.src >= n || t.dst >= n) { fail("transfer " + std::to_string(i) + " names a rank outside 0.." + std::to_string(n - 1)); continue; }
+    const bool to_sw = t.dst == kSwitchRank, from_sw = t.src == kSwitchRank;
+    if (to_sw || from_sw) {
+      if (s.algo != Algo::NVLS) { fail("transfer " + std::to_string(i) + " names the NVSwitch in a " + to_string(s.algo) + " schedule (only NVLS may)"); continue; }
+      if (to_sw && from_sw) { fail("transfer " + std::to_string(i) + " goes from the switch to the switch"); continue; }
+    } else if (s.algo == Algo::NVLS) {
+      fail("NVLS transfer " + std::to_string(i) + " goes GPU to GPU; every NVLS transfer has the switch on one side");
+      continue;
+    }
+    if ((!from_sw && t.src >= n) || (!to_sw && t.dst >= n)) { fail("transfer " + std::to_string(i) + " names a rank outside 0.." + std::to_string(n - 1)); continue; }
     if (t.src == t.dst) fail("transfer " + std::to_string(i) + " sends to itself");
     if (t.channel >= s.channels) fail("transfer " + std::to_string(i) + " uses channel " + std::to_string(t.channel));
     if (t.bytes < 0) fail("transfer " + std::to_string(i) + " has negative bytes");
@@ -39,16 +62,29 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
     for (std::uint32_t d = 0; d < t.dep_count; ++d)
       if (s.deps[t.dep_begin + d] >= i)
         fail("transfer " + std::to_string(i) + " depends on " + std::to_string(s.deps[t.dep_begin + d]) + " (not topological)");
-    recv[t.dst] += t.bytes;
-    sent[t.src] += t.bytes;
+    if (!to_sw) recv[t.dst] += t.bytes;
+    if (!from_sw) sent[t.src] += t.bytes;
     total += t.bytes;
   }
   if (expect_begin != s.deps.size()) fail("deps has entries no transfer uses");
   if (!err.empty()) return err;
   const Bytes S = s.size;
-  if (total != required_total_bytes(s.op, n, S))
-    fail("total bytes " + std::to_string(total) + " != required " + std::to_string(required_total_bytes(s.op, n, S)));
+  if (total != required_total_bytes(s.op, n, S, s.algo))
+    fail("total bytes " + std::to_string(total) + " != required " + std::to_string(required_total_bytes(s.op, n, S, s.algo)));
   if (n <= 1) return err;
+
+  if (s.algo == Algo::NVLS) {
+    // Shard r's bytes from the documented split (loopSize = channels * n * chunk, piece c*n + r is shard r's chunk):
+    // every GPU sends S up (its part of every reduction) plus its own reduced shard, and receives its reduced shard
+    // plus every multicast shard: up = down = S + block_r.
+    if (s.op != Op::AllReduce) fail(std::string("NVLS schedule for ") + to_string(s.op) + ": only allreduce is modelled");
+    const std::vector<Bytes> block = blocks(s);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      if (sent[r] != S + block[r]) fail("rank " + std::to_string(r) + " sends " + std::to_string(sent[r]) + " bytes up to the switch, expected " + std::to_string(S + block[r]));
+      if (recv[r] != S + block[r]) fail("rank " + std::to_string(r) + " receives " + std::to_string(recv[r]) + " bytes down from the switch, expected " + std::to_string(S + block[r]));
+    }
+    return err;
+  }
 
   if (s.algo == Algo::Tree) {
     // Per channel: the root is the one rank that sends nothing up (step 0). Every rank must end up with every byte:
@@ -95,12 +131,7 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
     }
     return err;
   }
-  // Block b (ring position b's slice) bytes, from the documented split: loopSize = channels * n * chunk.
-  const detail::Partition part(S, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
-  std::vector<Bytes> block(n, 0);
-  for (std::uint32_t l = 0; l < part.loops; ++l)
-    for (std::uint32_t c = 0; c < s.channels; ++c)
-      for (std::uint32_t b = 0; b < n; ++b) block[b] += part.piece(l, static_cast<std::uint64_t>(c) * n + b);
+  const std::vector<Bytes> block = blocks(s);
   for (std::uint32_t p = 0; p < n; ++p) {
     const std::uint32_t r = s.ring_order[p];
     // allreduce: position p receives every block but p (reduce-scatter) and every block but p+1 (allgather);

@@ -2,7 +2,8 @@
 // from the GPU of its source rank to the GPU of its destination rank over the Fabric's route, started when all its
 // dependencies have finished. Several runs can share one Simulator (and so contend for links). The step costs
 // (protocol payload efficiency, per-hop software latency by link class, per-flow rate cap, base latency) come from
-// the NCCL model chosen by the Communicator; this file knows nothing about how they were chosen.
+// the NCCL model chosen by the Communicator; this file knows nothing about how they were chosen. NVLS transfers to or
+// from coll::kSwitchRank run over the GPU's NVSwitch up or down resource alone (Fabric::switch_route).
 // Timing of one transfer: its bytes move first (sharing links max-min), then its latency (route + per-hop software)
 // elapses before it is delivered. A dependent that reads the data (the receiver forwarding or reducing it) waits
 // for delivery; a dependent that only needs the sender's connection or the receiver's buffer slot (FIFO order,
@@ -72,6 +73,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   static constexpr std::uint32_t kDataEdge = 0x80000000u;  // the dependent reads the data (waits for delivery)
   // per (channel map, source rank): the (destination rank, route) pairs this collective uses, resolved once
   std::vector<std::vector<std::pair<std::uint32_t, const Route*>>> by_src_;
+  // NVLS legs per (channel map, rank): the GPU's NVSwitch up / down resource (coll::kSwitchRank on the other side)
+  std::vector<const Route*> switch_up_, switch_down_;
   std::uint64_t remaining_ = 0;
   Time start_time_{0}, finish_time_{0};
   std::function<void(Time)> on_done_;

@@ -82,6 +82,7 @@ class Communicator {
   coll::CommShape shape_;
   double total_intra_GBps_ = 0, total_inter_GBps_ = 0;  // ring-neighbour route bottlenecks
   std::optional<topo::Path> intra_path_, inter_path_;  // a ring-neighbour path of each kind, for descriptions
+  std::string nvls_missing_;  // why NVLS is unavailable ("" = available), for the --algo nvls error
 };
 
 struct CollectiveResult {

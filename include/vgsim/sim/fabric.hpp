@@ -32,6 +32,9 @@ class Fabric {
          const std::map<std::string, double>& capacity_scale = {});
 
   const Route& route(std::uint32_t endpoint_a, std::uint32_t endpoint_b);
+  // NVLS leg of an endpoint (Cluster::nvswitch_path): its NVSwitch "up" (to_switch) or "down" resource alone.
+  // Throws InputError naming the endpoint when its GPU is not on an NVSwitch (or is a MIG instance / vGPU).
+  const Route& switch_route(std::uint32_t endpoint, bool to_switch);
   const topo::Cluster& cluster() const { return cluster_; }
   Simulator& simulator() { return sim_; }
   const topo::PathOptions& options() const { return options_; }
@@ -41,6 +44,7 @@ class Fabric {
   Simulator& sim_;
   topo::PathOptions options_;
   std::unordered_map<std::uint64_t, Route> cache_;
+  std::unordered_map<std::uint64_t, Route> switch_cache_;  // key: endpoint << 1 | to_switch
 };
 
 }  // namespace vgsim::sim

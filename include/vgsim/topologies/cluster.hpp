@@ -136,6 +136,10 @@ class Cluster {
   // passthrough = NetIB, GDR only with ATS and within gdr_level, without ATS P2P via the root complex at reduced rate).
   // Throws std::invalid_argument when a needed NIC is missing.
   Path endpoint_path(std::uint32_t ep_a, std::uint32_t ep_b, const PathOptions& options) const;
+  // NVLS (NVLink SHARP) leg between endpoint `ep`'s GPU and its host's NVSwitch: to_switch = the GPU's NVLink "up"
+  // resource alone, else its "down" resource alone (link class NVLink, that GPU's NVLink latency). nullopt when the
+  // GPU is not on an NVSwitch or the endpoint is not a whole GPU (MIG instances and vGPUs cannot use NVLS).
+  std::optional<Path> nvswitch_path(std::uint32_t ep, bool to_switch) const;
 
   // Opaque: defined in topologies/detail/cluster_impl.hpp, shared by the files of the topologies library only.
   struct Impl;

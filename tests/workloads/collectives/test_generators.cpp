@@ -33,7 +33,10 @@ TEST_CASE("enum names round-trip and parse errors list the accepted values") {
   CHECK(parse_proto("ll128") == Proto::LL128);
   CHECK(parse_proto("SIMPLE") == Proto::Simple);
   CHECK_THROWS_WITH(parse_proto("LL64"), Catch::Contains("LL, LL128, Simple"));
-  CHECK_THROWS_WITH(parse_algo("nvls"), Catch::Contains("Ring, Tree"));
+  CHECK(parse_algo("NVLS") == Algo::NVLS);
+  CHECK(parse_algo(to_string(Algo::NVLS)) == Algo::NVLS);
+  CHECK_THROWS_WITH(parse_algo("nvlstree"), Catch::Contains("Ring, Tree, NVLS"));
+  CHECK_THROWS_WITH(parse_algo("collnet"), Catch::Contains("'collnet'"));
   CHECK_THROWS_WITH(parse_op("alltoall"), Catch::Contains("allreduce, allgather, reducescatter"));
   CHECK_THROWS_AS(parse_op("x"), UnitError);
 }

@@ -108,7 +108,9 @@ TEST_CASE("selection: LL for tiny, Simple for large; forcing honoured") {
   for (Bytes b = 8; b <= (Bytes{1} << 32); b *= 4) CHECK(select(t, Op::AllReduce, b, no128).proto != Proto::LL128);
   // Tree only implements allreduce: forcing it for allgather leaves nothing to choose.
   CHECK_THROWS_WITH(select(t, Op::AllGather, 8, c, parse_allowed("tree", "")), Catch::Contains("no allowed"));
-  CHECK_THROWS_WITH(parse_allowed("ring,nvls", ""), Catch::Contains("Ring, Tree"));
+  CHECK(parse_allowed("ring,nvls", "").algo[static_cast<int>(Algo::NVLS)]);
+  CHECK_FALSE(parse_allowed("ring,nvls", "").algo[static_cast<int>(Algo::Tree)]);
+  CHECK_THROWS_WITH(parse_allowed("ring,pat", ""), Catch::Contains("Ring, Tree, NVLS"));
 }
 
 TEST_CASE("channel trimming (enqueue.cc)") {
@@ -146,8 +148,8 @@ TEST_CASE("parameter registry: names, get/set, versions") {
   }
   CHECK(names.size() == all.size());  // unique
   // 6 base + 18 hw + 3 eff + 12 ll + 12 tree + 4 ring ll128 + 12 tree ll128 + 3 ovh + 1 + 1 + 69 corr + 2 plateau
-  // + 7 bw factors + 3 thresholds + 3 threads = 156
-  CHECK(all.size() == 156u);
+  // + 7 bw factors + 3 thresholds + 3 threads = 156, + NVLS: base, hw NVLink, 2 efficiencies, channels = 161
+  CHECK(all.size() == 161u);
   CHECK(parse_link("PCI") == Link::PCIe);
   CHECK_THROWS_WITH(parse_link("ib"), Catch::Contains("nvlink, pcie, net"));
 }

@@ -12,7 +12,10 @@
 //   pipelines (broadcast / reduce chain of n-1 hops; tree: the deepest leaf-root-leaf path of (ppn-1) intra and
 //   depth inter hops each way): sent[l][h] = max(sent[l][h-1] + a_{h-1}, sent[l-1][h]) + s_h(x_l), O(loops x
 //   stages); equal stages give base + stages * (a + s) + (loops - 1) * s.
-// Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 %.
+//   nvls allreduce (switch legs share each GPU's UP / DOWN within the call, so this is not contention-free): with
+//       P_l = s((n+1) x_l), one loop: base + 4a + 2 P_0; more: base + 4a + 3 P_0 + sum_{l>=1} P_l (analytical.cpp).
+// Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 % (not NVLS:
+// its legs share UP / DOWN by construction, so its form is checked against the engine, tests/sim/planning).
 #pragma once
 
 #include "vgsim/kernel/units.hpp"

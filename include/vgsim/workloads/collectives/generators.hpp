@@ -5,7 +5,8 @@
 // Not here: costs (nccl_tuning.hpp), executing (sim/). Units: bytes are payload bytes.
 //
 // Data split (exact, no byte lost): per channel a ring moves one chunk per rank per step. NCCL's loopSize =
-// channels * ranks * chunk_bytes (rings) or channels * chunk_bytes (chain, tree, sendrecv). loops =
+// channels * ranks * chunk_bytes (rings and NVLS: one shard chunk per rank) or channels * chunk_bytes (chain, tree,
+// sendrecv). loops =
 // max(1, ceil(size / loopSize)); every loop but the last moves full chunks; the last loop's remainder R is spread over
 // its M pieces as floor(R/M) plus one byte for the first R % M pieces (pieces may be 0 bytes for tiny sizes; they
 // still exist, as NCCL still posts those steps).
@@ -43,6 +44,7 @@ struct GenOptions {
 //   LL:     buffer 512 KiB / 8 = 64 KiB of lines per step, half of it payload -> 32 KiB chunks, 8 slots.
 //   LL128:  buffer 120*640*8*8 B = 4,915,200 B / 8 = 614,400 B per step, 120/128 payload -> 576,000 B, 8 slots.
 //   SendRecv (p2p): NCCL_P2P_NVL_CHUNKSIZE 512 KiB (use 128 KiB for NET / PCI paths), 8 slots.
+//   NVLS:   NCCL_NVLS_CHUNKSIZE 128 KiB per shard chunk (recalled from nvls.cc [verify]), 8 slots (assumption).
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto);
 std::uint32_t default_slots(Op op, Algo algo, Proto proto);
 
@@ -67,6 +69,15 @@ CollectiveSchedule sendrecv(std::uint32_t ranks, std::uint32_t ranks_per_node, B
                             const GenOptions& options = {});
 CollectiveSchedule tree_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
                                   const GenOptions& options = {});
+// NVLS (NVLink SHARP) allreduce on the ranks of ONE node behind one NVSwitch (nvls.cpp has the physics): transfers
+// to and from coll::kSwitchRank. Per GPU r: bytes up = bytes down = S + block_r (= S(1 + 1/n) when n divides
+// evenly). Simple protocol only; ranks_per_node must equal ranks. NCCL 2.19+ also runs allgather / reducescatter
+// with NVLS: not modelled (generate() refuses them).
+CollectiveSchedule nvls_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                  const GenOptions& options = {});
+// Switch legs along one chunk's data chain in nvls_allreduce: up (read for the reduction), down (reduced shard),
+// up (the reducer's multicast store), down (multicast delivery).
+constexpr std::uint32_t kNvlsChainLegs = 4;
 
 // NCCL's binary tree over `nodes` (trees.cc ncclGetBtree / ncclGetDtree): tree 0 is the btree rooted at node 0;
 // tree 1 is its mirror (n-1-x) for even counts, or its shift by one (x+1 mod n) for odd counts. -1 = none.

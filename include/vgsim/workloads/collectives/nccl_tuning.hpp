@@ -24,8 +24,10 @@ GpuArch parse_gpu_arch(const std::string& s);  // "volta", "ampere", "hopper", "
 
 struct NcclTuning {
   std::string version = "2.30";
-  double base_latency_us[2][3]{};        // [Algo][Proto]
-  double hw_latency_us[3][2][3]{};       // [Link][Algo][Proto]
+  double base_latency_us[kAlgoCount][3]{};   // [Algo][Proto] (NVLS: Simple only)
+  double hw_latency_us[3][kAlgoCount][3]{};  // [Link][Algo][Proto] (NVLS: NVLink / Simple only)
+  double nvls_efficiency[4]{};           // [GpuArch] NVLS bus bandwidth efficiency (0 = no NVLS on that arch)
+  double nvls_max_channels = 16;         // NVLS channels (NCCL_NVLS_NCHANNELS default)
   double proto_efficiency[3]{};          // [Proto] payload / wire bytes
   double ll_max_bw_GBps[4][3]{};         // rows volta|intel, ampere|amd, hopper, blackwell; cols 1, 2, >2 nodes
   double per_ch_max_tree_bw_GBps[4][3]{};
@@ -68,11 +70,15 @@ struct CommShape {
   double tree_bw_intra_GBps = 0;
   bool same_channels = true;          // graph->sameChannels (broadcast/reduce latency)
   bool ll128_enabled = true;          // NCCL enables LL128 only on some paths (section 1.5)
+  // NVLS possible: every rank on ONE node, all behind that node's NVSwitch, Hopper or later (the communicator
+  // decides; sim/communicator.cpp). Multi-node NVLS Tree is not modelled.
+  bool nvls_supported = false;
+  std::uint32_t nvls_channels = 16;   // channels an NVLS call uses (NcclTuning::nvls_max_channels unless forced)
 };
 
 // Which algorithms / protocols may be chosen (NCCL_ALGO / NCCL_PROTO).
 struct Allowed {
-  bool algo[2] = {true, true};       // [Algo]
+  bool algo[kAlgoCount] = {true, true, true};  // [Algo]
   bool proto[3] = {true, true, true};  // [Proto]
 };
 // Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion); "" = all. UnitError on bad.
@@ -82,10 +88,15 @@ Allowed parse_allowed(const std::string& nccl_algo, const std::string& nccl_prot
 // latencyInter (twice for Simple, the flush). The base latency is charged once per collective by the executor.
 double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto);
 
-// Section 1.4. Microseconds. Throws std::invalid_argument for combinations that do not exist (tree non-allreduce).
+// NVLS: NCCL charges intraLat once per call (section 1.4); the engine's chunk chain crosses the switch
+// kNvlsChainLegs = 4 times (generators.hpp), so each leg carries hw_latency / 4 and the chain costs NCCL's intraLat.
+//
+// Section 1.4. Microseconds. Throws std::invalid_argument for combinations that do not exist (tree or NVLS
+// non-allreduce, NVLS across nodes). NVLS: lat = base (0) + intraLat.
 double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 // Section 1.5: algorithm bandwidth in GB/s (bus bandwidth with protocol refinements, converted), before the
-// size-dependent corrections. 0 where the combination does not exist.
+// size-dependent corrections. 0 where the combination does not exist. NVLS allreduce: busBw = intra bw (channels x
+// bwIntra) x nvls_efficiency[arch] x (nvls_channels - 1) / nvls_channels x 2, algBw = busBw x n / (2(n-1)).
 double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 
 struct AlgoTime {
@@ -109,8 +120,9 @@ struct Selection {
   AlgoTime cost;
   Trimmed launch;  // channels / threads after trimming
 };
-// argmin of algo_time over the allowed (algo, proto) pairs (Tree only for allreduce, LL128 only when enabled);
-// ties keep the first in (Ring, Tree) x (LL, LL128, Simple) order, as NCCL's loop. Throws std::invalid_argument when
+// argmin of algo_time over the allowed (algo, proto) pairs (Tree only for allreduce, LL128 only when enabled, NVLS
+// only for allreduce with Simple where CommShape::nvls_supported; NCCL 2.19+ also picks NVLS for allgather /
+// reducescatter, not modelled); ties keep the first in (Ring, Tree, NVLS) x (LL, LL128, Simple) order, as NCCL's loop. Throws std::invalid_argument when
 // nothing is allowed. SendRecv always uses Ring/Simple (p2p does not go through this model; an assumption).
 Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed = {});
 

@@ -13,7 +13,9 @@
 namespace vgsim::coll {
 
 enum class Op : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv };
-enum class Algo : std::uint8_t { Ring, Tree };
+// NVLS = NVLink SHARP (Hopper+ NVSwitch multicast/reduction, one node, allreduce only; generators.hpp nvls_allreduce).
+enum class Algo : std::uint8_t { Ring, Tree, NVLS };
+constexpr int kAlgoCount = 3;  // size of arrays indexed by Algo
 enum class Proto : std::uint8_t { LL, LL128, Simple };
 
 const char* to_string(Op o);
@@ -25,9 +27,14 @@ Op parse_op(const std::string& s);
 Algo parse_algo(const std::string& s);
 Proto parse_proto(const std::string& s);
 
+// NVLS endpoint: the NVSwitch of the communicator's node. A transfer to it (dst == kSwitchRank) uses only the sender
+// GPU's NVLink "up" resource, one from it (src == kSwitchRank) only the receiver GPU's "down" resource; exactly one
+// side of a transfer may be the switch, and only in NVLS schedules (validate.hpp).
+constexpr std::uint32_t kSwitchRank = 0xffffffffu;
+
 struct Transfer {
-  std::uint32_t src = 0;        // sending rank
-  std::uint32_t dst = 0;        // receiving rank
+  std::uint32_t src = 0;        // sending rank, or kSwitchRank (NVLS)
+  std::uint32_t dst = 0;        // receiving rank, or kSwitchRank (NVLS)
   std::uint32_t channel = 0;
   std::uint32_t dep_begin = 0;  // dependencies: deps[dep_begin, dep_begin + dep_count)
   std::uint32_t dep_count = 0;
@@ -40,7 +47,8 @@ static_assert(sizeof(Transfer) == 32, "Transfer must stay small: millions of the
 // dependency (a) is one whose chunk arrives where t departs (dep.dst == t.src): t forwards or reduces it, so t waits
 // until dep is delivered (bytes moved and latency elapsed). Order (b, same sender) and buffer (c, the receiver's
 // forwarding send) dependencies only need dep's bytes to have left its sender. When both hold (a two-rank ring,
-// where the forwarding send of the receiver is also the data), data wins.
+// where the forwarding send of the receiver is also the data), data wins. NVLS: the switch reduces or multicasts
+// what arrived at it, so a send from the switch depending on a send to it is a data dependency by the same rule.
 enum class DepKind : std::uint8_t { Data, Sent };
 inline DepKind dependency_kind(const Transfer& dep, const Transfer& t) {
   return dep.dst == t.src ? DepKind::Data : DepKind::Sent;

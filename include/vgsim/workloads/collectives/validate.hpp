@@ -1,7 +1,8 @@
 // Structural and byte-accounting check of a CollectiveSchedule, independent of how it was generated: indices in
 // range, CSR dependencies contiguous and pointing backwards (topological order), no self-sends, and every rank
 // receiving exactly what the collective's semantics require (e.g. ring allreduce: 2S minus its own two blocks, i.e.
-// 2(n-1)/n * S when S divides evenly; broadcast: S at every non-root; tree: every rank ends up with all S bytes).
+// 2(n-1)/n * S when S divides evenly; broadcast: S at every non-root; tree: every rank ends up with all S bytes;
+// NVLS: the NVSwitch (kSwitchRank) on exactly one side of every transfer, each GPU S + its shard up and down).
 #pragma once
 
 #include <string>
@@ -15,7 +16,8 @@ namespace vgsim::coll {
 std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_errors = 20);
 
 // Total payload bytes the collective must put on the wire: allreduce (ring and tree) 2(n-1)S; allgather,
-// reducescatter, broadcast, reduce (n-1)S; sendrecv nS (nccl-tests size conventions).
-Bytes required_total_bytes(Op op, std::uint32_t ranks, Bytes size);
+// reducescatter, broadcast, reduce (n-1)S; sendrecv nS (nccl-tests size conventions). NVLS allreduce counts both
+// switch legs of every byte: (n+1)S up plus (n+1)S down = 2(n+1)S.
+Bytes required_total_bytes(Op op, std::uint32_t ranks, Bytes size, Algo algo = Algo::Ring);
 
 }  // namespace vgsim::coll

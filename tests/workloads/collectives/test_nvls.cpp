@@ -1,0 +1,139 @@
+// NVLS (NVLink SHARP) allreduce: the generator's switch legs carry S(1 + 1/n) up and down per GPU, the dependency
+// rule (reduction waits for every input, multicast for the reducer's store), validation of bad NVLS schedules, and
+// NCCL's NVLS cost model (lat = intraLat, busBw = intra bw x 0.85 x (nCh-1)/nCh x 2) in the argmin.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/nccl_tuning.hpp"
+#include "vgsim/workloads/collectives/validate.hpp"
+
+using namespace vgsim;
+using namespace vgsim::coll;
+
+namespace {
+struct Legs {
+  std::vector<Bytes> up, down;  // per rank: bytes to the switch, bytes from the switch
+};
+Legs legs(const CollectiveSchedule& s) {
+  Legs l{std::vector<Bytes>(s.ranks, 0), std::vector<Bytes>(s.ranks, 0)};
+  for (const Transfer& t : s.transfers) {
+    if (t.dst == kSwitchRank) l.up[t.src] += t.bytes;
+    if (t.src == kSwitchRank) l.down[t.dst] += t.bytes;
+  }
+  return l;
+}
+std::vector<std::uint32_t> deps_of(const CollectiveSchedule& s, std::size_t i) {
+  const Transfer& t = s.transfers[i];
+  return {s.deps.begin() + t.dep_begin, s.deps.begin() + t.dep_begin + t.dep_count};
+}
+}  // namespace
+
+TEST_CASE("nvls allreduce: every GPU's UP and DOWN carry S(1 + 1/n) exactly; validation passes") {
+  const std::uint32_t n = 8;
+  GenOptions o;
+  o.channels = 16;
+  // S = 3 loops of channels x n x 128 KiB (NVLS chunk): every shard is S/n bytes, so S(1 + 1/n) is an integer.
+  CHECK(default_chunk_bytes(Op::AllReduce, Algo::NVLS, Proto::Simple) == 128 * KiB);
+  const Bytes S = 3 * Bytes{16} * n * 128 * KiB;
+  const CollectiveSchedule s = generate(Op::AllReduce, Algo::NVLS, Proto::Simple, n, n, S, o);
+  CHECK(s.algo == Algo::NVLS);
+  CHECK(s.loops == 3u);
+  // transfers = loops x channels x (n^2 up-reads + n reduced deliveries + n up-stores + n^2 multicast deliveries)
+  CHECK(s.transfers.size() == std::size_t{3} * 16 * (2 * n * n + 2 * n));
+  const Legs l = legs(s);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    // UP_r = S (its part of every shard's reduction) + S/n (its reduced shard, stored once) = S(1 + 1/n)
+    CHECK(l.up[r] == S + S / n);
+    // DOWN_r = S/n (its reduced shard) + n x S/n (every multicast shard) = S(1 + 1/n)
+    CHECK(l.down[r] == S + S / n);
+  }
+  CHECK(validate(s).empty());
+  // total over all transfers = n x 2 S(1 + 1/n) = 2(n + 1) S
+  CHECK(required_total_bytes(Op::AllReduce, n, S, Algo::NVLS) == 2 * Bytes{n + 1} * S);
+}
+
+TEST_CASE("nvls allreduce: uneven sizes stay exact and valid; dependencies follow the switch rule") {
+  GenOptions o;
+  o.channels = 3;
+  for (Bytes S : {Bytes{0}, Bytes{7}, Bytes{1000}, Bytes{5} * MiB + 3}) {
+    const CollectiveSchedule s = nvls_allreduce(4, 4, S, Proto::Simple, o);
+    INFO("S = " << S);
+    CHECK(validate(s).empty());
+    const Legs l = legs(s);
+    Bytes up = 0, down = 0;
+    for (std::uint32_t r = 0; r < 4; ++r) up += l.up[r], down += l.down[r];
+    // sum over GPUs of UP = n S (reads) + S (stores) = (n + 1) S; the same for DOWN
+    CHECK(up == 5 * S);
+    CHECK(down == 5 * S);
+  }
+  // One loop, one channel, n = 2: U1(k, j) at k*n + j (0..3), D1(k) at 4 + k, U2(k) at 6 + k, D2(k, m) at 8 + k*n + m.
+  const CollectiveSchedule s = nvls_allreduce(2, 2, 4 * KiB, Proto::Simple);
+  REQUIRE(s.transfers.size() == 12u);
+  CHECK(s.transfers[5].src == kSwitchRank);
+  CHECK(s.transfers[5].dst == 1u);
+  CHECK(deps_of(s, 5) == std::vector<std::uint32_t>{2, 3});  // shard 1's reduction reads both GPUs' inputs
+  CHECK(dependency_kind(s.transfers[2], s.transfers[5]) == DepKind::Data);
+  CHECK(deps_of(s, 7) == std::vector<std::uint32_t>{5});     // GPU 1 stores what it received
+  CHECK(dependency_kind(s.transfers[5], s.transfers[7]) == DepKind::Data);
+  CHECK(deps_of(s, 10) == std::vector<std::uint32_t>{7});    // multicast of shard 1 to GPU 0 after the store
+  CHECK(dependency_kind(s.transfers[7], s.transfers[10]) == DepKind::Data);
+}
+
+TEST_CASE("nvls: bad requests and corrupted schedules are refused with the reason") {
+  CHECK_THROWS_WITH(nvls_allreduce(8, 8, MiB, Proto::LL), Catch::Contains("Simple protocol only"));
+  CHECK_THROWS_WITH(nvls_allreduce(16, 8, MiB, Proto::Simple), Catch::Contains("one node"));
+  CHECK_THROWS_WITH(generate(Op::AllGather, Algo::NVLS, Proto::Simple, 8, 8, MiB), Catch::Contains("only for allreduce"));
+  CollectiveSchedule s = nvls_allreduce(4, 4, MiB, Proto::Simple);
+  REQUIRE(validate(s).empty());
+  s.transfers[0].dst = 1;  // a GPU-to-GPU transfer in an NVLS schedule
+  CHECK(!validate(s).empty());
+  CollectiveSchedule ring = generate(Op::AllReduce, Algo::Ring, Proto::Simple, 4, 4, MiB);
+  ring.transfers[0].dst = kSwitchRank;  // the switch in a ring schedule
+  const auto err = validate(ring);
+  REQUIRE(!err.empty());
+  CHECK(err[0].find("NVSwitch") != std::string::npos);
+}
+
+TEST_CASE("NCCL's NVLS model: lat = intraLat, busBw = intra x 0.85 x 15/16 x 2, picked only where supported") {
+  const NcclTuning t = NcclTuning::defaults();
+  CommShape c;  // 8 x H100 SXM on one NVSwitch: 7 channels x 52.97 GB/s = 370.8 GB/s
+  c.ranks = 8;
+  c.nodes = 1;
+  c.arch = GpuArch::Hopper;
+  c.channels = 7;
+  c.bw_intra_GBps = c.bw_inter_GBps = 370.8 / 7;
+  c.nvls_supported = true;
+  c.nvls_channels = 16;
+  // 1.4: NVLS lat = base (0) + hwLatency NVLINK/NVLS/Simple (25 us)
+  CHECK(latency_us(t, Op::AllReduce, Algo::NVLS, Proto::Simple, c) == Approx(25.0));
+  // 1.5: busBw = 370.8 x 0.85 x 15/16 x 2; 1.1: algBw = busBw x n / (2(n-1)) = busBw x 8/14
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLS, Proto::Simple, c) ==
+        Approx(370.8 * 0.85 * 15.0 / 16.0 * 2.0 * 8.0 / 14.0));
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLS, Proto::LL, c) == 0.0);  // Simple only
+  CHECK(bandwidth_GBps(t, Op::AllGather, Algo::NVLS, Proto::Simple, c) == 0.0);  // not modelled
+  // the engine's per-leg latency: 25 us / 4 legs along a chunk's chain
+  CHECK(hop_latency_us(t, Link::NVLink, Algo::NVLS, Proto::Simple) == Approx(25.0 / kNvlsChainLegs));
+  // 8 B: Ring/LL (6.6 + 14 x 0.6 = 15 us) beats NVLS's 25 us; 256 MiB: NVLS.
+  CHECK(select(t, Op::AllReduce, 8, c).algo == Algo::Ring);
+  CHECK(select(t, Op::AllReduce, 256 * MiB, c).algo == Algo::NVLS);
+  CHECK(select(t, Op::AllReduce, 256 * MiB, c).proto == Proto::Simple);
+  CHECK(select(t, Op::AllReduce, 256 * MiB, c).launch.channels == 16u);
+  CHECK(select(t, Op::AllGather, 256 * MiB, c).algo == Algo::Ring);
+  CommShape no = c;
+  no.nvls_supported = false;
+  for (Bytes b = 8; b <= (Bytes{1} << 33); b *= 4) CHECK(select(t, Op::AllReduce, b, no).algo != Algo::NVLS);
+  // parameters are named, sourced and overridable
+  NcclTuning u = t;
+  CHECK(u.get("nccl.hw_latency.nvlink.nvls.simple") == 25.0);
+  CHECK(u.get("nccl.nvls_efficiency.hopper") == 0.85);
+  CHECK(u.get("nccl.nvls_efficiency.blackwell") == 0.74);
+  CHECK(u.get("nccl.nvls.max_channels") == 16.0);
+  u.set("nccl.hw_latency.nvlink.nvls.simple", 5.0);
+  CHECK(latency_us(u, Op::AllReduce, Algo::NVLS, Proto::Simple, c) == Approx(5.0));
+  const auto params = t.list();
+  CHECK(std::any_of(params.begin(), params.end(), [](const NcclTuning::Param& p) {
+    return p.name == "nccl.nvls_efficiency.hopper" && p.source.find("1.5") != std::string::npos;
+  }));
+}
