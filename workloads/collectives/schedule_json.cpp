@@ -5,6 +5,13 @@
 
 namespace vgsim::coll {
 
+namespace {
+// A rank as a number; the NVLS switch endpoint (kSwitchRank) as the string "switch".
+nlohmann::ordered_json endpoint(std::uint32_t rank) {
+  return rank == kSwitchRank ? nlohmann::ordered_json("switch") : nlohmann::ordered_json(rank);
+}
+}  // namespace
+
 std::string to_json(const CollectiveSchedule& s, std::size_t max_transfers, int indent) {
   nlohmann::ordered_json j;
   j["op"] = to_string(s.op);
@@ -25,8 +32,8 @@ std::string to_json(const CollectiveSchedule& s, std::size_t max_transfers, int 
     const Transfer& t = s.transfers[i];
     nlohmann::ordered_json tj;
     tj["i"] = i;
-    tj["src"] = t.src;
-    tj["dst"] = t.dst;
+    tj["src"] = endpoint(t.src);
+    tj["dst"] = endpoint(t.dst);
     tj["channel"] = t.channel;
     tj["step"] = t.step;
     tj["bytes"] = t.bytes;

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
+#include "vgsim/workloads/collectives/schedule_json.hpp"
 #include "vgsim/workloads/collectives/validate.hpp"
 
 using namespace vgsim;
@@ -136,4 +139,16 @@ TEST_CASE("NCCL's NVLS model: lat = intraLat, busBw = intra x 0.85 x 15/16 x 2, 
   CHECK(std::any_of(params.begin(), params.end(), [](const NcclTuning::Param& p) {
     return p.name == "nccl.nvls_efficiency.hopper" && p.source.find("1.5") != std::string::npos;
   }));
+}
+
+TEST_CASE("nvls: the JSON dump names the switch endpoint instead of printing the sentinel") {
+  GenOptions o;
+  o.channels = 1;
+  const CollectiveSchedule s = generate(Op::AllReduce, Algo::NVLS, Proto::Simple, 2, 2, 4096, o);
+  const auto j = nlohmann::json::parse(to_json(s));
+  // transfer 0 is rank 0's read up to the switch (dst = switch); some transfer comes from the switch (src = switch)
+  CHECK(j["transfers"][0]["dst"] == "switch");
+  bool from_switch = false;
+  for (const auto& t : j["transfers"]) from_switch = from_switch || (t["src"] == "switch" && t["dst"].is_number());
+  CHECK(from_switch);
 }
