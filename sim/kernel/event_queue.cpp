@@ -9,81 +9,83 @@
 namespace vgsim {
 
 namespace {
-using Key = unsigned __int128;
-// Flipping the sign bit maps signed picoseconds onto unsigned integers in the same order.
-inline Key key(const Event& e) {
-  const std::uint64_t t = static_cast<std::uint64_t>(e.at.ps) ^ (std::uint64_t{1} << 63);
-  return (static_cast<Key>(t) << 64) | e.seq;
-}
+inline EventQueue::Key key(const Event& e) { return EventQueue::key_of(e.at, e.seq); }
 constexpr std::size_t kArity = 4;
 }  // namespace
 
-void EventQueue::Lane::push_back(const Event& e) {
-  if (count == buf.size()) {  // grow: unroll the ring into a buffer twice the size
-    std::vector<Event> bigger(buf.empty() ? 64 : buf.size() * 2);
-    for (std::size_t i = 0; i < count; ++i) bigger[i] = buf[(head + i) & (buf.size() - 1)];
-    buf.swap(bigger);
-    head = 0;
-  }
+void EventQueue::Lane::grow() {  // unroll the ring into a buffer twice the size
+  std::vector<Event> bigger(buf.empty() ? 64 : buf.size() * 2);
+  for (std::size_t i = 0; i < count; ++i) bigger[i] = buf[(head + i) & (buf.size() - 1)];
+  buf.swap(bigger);
+  head = 0;
+}
+
+inline void EventQueue::Lane::push_back(const Event& e) {
+  if (count == buf.size()) grow();
   buf[(head + count) & (buf.size() - 1)] = e;
   ++count;
 }
 
 void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::uint64_t b) {
   const Event e{at, seq_++, kind, a, b};
-  const Key k = key(e);
-  // Best-fit lane: the non-empty lane with the largest last key <= k; else an empty lane; else the heap.
-  int best = -1, empty_lane = -1;
+  const Key k = key_of(at, e.seq);
+  // Best-fit lane: the lane with the largest last key <= k. An empty lane's last key is 0, so it is taken (the first
+  // one) only when no occupied lane fits; with no lane at all, the heap.
+  std::size_t best = kHeap;
   Key best_key = 0;
   for (std::size_t l = 0; l < kLanes; ++l) {
-    const Lane& lane = lanes_[l];
-    if (lane.count == 0) {
-      if (empty_lane < 0) empty_lane = static_cast<int>(l);
-      continue;
-    }
-    const Key lk = key(lane.back());
-    if (lk <= k && (best < 0 || lk > best_key)) best = static_cast<int>(l), best_key = lk;
+    const Key lk = lanes_[l].back_key;
+    if (lk <= k && (best == kHeap || lk > best_key)) best = l, best_key = lk;
   }
-  if (best < 0) best = empty_lane;
-  if (best >= 0) lanes_[static_cast<std::size_t>(best)].push_back(e);
-  else heap_push(e);
-  ++size_;
-  // The new event is the minimum only if it is below the current one (a new key always has the largest sequence).
-  if (size_ == 1) {
-    min_src_ = best;
+  // The new event is the minimum only if it is below the current one (a new key always has the largest sequence);
+  // an empty queue's fronts are all kNoKey.
+  const bool new_min = k < front_key_[min_src_];
+  if (best != kHeap) {
+    Lane& lane = lanes_[best];
+    if (lane.count == 0) front_key_[best] = k;
+    lane.push_back(e);
+    lane.back_key = k;
   } else {
-    const Event& cur = top();
-    if (k < key(cur)) min_src_ = best;
+    heap_push(e, k);
   }
-}
-
-const Event& EventQueue::top() const {
-  return min_src_ < 0 ? heap_.front() : lanes_[static_cast<std::size_t>(min_src_)].front();
+  ++size_;
+  if (new_min) min_src_ = best;
 }
 
 Event EventQueue::pop() {
-  const Event e = top();
-  if (min_src_ < 0) heap_pop();
-  else lanes_[static_cast<std::size_t>(min_src_)].pop_front();
+  Event e;
+  if (min_src_ == kHeap) {
+    e = heap_.front();
+    heap_pop();
+    front_key_[kHeap] = heap_.empty() ? kNoKey : key(heap_.front());
+  } else {
+    Lane& lane = lanes_[min_src_];
+    e = lane.buf[lane.head];
+    lane.head = (lane.head + 1) & (lane.buf.size() - 1);
+    if (--lane.count == 0) {
+      front_key_[min_src_] = kNoKey;
+      lane.back_key = 0;
+    } else {
+      front_key_[min_src_] = key(lane.buf[lane.head]);
+    }
+  }
   --size_;
   find_min();
   return e;
 }
 
 void EventQueue::find_min() {
-  int src = -1;
-  bool have = !heap_.empty();
-  Key best = have ? key(heap_.front()) : 0;
+  std::size_t src = kHeap;
+  Key best = front_key_[kHeap];
   for (std::size_t l = 0; l < kLanes; ++l) {
-    if (lanes_[l].count == 0) continue;
-    const Key k = key(lanes_[l].front());
-    if (!have || k < best) best = k, src = static_cast<int>(l), have = true;
+    const bool lt = front_key_[l] < best;
+    src = lt ? l : src;
+    best = lt ? front_key_[l] : best;
   }
   min_src_ = src;
 }
 
-void EventQueue::heap_push(const Event& e) {
-  const Key k = key(e);
+void EventQueue::heap_push(const Event& e, Key k) {
   std::size_t i = heap_.size();
   heap_.push_back(e);
   while (i > 0) {
@@ -93,6 +95,7 @@ void EventQueue::heap_push(const Event& e) {
     i = parent;
   }
   heap_[i] = e;
+  if (i == 0) front_key_[kHeap] = k;
 }
 
 void EventQueue::heap_pop() {
