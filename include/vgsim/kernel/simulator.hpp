@@ -119,6 +119,10 @@ class Simulator {
   // flow that just became active and always gets a finish event.
   void recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh);
   void schedule_finish(FlowId f);
+  // The component is the single flow f: brings its progress up to now and gives it min(cap, route capacities).
+  void rerate_alone(FlowId f, FlowId fresh);
+  // The one flow on these resources if it is alone on its whole route too (its component is itself); else kNone.
+  FlowId sole_flow(const ResourceId* route, std::uint32_t hops) const;
 
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
 
@@ -128,6 +132,7 @@ class Simulator {
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
+  std::uint32_t last_handler_ = 0;  // index of the handler of the last timer (a lookup hint)
   std::uint64_t events_processed_ = 0;
   std::uint64_t flows_completed_ = 0;
   std::size_t active_flow_count_ = 0;
