@@ -18,71 +18,7 @@ void EventQueue::Lane::grow() {  // unroll the ring into a buffer twice the size
   for (std::size_t i = 0; i < count; ++i) bigger[i] = buf[(head + i) & (buf.size() - 1)];
   buf.swap(bigger);
   head = 0;
-}
-
-inline void EventQueue::Lane::push_back(const Event& e) {
-  if (count == buf.size()) grow();
-  buf[(head + count) & (buf.size() - 1)] = e;
-  ++count;
-}
-
-void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::uint64_t b) {
-  const Event e{at, seq_++, kind, a, b};
-  const Key k = key_of(at, e.seq);
-  // Best-fit lane: the lane with the largest last key <= k. An empty lane's last key is 0, so it is taken (the first
-  // one) only when no occupied lane fits; with no lane at all, the heap.
-  std::size_t best = kHeap;
-  Key best_key = 0;
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    const Key lk = lanes_[l].back_key;
-    if (lk <= k && (best == kHeap || lk > best_key)) best = l, best_key = lk;
-  }
-  // The new event is the minimum only if it is below the current one (a new key always has the largest sequence);
-  // an empty queue's fronts are all kNoKey.
-  const bool new_min = k < front_key_[min_src_];
-  if (best != kHeap) {
-    Lane& lane = lanes_[best];
-    if (lane.count == 0) front_key_[best] = k;
-    lane.push_back(e);
-    lane.back_key = k;
-  } else {
-    heap_push(e, k);
-  }
-  ++size_;
-  if (new_min) min_src_ = best;
-}
-
-Event EventQueue::pop() {
-  Event e;
-  if (min_src_ == kHeap) {
-    e = heap_.front();
-    heap_pop();
-    front_key_[kHeap] = heap_.empty() ? kNoKey : key(heap_.front());
-  } else {
-    Lane& lane = lanes_[min_src_];
-    e = lane.buf[lane.head];
-    lane.head = (lane.head + 1) & (lane.buf.size() - 1);
-    if (--lane.count == 0) {
-      front_key_[min_src_] = kNoKey;
-      lane.back_key = 0;
-    } else {
-      front_key_[min_src_] = key(lane.buf[lane.head]);
-    }
-  }
-  --size_;
-  find_min();
-  return e;
-}
-
-void EventQueue::find_min() {
-  std::size_t src = kHeap;
-  Key best = front_key_[kHeap];
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    const bool lt = front_key_[l] < best;
-    src = lt ? l : src;
-    best = lt ? front_key_[l] : best;
-  }
-  min_src_ = src;
+  mask = buf.size() - 1;
 }
 
 void EventQueue::heap_push(const Event& e, Key k) {
@@ -98,11 +34,14 @@ void EventQueue::heap_push(const Event& e, Key k) {
   if (i == 0) front_key_[kHeap] = k;
 }
 
-void EventQueue::heap_pop() {
+void EventQueue::heap_pop_front() {
   const Event last = heap_.back();
   heap_.pop_back();
   const std::size_t n = heap_.size();
-  if (n == 0) return;
+  if (n == 0) {
+    front_key_[kHeap] = kNoKey;
+    return;
+  }
   const Key lk = key(last);
   const Event* h = heap_.data();
   std::size_t i = 0;
@@ -129,6 +68,7 @@ void EventQueue::heap_pop() {
     i = best;
   }
   heap_[i] = last;
+  front_key_[kHeap] = key(heap_.front());
 }
 
 }  // namespace vgsim
