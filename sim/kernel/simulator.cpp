@@ -170,44 +170,52 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     fl.fixed = false;
     fl.rate = 0.0;
   }
-  // 3. Progressive filling.
-  for (ResourceId rid : comp_resources_) {
-    Resource& r = resources_[rid];
+  // 3. Progressive filling. Each round takes the tightest constraint: the resource with the smallest share
+  // max(0, remaining) / unfixed (the first in component order on ties) or the smallest cap of an unfixed flow (the
+  // first in component order on ties). A share changes only when a flow crossing the resource is fixed, so it is
+  // kept per resource (share_) and recomputed there; caps never change, so the flows are visited once in cap order
+  // (cap_order_). Both pick exactly what a scan of all resources and flows would.
+  const std::size_t nres = comp_resources_.size();
+  share_.resize(nres);
+  for (std::size_t i = 0; i < nres; ++i) {
+    Resource& r = resources_[comp_resources_[i]];
     r.remaining = r.capacity;
     r.unfixed = static_cast<std::uint32_t>(r.flows.size());
+    r.comp_index = static_cast<std::uint32_t>(i);
+    share_[i] = r.unfixed > 0 ? r.remaining / r.unfixed : std::numeric_limits<double>::infinity();
   }
+  cap_order_.clear();
+  for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
+    const double cap = flows_[comp_flows_[i]].max_rate;
+    if (std::isfinite(cap)) cap_order_.emplace_back(cap, i);
+  }
+  if (!std::is_sorted(cap_order_.begin(), cap_order_.end())) std::sort(cap_order_.begin(), cap_order_.end());
+  std::size_t cap_next = 0;
   std::size_t left = comp_flows_.size();
+  auto fix = [&](FlowId f, double rate) {
+    Flow& fl = flows_[f];
+    fl.fixed = true;
+    fl.rate = rate;
+    --left;
+    for (std::uint32_t h = 0; h < fl.hops; ++h) {
+      Resource& rr = resources_[fl.route[h]];
+      rr.remaining -= rate;
+      --rr.unfixed;
+      share_[rr.comp_index] =
+          rr.unfixed > 0 ? std::max(0.0, rr.remaining) / rr.unfixed : std::numeric_limits<double>::infinity();
+    }
+  };
+  const double* const share = share_.data();
   while (left > 0) {
-    double best_share = std::numeric_limits<double>::infinity();
-    ResourceId best_res = 0;
-    bool found_res = false;
-    for (ResourceId rid : comp_resources_) {
-      const Resource& r = resources_[rid];
-      if (r.unfixed == 0) continue;
-      const double share = std::max(0.0, r.remaining) / r.unfixed;
-      if (share < best_share) best_share = share, best_res = rid, found_res = true;
-    }
-    double best_cap = std::numeric_limits<double>::infinity();
-    FlowId cap_flow = kNone;
-    for (FlowId f : comp_flows_) {
-      const Flow& fl = flows_[f];
-      if (!fl.fixed && fl.max_rate < best_cap) best_cap = fl.max_rate, cap_flow = f;
-    }
-    auto fix = [&](FlowId f, double rate) {
-      Flow& fl = flows_[f];
-      fl.fixed = true;
-      fl.rate = rate;
-      --left;
-      for (std::uint32_t h = 0; h < fl.hops; ++h) {
-        Resource& rr = resources_[fl.route[h]];
-        rr.remaining -= rate;
-        --rr.unfixed;
-      }
-    };
-    if (cap_flow != kNone && (!found_res || best_cap <= best_share)) {
-      fix(cap_flow, best_cap);
+    std::size_t best = 0;  // resources with every flow fixed have an infinite share and are never picked
+    for (std::size_t i = 1; i < nres; ++i) best = share[i] < share[best] ? i : best;
+    const double best_share = share[best];
+    const bool found_res = best_share < std::numeric_limits<double>::infinity();
+    while (cap_next < cap_order_.size() && flows_[comp_flows_[cap_order_[cap_next].second]].fixed) ++cap_next;
+    if (cap_next < cap_order_.size() && (!found_res || cap_order_[cap_next].first <= best_share)) {
+      fix(comp_flows_[cap_order_[cap_next].second], cap_order_[cap_next].first);
     } else {
-      const Resource& r = resources_[best_res];
+      const Resource& r = resources_[comp_resources_[best]];
       for (FlowId f : r.flows)
         if (!flows_[f].fixed) fix(f, best_share);
     }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vgsim/kernel/event_queue.hpp"
@@ -94,6 +95,7 @@ class Simulator {
     // scratch for the fair-share fill
     std::uint32_t mark = 0;
     std::uint32_t unfixed = 0;
+    std::uint32_t comp_index = 0;  // position in comp_resources_
     double remaining = 0.0;
   };
   struct Flow {
@@ -141,6 +143,8 @@ class Simulator {
   std::vector<ResourceId> comp_resources_;
   std::vector<FlowId> comp_flows_;
   std::vector<double> old_rates_;
+  std::vector<double> share_;  // per component resource: max(0, remaining) / unfixed (infinite once all are fixed)
+  std::vector<std::pair<double, std::uint32_t>> cap_order_;  // finite caps with their component position, sorted
 };
 
 }  // namespace vgsim
