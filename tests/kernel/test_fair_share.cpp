@@ -1,5 +1,5 @@
 // The flow-level network: textbook max-min cases, completion times computed by hand, conservation, determinism,
-// and two simulators in one process.
+// two simulators in one process, and the engine's filling against a full-scan reference (bit-identical rates).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
