@@ -221,7 +221,8 @@ TEST_CASE("cached shares and sorted caps fill exactly like a full scan") {
     Simulator sim;
     std::vector<double> capacity;
     for (int i = 0; i < 24; ++i) {
-      capacity.push_back(GB * static_cast<double>(1 + rnd(4)));  // few distinct values: share ties
+      // Few distinct values (share ties), none exact in binary (the order of subtractions shows in the last bits).
+      capacity.push_back(GB * static_cast<double>(1 + rnd(4)) / 3.0);
       sim.add_resource("r" + std::to_string(i), Bandwidth{capacity.back()});
     }
     std::vector<std::vector<ResourceId>> routes;
@@ -239,7 +240,7 @@ TEST_CASE("cached shares and sorted caps fill exactly like a full scan") {
       }
       routes.push_back(route);
       const std::uint64_t c = rnd(4);
-      caps.push_back(c == 3 ? std::numeric_limits<double>::infinity() : 0.05 * GB * static_cast<double>(1 + c));
+      caps.push_back(c == 3 ? std::numeric_limits<double>::infinity() : 0.1 * GB * static_cast<double>(1 + c) / 7.0);
       ids.push_back(sim.start_flow({routes.back().data(), static_cast<std::uint32_t>(route.size()), GB, Time{0},
                                     caps.back()},
                                    &rec, static_cast<std::uint64_t>(k)));
