@@ -24,9 +24,13 @@ ResourceId Simulator::add_resource(std::string name, Bandwidth capacity) {
 
 void Simulator::schedule(Time at, EventHandler* handler, std::uint64_t tag) {
   if (at < now_) throw std::logic_error("Simulator::schedule: event in the past");
-  std::uint32_t idx = 0;
-  while (idx < handlers_.size() && handlers_[idx] != handler) ++idx;
-  if (idx == handlers_.size()) handlers_.push_back(handler);
+  std::uint32_t idx = last_handler_;  // a run's timers almost always come from the handler of the previous one
+  if (idx >= handlers_.size() || handlers_[idx] != handler) {
+    idx = 0;
+    while (idx < handlers_.size() && handlers_[idx] != handler) ++idx;
+    if (idx == handlers_.size()) handlers_.push_back(handler);
+    last_handler_ = idx;
+  }
   queue_.push(at, kTimer, idx, tag);
 }
 
@@ -72,18 +76,17 @@ void Simulator::activate(FlowId f) {
     queue_.push(now_, kFlowFinish, f, fl.version);
     return;
   }
-  for (std::uint32_t i = 0; i < fl.hops; ++i) {
-    Resource& r = resources_[fl.route[i]];
-    r.flows.push_back(f);
-    r.peak = std::max<std::uint32_t>(r.peak, static_cast<std::uint32_t>(r.flows.size()));
-  }
   // Alone on every resource of its route (the common case of a ring step): its rate is the smallest capacity or its
-  // cap, and nobody else's rate changes, so the component search can be skipped.
+  // cap, and nobody else's rate changes, so the component search can be skipped. (A resource listed twice in a
+  // route holds the flow twice, so the flow is not alone there, as when counted after all insertions.)
   bool alone = true;
   double rate = fl.max_rate;
   for (std::uint32_t i = 0; i < fl.hops; ++i) {
-    const Resource& r = resources_[fl.route[i]];
-    alone = alone && r.flows.size() == 1;
+    Resource& r = resources_[fl.route[i]];
+    r.flows.push_back(f);
+    const auto count = static_cast<std::uint32_t>(r.flows.size());
+    r.peak = std::max(r.peak, count);
+    alone &= count == 1;
     rate = std::min(rate, r.capacity);
   }
   if (alone) {
@@ -98,6 +101,32 @@ void Simulator::schedule_finish(FlowId f) {
   Flow& fl = flows_[f];
   ++fl.version;
   queue_.push(now_ + transfer_time(fl.remaining, Bandwidth{fl.rate}), kFlowFinish, f, fl.version);
+}
+
+void Simulator::rerate_alone(FlowId f, FlowId fresh) {
+  // A flow alone on its resources gets min(its cap, the smallest capacity on its route).
+  Flow& fl = flows_[f];
+  if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+  fl.last = now_;
+  double rate = fl.max_rate;
+  for (std::uint32_t h = 0; h < fl.hops; ++h) rate = std::min(rate, resources_[fl.route[h]].capacity);
+  const double old = fl.rate;
+  fl.rate = rate;
+  if (f == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old)) schedule_finish(f);
+}
+
+FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
+  FlowId only = kNone;
+  for (std::uint32_t i = 0; i < hops; ++i)
+    for (FlowId g : resources_[route[i]].flows) {
+      if (only != kNone && g != only) return kNone;
+      only = g;
+    }
+  if (only == kNone) return kNone;
+  const Flow& fl = flows_[only];
+  for (std::uint32_t h = 0; h < fl.hops; ++h)
+    if (resources_[fl.route[h]].flows.size() != 1) return kNone;
+  return only;
 }
 
 void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh) {
@@ -127,16 +156,8 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     }
   }
   if (comp_flows_.empty()) return;  // the last flow on these resources just finished: nothing to share
-  // Fast path: a flow alone on its resources gets min(its cap, the smallest capacity on its route).
   if (comp_flows_.size() == 1) {
-    Flow& fl = flows_[comp_flows_[0]];
-    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
-    fl.last = now_;
-    double rate = fl.max_rate;
-    for (std::uint32_t h = 0; h < fl.hops; ++h) rate = std::min(rate, resources_[fl.route[h]].capacity);
-    const double old = fl.rate;
-    fl.rate = rate;
-    if (comp_flows_[0] == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old)) schedule_finish(comp_flows_[0]);
+    rerate_alone(comp_flows_[0], fresh);
     return;
   }
   // 2. Bring every flow's progress up to now at its old rate.
@@ -149,44 +170,52 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     fl.fixed = false;
     fl.rate = 0.0;
   }
-  // 3. Progressive filling.
-  for (ResourceId rid : comp_resources_) {
-    Resource& r = resources_[rid];
+  // 3. Progressive filling. Each round takes the tightest constraint: the resource with the smallest share
+  // max(0, remaining) / unfixed (the first in component order on ties) or the smallest cap of an unfixed flow (the
+  // first in component order on ties). A share changes only when a flow crossing the resource is fixed, so it is
+  // kept per resource (share_) and recomputed there; caps never change, so the flows are visited once in cap order
+  // (cap_order_). Both pick exactly what a scan of all resources and flows would.
+  const std::size_t nres = comp_resources_.size();
+  share_.resize(nres);
+  for (std::size_t i = 0; i < nres; ++i) {
+    Resource& r = resources_[comp_resources_[i]];
     r.remaining = r.capacity;
     r.unfixed = static_cast<std::uint32_t>(r.flows.size());
+    r.comp_index = static_cast<std::uint32_t>(i);
+    share_[i] = r.unfixed > 0 ? r.remaining / r.unfixed : std::numeric_limits<double>::infinity();
   }
+  cap_order_.clear();
+  for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
+    const double cap = flows_[comp_flows_[i]].max_rate;
+    if (std::isfinite(cap)) cap_order_.emplace_back(cap, i);
+  }
+  if (!std::is_sorted(cap_order_.begin(), cap_order_.end())) std::sort(cap_order_.begin(), cap_order_.end());
+  std::size_t cap_next = 0;
   std::size_t left = comp_flows_.size();
+  auto fix = [&](FlowId f, double rate) {
+    Flow& fl = flows_[f];
+    fl.fixed = true;
+    fl.rate = rate;
+    --left;
+    for (std::uint32_t h = 0; h < fl.hops; ++h) {
+      Resource& rr = resources_[fl.route[h]];
+      rr.remaining -= rate;
+      --rr.unfixed;
+      share_[rr.comp_index] =
+          rr.unfixed > 0 ? std::max(0.0, rr.remaining) / rr.unfixed : std::numeric_limits<double>::infinity();
+    }
+  };
+  const double* const share = share_.data();
   while (left > 0) {
-    double best_share = std::numeric_limits<double>::infinity();
-    ResourceId best_res = 0;
-    bool found_res = false;
-    for (ResourceId rid : comp_resources_) {
-      const Resource& r = resources_[rid];
-      if (r.unfixed == 0) continue;
-      const double share = std::max(0.0, r.remaining) / r.unfixed;
-      if (share < best_share) best_share = share, best_res = rid, found_res = true;
-    }
-    double best_cap = std::numeric_limits<double>::infinity();
-    FlowId cap_flow = kNone;
-    for (FlowId f : comp_flows_) {
-      const Flow& fl = flows_[f];
-      if (!fl.fixed && fl.max_rate < best_cap) best_cap = fl.max_rate, cap_flow = f;
-    }
-    auto fix = [&](FlowId f, double rate) {
-      Flow& fl = flows_[f];
-      fl.fixed = true;
-      fl.rate = rate;
-      --left;
-      for (std::uint32_t h = 0; h < fl.hops; ++h) {
-        Resource& rr = resources_[fl.route[h]];
-        rr.remaining -= rate;
-        --rr.unfixed;
-      }
-    };
-    if (cap_flow != kNone && (!found_res || best_cap <= best_share)) {
-      fix(cap_flow, best_cap);
+    std::size_t best = 0;  // resources with every flow fixed have an infinite share and are never picked
+    for (std::size_t i = 1; i < nres; ++i) best = share[i] < share[best] ? i : best;
+    const double best_share = share[best];
+    const bool found_res = best_share < std::numeric_limits<double>::infinity();
+    while (cap_next < cap_order_.size() && flows_[comp_flows_[cap_order_[cap_next].second]].fixed) ++cap_next;
+    if (cap_next < cap_order_.size() && (!found_res || cap_order_[cap_next].first <= best_share)) {
+      fix(comp_flows_[cap_order_[cap_next].second], cap_order_[cap_next].first);
     } else {
-      const Resource& r = resources_[best_res];
+      const Resource& r = resources_[comp_resources_[best]];
       for (FlowId f : r.flows)
         if (!flows_[f].fixed) fix(f, best_share);
     }
@@ -208,19 +237,33 @@ void Simulator::finish(FlowId f) {
   fl.rate = 0.0;
   --active_flow_count_;
   ++flows_completed_;
+  bool shared = false;  // a flow that was alone leaves nobody whose rate could rise
   for (std::uint32_t i = 0; i < fl.hops; ++i) {
     Resource& r = resources_[fl.route[i]];
-    auto it = std::find(r.flows.begin(), r.flows.end(), f);
-    if (it != r.flows.end()) {
-      *it = r.flows.back();
+    // Remove the first occurrence by moving the last entry into its place (the order recompute() then visits).
+    FlowId* const first = r.flows.data();
+    FlowId* const end = first + r.flows.size();
+    FlowId* it = first;
+    while (it != end && *it != f) ++it;
+    if (it != end) {
+      *it = end[-1];
       r.flows.pop_back();
       r.bytes_carried += fl.bytes;
       ++r.flow_count;
     }
+    shared |= !r.flows.empty();  // only ever too early for a resource listed twice: checked again below
   }
-  bool shared = false;  // a flow that was alone leaves nobody whose rate could rise
-  for (std::uint32_t i = 0; i < fl.hops && !shared; ++i) shared = !resources_[fl.route[i]].flows.empty();
-  if (shared) recompute(fl.route, fl.hops, kNone);
+  if (shared) {
+    shared = false;
+    for (std::uint32_t i = 0; i < fl.hops && !shared; ++i) shared = !resources_[fl.route[i]].flows.empty();
+  }
+  if (shared) {
+    // Usually one flow stayed (the next step on the same connection) and it is now alone on its whole route: its
+    // component is itself, and the search that recompute() would make is skipped.
+    const FlowId only = sole_flow(fl.route, fl.hops);
+    if (only != kNone) rerate_alone(only, kNone);
+    else recompute(fl.route, fl.hops, kNone);
+  }
   FlowObserver* obs = fl.observer;
   const std::uint64_t tag = fl.tag;
   free_flows_.push_back(f);

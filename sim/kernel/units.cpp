@@ -11,12 +11,6 @@
 
 namespace vgsim {
 
-Time transfer_time(double bytes, Bandwidth bw) {
-  if (bytes <= 0.0) return Time{0};
-  const double ps = std::ceil(bytes / bw.bytes_per_s * 1e12);
-  return Time{static_cast<std::int64_t>(ps)};
-}
-
 namespace {
 
 struct NumberAndUnit {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vgsim/kernel/event_queue.hpp"
@@ -94,6 +95,7 @@ class Simulator {
     // scratch for the fair-share fill
     std::uint32_t mark = 0;
     std::uint32_t unfixed = 0;
+    std::uint32_t comp_index = 0;  // position in comp_resources_
     double remaining = 0.0;
   };
   struct Flow {
@@ -119,6 +121,10 @@ class Simulator {
   // flow that just became active and always gets a finish event.
   void recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh);
   void schedule_finish(FlowId f);
+  // The component is the single flow f: brings its progress up to now and gives it min(cap, route capacities).
+  void rerate_alone(FlowId f, FlowId fresh);
+  // The one flow on these resources if it is alone on its whole route too (its component is itself); else kNone.
+  FlowId sole_flow(const ResourceId* route, std::uint32_t hops) const;
 
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
 
@@ -128,6 +134,7 @@ class Simulator {
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
+  std::uint32_t last_handler_ = 0;  // index of the handler of the last timer (a lookup hint)
   std::uint64_t events_processed_ = 0;
   std::uint64_t flows_completed_ = 0;
   std::size_t active_flow_count_ = 0;
@@ -136,6 +143,8 @@ class Simulator {
   std::vector<ResourceId> comp_resources_;
   std::vector<FlowId> comp_flows_;
   std::vector<double> old_rates_;
+  std::vector<double> share_;  // per component resource: max(0, remaining) / unfixed (infinite once all are fixed)
+  std::vector<std::pair<double, std::uint32_t>> cap_order_;  // finite caps with their component position, sorted
 };
 
 }  // namespace vgsim

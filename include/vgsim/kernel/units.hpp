@@ -4,6 +4,7 @@
 // Invariant: Time is exact integer arithmetic, so event ordering is deterministic across runs and machines.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <compare>
 #include <string>
@@ -60,7 +61,12 @@ struct Bandwidth {
 };
 
 // Time to move `bytes` at `bw`, rounded up to the next picosecond (a zero or negative bandwidth is a caller bug).
-Time transfer_time(double bytes, Bandwidth bw);
+// Inline: the engine calls it once per rate change of every flow.
+inline Time transfer_time(double bytes, Bandwidth bw) {
+  if (bytes <= 0.0) return Time{0};
+  const double ps = std::ceil(bytes / bw.bytes_per_s * 1e12);
+  return Time{static_cast<std::int64_t>(ps)};
+}
 
 // Unit-string parsers. Each throws UnitError (a std::invalid_argument) whose message names the value and the
 // accepted units; callers at the JSON/CLI edge wrap it with the file and JSON path.
