@@ -12,7 +12,9 @@ fi
 if ! /usr/bin/env python3 -c "import matplotlib, ipykernel" >/dev/null 2>&1 && ! /usr/bin/python3 -c "import matplotlib, ipykernel" >/dev/null 2>&1; then
   echo "SKIP: python3 matplotlib / ipykernel missing (apt-get install python3-matplotlib python3-ipykernel)"; exit 77
 fi
-rm -rf "$out"; mkdir -p "$out/executed"
+rm -rf "$out"; mkdir -p "$out/executed" "$out/tmp"
+# The notebooks' scratch folders (tempfile.mkdtemp) go under the figure dir, which the next run removes, not /tmp.
+export TMPDIR="$(realpath "$out")/tmp"
 export VGSIM_BIN="$bin" VGSIM_NOTEBOOK_OUT="$out" VGSIM_DATA_DIR="${VGSIM_DATA_DIR:-$(dirname "$here")}"
 status=0
 for nb in "$here"/*.ipynb; do
