@@ -53,28 +53,16 @@ CollectiveSchedule nvls_tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes
   const std::uint32_t nl = ppn;
   const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(c) * nl);
   s.loops = part.loops;
-  struct Layout {  // one node tree: the order of its up and down sends (non-root nodes)
+  struct Layout : detail::TreeOrder {  // one node tree and the order of its up and down sends
     NodeTree t;
-    std::vector<std::uint32_t> up_order, down_order, up_pos, down_pos;
   };
   Layout lay[2];
   for (int w = 0; w < 2; ++w) {
     lay[w].t = node_tree(N, w);
-    std::vector<std::uint32_t> depth(N, 0), nonroot;
-    for (std::uint32_t x = 0; x < N; ++x) {
+    std::vector<std::uint32_t> depth(N, 0);
+    for (std::uint32_t x = 0; x < N; ++x)
       for (int y = static_cast<int>(x); lay[w].t.parent[y] >= 0; y = lay[w].t.parent[y]) ++depth[x];
-      if (lay[w].t.parent[x] >= 0) nonroot.push_back(x);
-    }
-    lay[w].up_order = lay[w].down_order = nonroot;
-    std::stable_sort(lay[w].up_order.begin(), lay[w].up_order.end(), [&](auto a, auto b) { return depth[a] > depth[b]; });
-    std::stable_sort(lay[w].down_order.begin(), lay[w].down_order.end(),
-                     [&](auto a, auto b) { return depth[a] < depth[b]; });
-    lay[w].up_pos.assign(N, 0);
-    lay[w].down_pos.assign(N, 0);
-    for (std::uint32_t i = 0; i + 1 < N; ++i) {
-      lay[w].up_pos[lay[w].up_order[i]] = i;
-      lay[w].down_pos[lay[w].down_order[i]] = i;
-    }
+    static_cast<detail::TreeOrder&>(lay[w]) = detail::tree_order(depth, static_cast<std::uint32_t>(lay[w].t.root));
   }
   const std::uint64_t sq = static_cast<std::uint64_t>(N) * nl * nl, lin = static_cast<std::uint64_t>(N) * nl,
                       net = static_cast<std::uint64_t>(N - 1) * nl;
