@@ -68,7 +68,7 @@ class NcclReplayer {
     auto it = comms_.find(key);
     if (it == comms_.end()) {
       sim::CommOptions o = options_;
-      if (m.algo == "ring" || m.algo == "tree" || m.algo == "nvls") o.algo = coll::parse_algo(m.algo);
+      if (m.algo == "ring" || m.algo == "tree" || m.algo == "nvls" || m.algo == "nvlstree") o.algo = coll::parse_algo(m.algo);
       if (m.proto != "default") o.proto = coll::parse_proto(m.proto);
       it = comms_.emplace(key, std::make_unique<sim::Communicator>(*t_.cluster, ranks_, o)).first;
     }

@@ -19,6 +19,8 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
                                   " entries for a schedule of " + std::to_string(schedule.ranks) + " ranks");
   if (!(costs_.payload_efficiency > 0.0 && costs_.payload_efficiency <= 1.0))
     throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
+  if (!(costs_.switch_efficiency > 0.0 && costs_.switch_efficiency <= 1.0))
+    throw std::invalid_argument("CollectiveRun: switch efficiency must be in (0, 1]");
   // Memory per transfer is what limits the rank count (a 1,024-rank ring has millions of transfers), so the
   // executor keeps only a dependency counter and the reverse edges per transfer; routes are looked up per source.
   const std::size_t n = schedule.transfers.size();
@@ -115,9 +117,10 @@ void CollectiveRun::launch(std::uint32_t t) {
   FlowSpec spec;
   spec.route = r.resources.data();
   spec.hops = static_cast<std::uint32_t>(r.resources.size());
-  spec.bytes = static_cast<double>(tr.bytes) / costs_.payload_efficiency;
+  const double sw = (tr.src == coll::kSwitchRank || tr.dst == coll::kSwitchRank) ? costs_.switch_efficiency : 1.0;
+  spec.bytes = static_cast<double>(tr.bytes) / (costs_.payload_efficiency * sw);
   spec.latency = Time{0};  // the bytes move first; the latency is charged after them (see the header)
-  spec.max_rate = costs_.max_rate_per_flow;
+  spec.max_rate = costs_.max_rate_per_flow / sw;
   fabric_.simulator().start_flow(spec, this, t);
 }
 

@@ -17,7 +17,12 @@
 //   SM90 and NVSwitch gen3, and reference 1.5 gives NVLS efficiencies only for Hopper and Blackwell): derived, no
 //   catalog flag. It runs nvls_max_channels (16) channels, Simple only; its flows carry payload at NCCL's NVLS
 //   efficiency (0.85 Hopper), and each of the chunk's 4 switch legs carries a quarter of NCCL's 25 us NVLS latency.
-//   Multi-node NVLS Tree is not modelled (multi-node communicators never pick NVLS).
+// - NVLS Tree (NCCL >= 2.18) is available on >= 2 nodes with the same rank count when every node's ranks meet the
+//   NVLS conditions above on their own node (whole GPUs on the node's NVSwitch, NVLink P2P, Hopper or later) and
+//   there are >= 2 of them per node. It runs the NVLS channels, Simple only; its switch legs carry payload at NCCL's
+//   NVLS efficiency (StepCosts::switch_efficiency), its network legs at the protocol's; a quarter of the NVLink
+//   NVLSTree latency per switch leg and the NET NVLSTree latency per tree hop (NCCL: intraLat + 2 log2(N) interLat).
+//   Only when forced for now: plan() withholds it from the default argmin (see there).
 #include "vgsim/sim/communicator.hpp"
 
 #include <algorithm>
@@ -175,16 +180,21 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   }
   // NCCL enables LL128 by default only on NVLink intra paths (tuning.cc, reference section 1.5).
   shape_.ll128_enabled = all_nvlink;
-  // NVLS availability (see the top of this file).
-  if (nodes_ != 1) nvls_missing_ = "the ranks span " + std::to_string(nodes_) + " nodes (multi-node NVLS Tree is not modelled)";
-  else if (ranks() < 2) nvls_missing_ = "a single rank has nothing to reduce";
-  else if (!all_nvlink) nvls_missing_ = "the GPUs do not talk over NVLink P2P";
+  // NVLS and NVLS Tree availability (see the top of this file): the per-node conditions are shared.
+  std::string node_missing;
+  if (ranks_per_node_ < 2) node_missing = "a node with a single rank has nothing to reduce over its NVSwitch";
+  else if (!all_nvlink) node_missing = "the GPUs of a node do not talk over NVLink P2P";
   else if (shape_.arch != coll::GpuArch::Hopper && shape_.arch != coll::GpuArch::Blackwell)
-    nvls_missing_ = std::string("GPU architecture ") + coll::to_string(shape_.arch) + " is older than Hopper";
+    node_missing = std::string("GPU architecture ") + coll::to_string(shape_.arch) + " is older than Hopper";
   for (std::uint32_t e : rank_to_endpoint_)
-    if (nvls_missing_.empty() && !cluster.nvswitch_path(e, true))
-      nvls_missing_ = "endpoint " + eps[e].name + " (" + eps[e].mode + ") is not a whole GPU on an NVSwitch";
+    if (node_missing.empty() && !cluster.nvswitch_path(e, true))
+      node_missing = "endpoint " + eps[e].name + " (" + eps[e].mode + ") is not a whole GPU on an NVSwitch";
+  if (nodes_ != 1) nvls_missing_ = "the ranks span " + std::to_string(nodes_) + " nodes (NVLS runs on one node; use nvlstree)";
+  else nvls_missing_ = node_missing;
+  if (nodes_ < 2) nvls_tree_missing_ = "the ranks are on one node (NCCL turns NVLS Tree off on one node; use nvls)";
+  else nvls_tree_missing_ = node_missing;
   shape_.nvls_supported = nvls_missing_.empty();
+  shape_.nvls_tree_supported = nvls_tree_missing_.empty();
   shape_.nvls_channels = options_.channels.value_or(static_cast<std::uint32_t>(options_.nccl.nvls_max_channels));
 }
 
@@ -207,23 +217,34 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   }
   coll::CommShape shape = shape_;
   if (options_.proto == coll::Proto::LL128) shape.ll128_enabled = true;  // forcing it enables it, as NCCL_PROTO does
+  // NVLS Tree runs only when forced (--algo nvlstree): NCCL's argmin would pick it on Hopper+ NVSwitch clusters from
+  // a few MiB on, but its 128 KiB-chunk schedules are millions of transfers (5 M for 16 GiB on 2 x 8 GPUs) and a p5
+  // 8 B - 16 GiB sweep then takes minutes on the engine; default selection waits for a faster executor path.
+  if (options_.algo != coll::Algo::NVLSTree) shape.nvls_tree_supported = false;
   if (op != coll::Op::AllReduce && options_.algo == coll::Algo::Tree)
     throw InputError("", "--algo", "the tree algorithm exists only for allreduce", "tree", "ring for " +
                      std::string(coll::to_string(op)));
-  if (options_.algo == coll::Algo::NVLS) {
+  if (options_.algo == coll::Algo::NVLS || options_.algo == coll::Algo::NVLSTree) {
+    const bool tree = options_.algo == coll::Algo::NVLSTree;
+    const std::string key = coll::to_string(*options_.algo), name = tree ? "NVLS Tree" : "NVLS";
     if (op != coll::Op::AllReduce)
-      throw InputError("", "--algo", "vgsim models NVLS only for allreduce (NCCL 2.19+ also runs allgather and "
-                       "reducescatter with it; not modelled)", "nvls", "ring for " + std::string(coll::to_string(op)));
-    if (!shape.nvls_supported)
-      throw InputError("", "--algo", "NVLS is not available on this communicator: " + nvls_missing_, "nvls",
-                       "ring or tree here (NVLS needs every rank on one node, on Hopper or later GPUs attached to "
-                       "that node's NVSwitch)");
+      throw InputError("", "--algo", tree ? "NCCL's NVLS Tree exists only for allreduce"
+                                          : "vgsim models NVLS only for allreduce (NCCL 2.19+ also runs allgather and "
+                                            "reducescatter with it; not modelled)",
+                       key, "ring for " + std::string(coll::to_string(op)));
+    if (!(tree ? shape.nvls_tree_supported : shape.nvls_supported))
+      throw InputError("", "--algo", name + " is not available on this communicator: " +
+                       (tree ? nvls_tree_missing_ : nvls_missing_), key,
+                       tree ? "ring or tree here (NVLS Tree needs 2 or more nodes with the same rank count, each rank "
+                              "a Hopper or later GPU attached to its node's NVSwitch)"
+                            : "ring or tree here (NVLS needs every rank on one node, on Hopper or later GPUs attached "
+                              "to that node's NVSwitch)");
     if (shape.nvls_channels < 2)
       throw InputError("", "--channels", "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
-                       "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo nvls");
+                       "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo " + key);
     if (options_.proto && *options_.proto != coll::Proto::Simple)
-      throw InputError("", "--proto", "NCCL runs NVLS with the Simple protocol only",
-                       coll::to_string(*options_.proto), "Simple (or no --proto) with --algo nvls");
+      throw InputError("", "--proto", "NCCL runs " + name + " with the Simple protocol only",
+                       coll::to_string(*options_.proto), "Simple (or no --proto) with --algo " + key);
   }
   const coll::Selection sel = coll::select(t, op, size, shape, allowed);
 
@@ -234,14 +255,17 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   plan.size = size;
   plan.model_time_us = sel.cost.time_us;
   std::uint32_t channels = options_.channels ? *options_.channels : sel.launch.channels;
-  if (plan.algo == coll::Algo::Tree && channels % 2 == 1) channels = channels == 1 ? 2 : channels - 1;
+  const bool two_trees = plan.algo == coll::Algo::Tree || plan.algo == coll::Algo::NVLSTree;  // half per tree
+  if (two_trees && channels % 2 == 1) channels = channels == 1 ? 2 : channels - 1;
   plan.channels = channels;
 
   // Step costs.
   const auto a = static_cast<std::size_t>(plan.algo), p = static_cast<std::size_t>(plan.proto);
   StepCosts& c = plan.costs;
   c.payload_efficiency = t.proto_efficiency[p];
+  // NVLS: every leg is a switch leg, so NCCL's NVLS efficiency is the payload efficiency; NVLS Tree: switch legs only.
   if (plan.algo == coll::Algo::NVLS) c.payload_efficiency *= t.nvls_efficiency[arch_row(shape.arch)];
+  if (plan.algo == coll::Algo::NVLSTree) c.switch_efficiency = t.nvls_efficiency[arch_row(shape.arch)];
   c.base_latency = Time::from_us(t.base_latency_us[a][p]);
   c.launch_overhead = options_.launch_overhead;
   // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node

@@ -36,6 +36,7 @@ std::string nccl_name(const std::string& v) {
   if (v == "ring") return "Ring";
   if (v == "tree") return "Tree";
   if (v == "nvls") return "NVLS";
+  if (v == "nvlstree") return "NVLSTree";
   if (v == "ll") return "LL";
   if (v == "ll128") return "LL128";
   return "Simple";

@@ -16,7 +16,7 @@ namespace vgsim::probe {
 namespace {
 
 const std::vector<std::string> kOps{"allreduce", "allgather", "reducescatter", "broadcast", "sendrecv"};
-const std::vector<std::string> kAlgos{"ring", "tree", "nvls"};  // nvls: opt-in (Hopper+ NVSwitch nodes only)
+const std::vector<std::string> kAlgos{"ring", "tree", "nvls", "nvlstree"};  // nvls / nvlstree: opt-in (Hopper+ NVSwitch nodes; nvlstree multi-node only)
 const std::vector<std::string> kProtos{"ll", "ll128", "simple"};
 const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16"};
 
@@ -165,7 +165,7 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
   app.add_option("--iters", iters, "timed iterations per size (default 20)");
   app.add_option("--warmup", warmup, "warm-up iterations per size (default 5)");
   app.add_option("--ops", ops_s, "comma-separated: allreduce,allgather,reducescatter,broadcast,sendrecv (default all)");
-  app.add_option("--algos", algos_s, "NCCL_ALGO values to force in the sweep: ring,tree,nvls (default ring,tree; nvls only runs on Hopper+ NVSwitch nodes, Simple protocol, elsewhere NCCL rejects it and the probe records a skip)");
+  app.add_option("--algos", algos_s, "NCCL_ALGO values to force in the sweep: ring,tree,nvls,nvlstree (default ring,tree; nvls only runs on Hopper+ NVSwitch nodes and nvlstree only across several of them, Simple protocol, elsewhere NCCL rejects them and the probe records a skip)");
   app.add_option("--protos", protos_s, "NCCL_PROTO values to force in the sweep: ll,ll128,simple (default all)");
   app.add_flag("--no-sweep-algos", no_sweep, "measure only NCCL's default algorithm/protocol choice");
   app.add_option("--gpus", gpus, "without mpirun: number of local GPUs to drive (default all visible)");

@@ -5,7 +5,7 @@
 namespace vgsim::cli {
 
 void add_nccl_options(CLI::App* c, sim::NcclKnobs& k) {
-  c->add_option("--algo", k.algo, "force the algorithm like NCCL_ALGO: ring, tree or nvls (allreduce on one NVSwitch node, Hopper+)");
+  c->add_option("--algo", k.algo, "force the algorithm like NCCL_ALGO: ring, tree, nvls (allreduce on one NVSwitch node, Hopper+) or nvlstree (allreduce across Hopper+ NVSwitch nodes)");
   c->add_option("--proto", k.proto, "force the protocol like NCCL_PROTO: ll, ll128 or simple");
   c->add_option("--channels", k.channels, "force the channel count");
   c->add_option("--p2p-level", k.p2p_level, "NCCL_P2P_LEVEL: NVL, PIX, PXB, PHB, SYS (default PXB)");

@@ -18,11 +18,13 @@ struct Connection {
   const Route* route;
   double payload = 0;  // bytes over the whole call
   double rate = 0;     // max-min fair wire rate, bytes/s
+  double cap = 0;      // its per-flow wire cap, bytes/s (StepCosts::max_rate_per_flow, / switch_efficiency on legs)
+  double eff = 1;      // payload bytes per wire byte beyond the protocol's (StepCosts::switch_efficiency on legs)
   bool frozen = false;
 };
 
-// Progressive filling (max-min fairness) of the connections over their routes, each capped at `cap` bytes/s.
-void max_min(std::vector<Connection>& conns, const Simulator& sim, double cap) {
+// Progressive filling (max-min fairness) of the connections over their routes, each capped at its own cap.
+void max_min(std::vector<Connection>& conns, const Simulator& sim) {
   std::unordered_map<ResourceId, double> remaining;
   for (const auto& c : conns)
     for (ResourceId r : c.route->resources) remaining.emplace(r, sim.resource_capacity(r).bytes_per_s);
@@ -32,13 +34,15 @@ void max_min(std::vector<Connection>& conns, const Simulator& sim, double cap) {
     for (const auto& c : conns)
       if (!c.frozen)
         for (ResourceId r : c.route->resources) ++users[r];
-    double share = cap;
+    double share = std::numeric_limits<double>::infinity();
+    for (const auto& c : conns)
+      if (!c.frozen) share = std::min(share, c.cap);
     for (const auto& [r, n] : users) share = std::min(share, remaining[r] / static_cast<double>(n));
     // Freeze every unfrozen connection through a resource that is saturated at `share` (or all at the cap).
     std::vector<std::size_t> freeze;
     for (std::size_t i = 0; i < conns.size(); ++i) {
       if (conns[i].frozen) continue;
-      bool hit = share >= cap;
+      bool hit = share >= conns[i].cap;
       for (ResourceId r : conns[i].route->resources)
         hit = hit || remaining[r] / static_cast<double>(users[r]) <= share * (1 + 1e-12);
       if (hit) freeze.push_back(i);
@@ -69,7 +73,9 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
       const Route* route = t.dst == coll::kSwitchRank   ? &fabric.switch_route(map[t.src], true)
                            : t.src == coll::kSwitchRank ? &fabric.switch_route(map[t.dst], false)
                                                         : &fabric.route(map[t.src], map[t.dst]);
-      conns.push_back({t.channel, t.src, t.dst, route});
+      const bool leg = t.src == coll::kSwitchRank || t.dst == coll::kSwitchRank;
+      const double eff = leg ? plan.costs.switch_efficiency : 1.0;
+      conns.push_back({t.channel, t.src, t.dst, route, 0, 0, plan.costs.max_rate_per_flow / eff, eff});
     }
     conns[it->second].payload += static_cast<double>(t.bytes);
   }
@@ -77,7 +83,7 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
   const StepCosts& sc = plan.costs;
   out.costs.base = sc.base_latency + sc.launch_overhead;  // both paid once per call, as in CollectiveRun::start_at
   out.costs.payload_efficiency = sc.payload_efficiency;
-  max_min(conns, fabric.simulator(), sc.max_rate_per_flow);
+  max_min(conns, fabric.simulator());
   const double inf = std::numeric_limits<double>::infinity();
   double bw[2] = {inf, inf};
   Time lat[2] = {Time{0}, Time{0}};
@@ -88,10 +94,10 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
     const bool switch_leg = c.src == coll::kSwitchRank || c.dst == coll::kSwitchRank;  // NVLS: inside the node
     const int cls = (switch_leg || c.src / rpn == c.dst / rpn) ? 0 : 1;
     seen[cls] = true;
-    bw[cls] = std::min(bw[cls], c.rate);
+    bw[cls] = std::min(bw[cls], c.rate * c.eff);  // payload moves at eff x the wire rate (switch legs: < 1)
     const Time l = c.route->latency + sc.hop_latency[static_cast<std::size_t>(c.route->link_class)];
     lat[cls] = std::max(lat[cls], l);
-    for (ResourceId r : c.route->resources) bytes[r] += c.payload / sc.payload_efficiency;
+    for (ResourceId r : c.route->resources) bytes[r] += c.payload / (sc.payload_efficiency * c.eff);
   }
   if (seen[0]) out.costs.intra = {lat[0], Bandwidth{bw[0]}};
   if (seen[1]) out.costs.inter = {lat[1], Bandwidth{bw[1]}};

@@ -34,7 +34,7 @@ Scenario parse_scenario(JsonReader& r) {
   j.sets = r.has("set") ? r.strings("set") : std::vector<std::string>{};
   j.sets_origin = label;
   if (auto n = r.opt_object("nccl")) {
-    j.nccl.algo = n->opt_one_of("algo", {"ring", "tree", "nvls"}).value_or("");
+    j.nccl.algo = n->opt_one_of("algo", {"ring", "tree", "nvls", "nvlstree"}).value_or("");
     j.nccl.proto = n->opt_one_of("proto", {"ll", "ll128", "simple"}).value_or("");
     j.nccl.channels = static_cast<std::uint32_t>(n->opt_integer("channels", 1, 64).value_or(0));
     const std::vector<std::string> levels = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};

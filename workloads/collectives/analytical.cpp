@@ -15,6 +15,24 @@ Time send_time(const HopCost& h, Bytes bytes, double eff) {
   if (!(h.bw_per_channel.bytes_per_s > 0)) throw std::invalid_argument("analytical model: hop bandwidth must be > 0");
   return transfer_time(static_cast<double>(bytes) / eff, h.bw_per_channel);
 }
+// The node trees a c-channel tree call uses (tree 0, and tree 1 when c > 1): the deepest node's depth and the most
+// tree edges at one node (parent + children).
+struct TreeShape {
+  std::uint32_t depth = 0, degree = 0;
+};
+TreeShape tree_shape(std::uint32_t nodes, std::uint32_t c) {
+  TreeShape ts;
+  for (int w = 0; w < (c == 1 ? 1 : 2); ++w) {
+    const NodeTree nt = node_tree(nodes, w);
+    for (std::uint32_t x = 0; x < nodes; ++x) {
+      std::uint32_t d = 0;
+      for (int y = static_cast<int>(x); nt.parent[y] >= 0; y = nt.parent[y]) ++d;
+      ts.depth = std::max(ts.depth, d);
+      ts.degree = std::max<std::uint32_t>(ts.degree, static_cast<std::uint32_t>(nt.children[x].size()) + (nt.parent[x] >= 0));
+    }
+  }
+  return ts;
+}
 }  // namespace
 
 Time contention_free_time(const CollectiveSchedule& s, const PathCosts& costs) {
@@ -61,7 +79,9 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
   const Time a_max = std::max(has_intra ? costs.intra.latency : Time{0}, has_inter ? costs.inter.latency : Time{0});
   const bool ring_blocks = (algo == Algo::Ring || algo == Algo::NVLS) &&
                            (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
-  const detail::Partition part(size, hdr.chunk_bytes, ring_blocks ? static_cast<std::uint64_t>(c) * n : c);
+  const std::uint64_t pieces = ring_blocks ? static_cast<std::uint64_t>(c) * n
+                               : algo == Algo::NVLSTree ? static_cast<std::uint64_t>(c) * ppn : c;
+  const detail::Partition part(size, hdr.chunk_bytes, pieces);
   auto xmax = [&](std::uint32_t l) { return part.piece(l, 0); };  // piece 0 is the largest of its loop
   Time total = costs.base;
   if (algo == Algo::NVLS) {
@@ -75,6 +95,23 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
     Time t = h.latency * 4 + send_time(h, n1 * xmax(0), eff) * 2;
     if (part.loops > 1) t += send_time(h, n1 * xmax(0), eff);
     for (std::uint32_t l = 1; l < part.loops; ++l) t += send_time(h, n1 * xmax(l), eff);
+    return total + t;
+  }
+  if (algo == Algo::NVLSTree) {
+    // Switch legs at costs.intra (per-channel payload rate of a GPU's UP / DOWN), network legs at costs.inter
+    // (nvls_tree.cpp). Per channel and loop a GPU's UP and DOWN carry (n_l+1) x_l, P_l = s_i((n_l+1) x_l), and its
+    // network path at most deg x_l per direction (deg: most tree edges at one node, 1 for 2 nodes),
+    // Q_l = s_n(deg x_l). Loop 0's chain: the NVLS reduce-scatter (4a_i / 2 + P_0 as in NVLS), D tree levels up and
+    // down (2D (a_n + s_n(x_0)), D: the deepest node), the NVLS allgather (the other 2a_i + P_0); with more loops
+    // one more period for the first sharing (as NVLS) and the later loops at the slower pace, max(P_l, Q_l) each.
+    const TreeShape ts = tree_shape(N, c);
+    const std::uint32_t depth = ts.depth, deg = ts.degree;
+    const HopCost &hi = costs.intra, &hn = costs.inter;
+    const Bytes n1 = static_cast<Bytes>(ppn + 1);
+    auto pace = [&](Bytes x) { return std::max(send_time(hi, n1 * x, eff), send_time(hn, deg * x, eff)); };
+    Time t = hi.latency * 4 + send_time(hi, n1 * xmax(0), eff) * 2 + (hn.latency + send_time(hn, xmax(0), eff)) * (2 * depth);
+    if (part.loops > 1) t += pace(xmax(0));
+    for (std::uint32_t l = 1; l < part.loops; ++l) t += pace(xmax(l));
     return total + t;
   }
   if (ring_blocks) {
@@ -141,15 +178,7 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
       stages.push_back(a / ppn == b / ppn ? &costs.intra : &costs.inter);
     }
   } else {  // tree: deepest path = (ppn-1) chain hops + node-tree depth inter hops, up then down
-    std::uint32_t depth = 0;
-    for (int w = 0; w < (c == 1 ? 1 : 2); ++w) {
-      const NodeTree nt = node_tree(N, w);
-      for (std::uint32_t x = 0; x < N; ++x) {
-        std::uint32_t d = 0;
-        for (int y = static_cast<int>(x); nt.parent[y] >= 0; y = nt.parent[y]) ++d;
-        depth = std::max(depth, d);
-      }
-    }
+    const std::uint32_t depth = tree_shape(N, c).depth;
     for (std::uint32_t i = 0; i + 1 < ppn; ++i) stages.push_back(&costs.intra);
     for (std::uint32_t i = 0; i < 2 * depth; ++i) stages.push_back(&costs.inter);
     for (std::uint32_t i = 0; i + 1 < ppn; ++i) stages.push_back(&costs.intra);

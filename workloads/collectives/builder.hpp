@@ -89,6 +89,29 @@ class Appender {
   CollectiveSchedule& s_;
 };
 
+// The send order of a tree's reduce (non-root members by decreasing depth) and broadcast (by increasing depth), so
+// every dependency points backwards, and each member's position in both orders.
+struct TreeOrder {
+  std::vector<std::uint32_t> up_order, down_order, up_pos, down_pos;
+};
+inline TreeOrder tree_order(const std::vector<std::uint32_t>& depth, std::uint32_t root) {
+  const auto n = static_cast<std::uint32_t>(depth.size());
+  TreeOrder o;
+  std::vector<std::uint32_t> nonroot;
+  for (std::uint32_t r = 0; r < n; ++r)
+    if (r != root) nonroot.push_back(r);
+  o.up_order = o.down_order = nonroot;
+  std::stable_sort(o.up_order.begin(), o.up_order.end(), [&](auto a, auto b) { return depth[a] > depth[b]; });
+  std::stable_sort(o.down_order.begin(), o.down_order.end(), [&](auto a, auto b) { return depth[a] < depth[b]; });
+  o.up_pos.assign(n, 0);
+  o.down_pos.assign(n, 0);
+  for (std::uint32_t i = 0; i + 1 < n; ++i) {
+    o.up_pos[o.up_order[i]] = i;
+    o.down_pos[o.down_order[i]] = i;
+  }
+  return o;
+}
+
 // Common argument checks and schedule header; returns the ring order (identity when options give none).
 std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo algo, Proto proto, std::uint32_t ranks,
                                           std::uint32_t ranks_per_node, Bytes size, const GenOptions& o);

@@ -18,11 +18,12 @@ constexpr std::uint32_t kRingChunkSteps = 4;                      // CHUNKSTEPS 
 constexpr Bytes kP2pNvlChunk = 512 * KiB;                         // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
 // NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
 // keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
+// NVLS Tree uses the same NVLS buffers and chunk for its switch and network legs (the same assumption).
 constexpr Bytes kNvlsChunk = 128 * KiB;
 }  // namespace
 
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) {
-  if (algo == Algo::NVLS) return kNvlsChunk;
+  if (algo == Algo::NVLS || algo == Algo::NVLSTree) return kNvlsChunk;
   if (op == Op::SendRecv) return kP2pNvlChunk;
   switch (proto) {
     case Proto::LL: return kLLStepPayload;
@@ -101,6 +102,11 @@ CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, 
     if (op != Op::AllReduce)
       throw std::invalid_argument(std::string("nvls ") + to_string(op) + ": vgsim models NVLS only for allreduce; use ring");
     return nvls_allreduce(ranks, ppn, size, proto, o);
+  }
+  if (algo == Algo::NVLSTree) {
+    if (op != Op::AllReduce)
+      throw std::invalid_argument(std::string("nvlstree ") + to_string(op) + ": NCCL's NVLS Tree only implements allreduce; use ring");
+    return nvls_tree_allreduce(ranks, ppn, size, proto, o);
   }
   switch (op) {
     case Op::AllReduce: return ring_allreduce(ranks, ppn, size, proto, o);

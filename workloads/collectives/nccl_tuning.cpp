@@ -47,7 +47,7 @@ std::vector<Entry> entries(NcclTuning& t) {
       for (int p = 0; p < 3; ++p)
         e.push_back({std::string("nccl.hw_latency.") + kLinkKey[l] + "." + kAlgoKey[a] + "." + kProtoKey[p], "us",
                      v + kRef + "1.3 hwLatencies (same cells 2.18-2.30)", &t.hw_latency_us[l][a][p]});
-  // NVLS exists only with Simple, and its per-hop row only for NVLink (multi-node NVLS Tree is not modelled).
+  // NVLS exists only with Simple, and its per-hop row only for NVLink (NVLS Tree: NVLink and NET rows).
   e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
   e.push_back({"nccl.hw_latency.nvlink.nvls.simple", "us",
@@ -59,6 +59,16 @@ std::vector<Entry> entries(NcclTuning& t) {
                  v + kRef + "1.5 NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
                              "the payload efficiency of NVLS flows",
                  &t.nvls_efficiency[static_cast<int>(a)]});
+  const int nvt = static_cast<int>(Algo::NVLSTree), simple_p = static_cast<int>(Proto::Simple);
+  e.push_back({"nccl.base_latency.nvlstree.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
+               &t.base_latency_us[nvt][simple_p]});
+  e.push_back({"nccl.hw_latency.nvlink.nvlstree.simple", "us",
+               v + kRef + "1.3 hwLatencies NVLINK/NVLSTree Simple 25 (intraLat once per call, 1.4: lat = intraLat + "
+                           "2 log2(N) interLat; the engine charges a quarter on each of a chunk's 4 switch legs)",
+               &t.hw_latency_us[static_cast<int>(Link::NVLink)][nvt][simple_p]});
+  e.push_back({"nccl.hw_latency.net.nvlstree.simple", "us",
+               v + kRef + "1.3 hwLatencies NET/NVLSTree Simple 20.9 (interLat, per tree hop up and down)",
+               &t.hw_latency_us[static_cast<int>(Link::Net)][nvt][simple_p]});
   e.push_back({"nccl.nvls.max_channels", "channels", "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels",
                &t.nvls_max_channels});
   for (int p = 0; p < 3; ++p)
@@ -167,6 +177,11 @@ NcclTuning NcclTuning::defaults(const std::string& version) {
   const int nvls = static_cast<int>(Algo::NVLS), simple = static_cast<int>(Proto::Simple);
   t.base_latency_us[nvls][simple] = 0.0;
   t.hw_latency_us[static_cast<int>(Link::NVLink)][nvls][simple] = 25.0;
+  // NVLS Tree (1.2 base 0; 1.3 NVLINK/NVLSTree Simple 25 us, NET/NVLSTree Simple 20.9 us; same NVLS efficiency).
+  const int nvt = static_cast<int>(Algo::NVLSTree);
+  t.base_latency_us[nvt][simple] = 0.0;
+  t.hw_latency_us[static_cast<int>(Link::NVLink)][nvt][simple] = 25.0;
+  t.hw_latency_us[static_cast<int>(Link::Net)][nvt][simple] = 20.9;
   t.nvls_efficiency[static_cast<int>(GpuArch::Hopper)] = 0.85;
   t.nvls_efficiency[static_cast<int>(GpuArch::Blackwell)] = 0.74;
   t.nvls_max_channels = 16;
@@ -269,7 +284,9 @@ void check_shape(const CommShape& c) {
 double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto) {
   double v = t.hw_latency_us[static_cast<int>(link)][static_cast<int>(algo)][static_cast<int>(proto)];
   if (link == Link::Net) v += t.latency_inter_us * (proto == Proto::Simple ? 2.0 : 1.0);
-  if (algo == Algo::NVLS) v /= kNvlsChainLegs;  // once per call in NCCL's model, spread over the chain's legs
+  // NVLS's intraLat is once per call in NCCL's model, spread over the chain's switch legs (NVLS Tree: its NVLink
+  // intraLat only; each network hop of its tree carries interLat as in 2 log2(N) interLat).
+  if (algo == Algo::NVLS || (algo == Algo::NVLSTree && link != Link::Net)) v /= kNvlsChainLegs;
   return v;
 }
 
@@ -285,8 +302,13 @@ double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const Comm
   if (algo == Algo::NVLS) {
     if (op != Op::AllReduce)
       throw std::invalid_argument(std::string("NCCL model: NVLS is modelled only for allreduce, not ") + to_string(op));
-    if (N > 1) throw std::invalid_argument("NCCL model: NVLS across nodes (NVLS Tree) is not modelled");
+    if (N > 1) throw std::invalid_argument("NCCL model: NVLS runs on one node; across nodes it is NVLS Tree (nvlstree)");
     return base + intra_lat;
+  }
+  if (algo == Algo::NVLSTree) {
+    if (op != Op::AllReduce) throw std::invalid_argument(std::string("NCCL model: NVLS Tree does not implement ") + to_string(op));
+    if (N < 2) throw std::invalid_argument("NCCL model: NVLS Tree needs 2 or more nodes (NCCL turns it off on one node)");
+    return base + intra_lat + 2.0 * log2i(N) * inter_lat;
   }
   if (algo == Algo::Tree) {
     if (op != Op::AllReduce) throw std::invalid_argument(std::string("NCCL model: Tree does not implement ") + to_string(op));
@@ -310,12 +332,23 @@ double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const 
   check_shape(c);
   if (algo != Algo::Ring && op != Op::AllReduce) return 0.0;
   const std::uint32_t n = c.ranks, N = c.nodes;
+  // 1.5 NVLS: busBw = channels x bw x efficiency x (nvlsCh - 1) / nvlsCh x 2 on `g` GPUs, as algBw.
+  auto nvls_alg = [&](double bw_per_ch, std::uint32_t g) {
+    const double nvls_ch = std::max<double>(1, c.nvls_channels);
+    const double bus = c.channels * bw_per_ch * t.nvls_efficiency[static_cast<int>(c.arch)] * (nvls_ch - 1) / nvls_ch * 2.0;
+    return bus * g / (2.0 * (g - 1));
+  };
   if (algo == Algo::NVLS) {
     if (proto != Proto::Simple || N > 1 || n <= 1) return 0.0;
-    const double nvls_ch = std::max<double>(1, c.nvls_channels);
-    const double bus = c.channels * c.bw_intra_GBps * t.nvls_efficiency[static_cast<int>(c.arch)] *
-                       (nvls_ch - 1) / nvls_ch * 2.0;
-    return bus * n / (2.0 * (n - 1));
+    return nvls_alg(c.bw_intra_GBps, n);
+  }
+  if (algo == Algo::NVLSTree) {
+    const std::uint32_t ppn = n / N;
+    if (proto != Proto::Simple || N < 2 || ppn < 2) return 0.0;
+    // [derived] The reference states no NVLSTree bandwidth: NVLS on one node's ppn GPUs at the tree graph's intra
+    // speed, bounded by the network (see nccl_tuning.hpp).
+    const double intra_alg = nvls_alg(c.tree_bw_intra_GBps > 0 ? c.tree_bw_intra_GBps : c.bw_intra_GBps, ppn);
+    return std::min(intra_alg, c.channels * c.bw_inter_GBps * (N <= 2 ? 1.0 : 0.5));
   }
   const int arch = static_cast<int>(c.arch), col = nodes_col(N);
   const int ll_row = N == 1 ? arch : (c.cpu == CpuVendor::AMD ? 1 : 0);
@@ -342,6 +375,7 @@ AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes byt
   AlgoTime r;
   if (algo != Algo::Ring && op != Op::AllReduce) { r.time_us = -1; return r; }
   if (algo == Algo::NVLS && (proto != Proto::Simple || c.nodes > 1)) { r.time_us = -1; return r; }
+  if (algo == Algo::NVLSTree && (proto != Proto::Simple || c.nodes < 2)) { r.time_us = -1; return r; }
   r.latency_us = latency_us(t, op, algo, proto, c);
   r.bandwidth_GBps = bandwidth_GBps(t, op, algo, proto, c);
   if (algo == Algo::Tree) {
@@ -383,6 +417,7 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
       if (op == Op::SendRecv && (algo != Algo::Ring || proto != Proto::Simple)) continue;
       if (algo == Algo::Tree && op != Op::AllReduce) continue;
       if (algo == Algo::NVLS && (!c.nvls_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
+      if (algo == Algo::NVLSTree && (!c.nvls_tree_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
       if (proto == Proto::LL128 && !c.ll128_enabled) continue;
       const AlgoTime at = algo_time(t, op, algo, proto, bytes, c);
       if (at.time_us < 0) continue;
@@ -397,7 +432,7 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
   if (!found)
     throw std::invalid_argument(std::string("NCCL model: no allowed algorithm/protocol for ") + to_string(op) +
                                 " (check NCCL_ALGO / NCCL_PROTO and LL128 availability)");
-  best.launch = trim_channels(t, best.algo, best.proto, bytes, best.algo == Algo::NVLS ? c.nvls_channels : c.channels,
+  best.launch = trim_channels(t, best.algo, best.proto, bytes, (best.algo == Algo::NVLS || best.algo == Algo::NVLSTree) ? c.nvls_channels : c.channels,
                               c.ranks);
   return best;
 }

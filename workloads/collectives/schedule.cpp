@@ -24,6 +24,7 @@ const char* to_string(Algo a) {
     case Algo::Ring: return "ring";
     case Algo::Tree: return "tree";
     case Algo::NVLS: return "nvls";
+    case Algo::NVLSTree: return "nvlstree";
   }
   return "?";
 }
@@ -65,7 +66,8 @@ Algo parse_algo(const std::string& s) {
   if (n == "ring") return Algo::Ring;
   if (n == "tree") return Algo::Tree;
   if (n == "nvls") return Algo::NVLS;
-  bad("algorithm", s, "Ring, Tree, NVLS (NVLSTree, CollNet and PAT are not modelled)");
+  if (n == "nvlstree") return Algo::NVLSTree;
+  bad("algorithm", s, "Ring, Tree, NVLS, NVLSTree (CollNet and PAT are not modelled)");
 }
 Proto parse_proto(const std::string& s) {
   const std::string n = normalize(s);

@@ -7,6 +7,7 @@ set(VGSIM_COLLECTIVES_SOURCES
   collectives/sendrecv.cpp
   collectives/tree.cpp
   collectives/nvls.cpp
+  collectives/nvls_tree.cpp
   collectives/validate.cpp
   collectives/schedule_json.cpp
   collectives/nccl_tuning.cpp

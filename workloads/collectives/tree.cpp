@@ -105,29 +105,13 @@ CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
   const detail::Partition part(size, s.chunk_bytes, c);
   s.loops = part.loops;
   if (n <= 1) return s;
-  struct Layout {
+  struct Layout : detail::TreeOrder {
     RankTree t;
-    std::vector<std::uint32_t> up_pos, down_pos, up_order, down_order;
   };
   Layout lay[2];
   for (int w = 0; w < 2; ++w) {
     lay[w].t = rank_tree(n, ppn, w);
-    std::vector<std::uint32_t> nonroot;
-    for (std::uint32_t r = 0; r < n; ++r)
-      if (r != lay[w].t.root) nonroot.push_back(r);
-    const auto& depth = lay[w].t.depth;
-    lay[w].up_order = nonroot;
-    std::stable_sort(lay[w].up_order.begin(), lay[w].up_order.end(),
-                     [&](auto a, auto b) { return depth[a] > depth[b]; });
-    lay[w].down_order = nonroot;
-    std::stable_sort(lay[w].down_order.begin(), lay[w].down_order.end(),
-                     [&](auto a, auto b) { return depth[a] < depth[b]; });
-    lay[w].up_pos.assign(n, 0);
-    lay[w].down_pos.assign(n, 0);
-    for (std::uint32_t i = 0; i + 1 < n; ++i) {
-      lay[w].up_pos[lay[w].up_order[i]] = i;
-      lay[w].down_pos[lay[w].down_order[i]] = i;
-    }
+    static_cast<detail::TreeOrder&>(lay[w]) = detail::tree_order(lay[w].t.depth, lay[w].t.root);
   }
   const std::uint64_t per = 2ull * (n - 1);
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * per;

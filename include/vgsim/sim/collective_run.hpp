@@ -26,6 +26,11 @@ namespace vgsim::sim {
 
 struct StepCosts {
   double payload_efficiency = 1.0;                 // payload bytes / wire bytes (LL 0.5, LL128 120/128, Simple 1)
+  // Extra payload factor of NVSwitch legs (coll::kSwitchRank on one side) alone: NCCL's NVLS efficiency for NVLS Tree,
+  // whose network legs run at payload_efficiency. 1 = none (NVLS folds it into payload_efficiency: all its legs are
+  // switch legs). A switch leg moves bytes / (payload_efficiency x switch_efficiency), capped at
+  // max_rate_per_flow / switch_efficiency.
+  double switch_efficiency = 1.0;
   std::array<Time, 3> hop_latency{};               // per step, indexed by topo::LinkClass (NVLink, PCIe, Net)
   double max_rate_per_flow = std::numeric_limits<double>::infinity();  // bytes/s of payload+overhead per channel
   Time base_latency{0};                            // once per collective, before the first step

@@ -83,6 +83,7 @@ class Communicator {
   double total_intra_GBps_ = 0, total_inter_GBps_ = 0;  // ring-neighbour route bottlenecks
   std::optional<topo::Path> intra_path_, inter_path_;  // a ring-neighbour path of each kind, for descriptions
   std::string nvls_missing_;  // why NVLS is unavailable ("" = available), for the --algo nvls error
+  std::string nvls_tree_missing_;  // why NVLS Tree is unavailable ("" = available), for the --algo nvlstree error
 };
 
 struct CollectiveResult {

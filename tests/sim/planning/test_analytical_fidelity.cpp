@@ -1,5 +1,6 @@
 // The analytical fidelity agrees with the step-level engine within 1 % where nothing else runs: single collectives
-// (ring allreduce on 4 x R750xa with 1 GPU each, several sizes; NVLS allreduce on 8 x H100 SXM at >= 1 GiB) and
+// (ring allreduce on 4 x R750xa with 1 GPU each, several sizes; NVLS allreduce on 8 x H100 SXM and NVLS Tree on
+// 2 x 8 H100 SXM at >= 1 GiB) and
 // whole ResNet-50 training iterations.
 #include <catch2/catch.hpp>
 
@@ -47,6 +48,17 @@ TEST_CASE("analytical NVLS allreduce matches the engine within 1 % on 8 x H100 S
   // loop's (n+1) chunks per leg, T = base + 4a + 3 P + (loops - 1) P, the nvls form in analytical.hpp).
   // From 1 GiB (64 loops of 16 channels x 8 x 128 KiB) on; at 256 MiB (16 loops) the form is 1.8 % short: the engine
   // spends a constant ~20 us more in the pipeline's fill and drain than the form's 3 P.
+  check_fidelity(cluster, comm, {Bytes{1} << 30, Bytes{4} << 30});
+}
+
+TEST_CASE("analytical NVLS Tree allreduce matches the engine within 1 % on 2 x 8 H100 SXM", "[planning]") {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve("aws-p5-2x8xh100", catalog);
+  CommOptions opt;
+  opt.algo = coll::Algo::NVLSTree;
+  const Communicator comm(cluster, place_ranks(cluster, 2, 8), opt);
+  // |analytical - step| / step <= 1 %  (the nvlstree form in analytical.hpp: NVLS's switch-leg periods
+  // P = (n_l+1) chunks per leg, the tree's 2D network hops in loop 0's chain, later loops at max(P, Q))
   check_fidelity(cluster, comm, {Bytes{1} << 30, Bytes{4} << 30});
 }
 

@@ -35,7 +35,9 @@ TEST_CASE("enum names round-trip and parse errors list the accepted values") {
   CHECK_THROWS_WITH(parse_proto("LL64"), Catch::Contains("LL, LL128, Simple"));
   CHECK(parse_algo("NVLS") == Algo::NVLS);
   CHECK(parse_algo(to_string(Algo::NVLS)) == Algo::NVLS);
-  CHECK_THROWS_WITH(parse_algo("nvlstree"), Catch::Contains("Ring, Tree, NVLS"));
+  CHECK(parse_algo("NVLSTree") == Algo::NVLSTree);
+  CHECK(parse_algo(to_string(Algo::NVLSTree)) == Algo::NVLSTree);
+  CHECK_THROWS_WITH(parse_algo("collnetdirect"), Catch::Contains("Ring, Tree, NVLS, NVLSTree"));
   CHECK_THROWS_WITH(parse_algo("collnet"), Catch::Contains("'collnet'"));
   CHECK_THROWS_WITH(parse_op("alltoall"), Catch::Contains("allreduce, allgather, reducescatter"));
   CHECK_THROWS_AS(parse_op("x"), UnitError);

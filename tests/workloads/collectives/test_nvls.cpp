@@ -1,6 +1,8 @@
 // NVLS (NVLink SHARP) allreduce: the generator's switch legs carry S(1 + 1/n) up and down per GPU, the dependency
 // rule (reduction waits for every input, multicast for the reducer's store), validation of bad NVLS schedules, and
-// NCCL's NVLS cost model (lat = intraLat, busBw = intra bw x 0.85 x (nCh-1)/nCh x 2) in the argmin.
+// NCCL's NVLS cost model (lat = intraLat, busBw = intra bw x 0.85 x (nCh-1)/nCh x 2) in the argmin; the same for
+// NVLS Tree (switch legs per node plus network legs S/n_l per direction on 2 nodes; lat = intraLat + 2 log2(N)
+// interLat, [derived] bw).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,13 +19,16 @@ using namespace vgsim::coll;
 
 namespace {
 struct Legs {
-  std::vector<Bytes> up, down;  // per rank: bytes to the switch, bytes from the switch
+  std::vector<Bytes> up, down;        // per rank: bytes to the switch, bytes from the switch
+  std::vector<Bytes> net_out, net_in;  // per rank: GPU-to-GPU (NVLS Tree network) bytes sent, received
 };
 Legs legs(const CollectiveSchedule& s) {
-  Legs l{std::vector<Bytes>(s.ranks, 0), std::vector<Bytes>(s.ranks, 0)};
+  const std::vector<Bytes> zero(s.ranks, 0);
+  Legs l{zero, zero, zero, zero};
   for (const Transfer& t : s.transfers) {
     if (t.dst == kSwitchRank) l.up[t.src] += t.bytes;
-    if (t.src == kSwitchRank) l.down[t.dst] += t.bytes;
+    else if (t.src == kSwitchRank) l.down[t.dst] += t.bytes;
+    else l.net_out[t.src] += t.bytes, l.net_in[t.dst] += t.bytes;
   }
   return l;
 }
@@ -151,4 +156,135 @@ TEST_CASE("nvls: the JSON dump names the switch endpoint instead of printing the
   bool from_switch = false;
   for (const auto& t : j["transfers"]) from_switch = from_switch || (t["src"] == "switch" && t["dst"].is_number());
   CHECK(from_switch);
+}
+
+TEST_CASE("nvlstree allreduce, 2 x 8: UP = DOWN = S(1 + 1/n_l), network S/n_l per direction; validation passes") {
+  const std::uint32_t nl = 8, n = 16;
+  GenOptions o;
+  o.channels = 16;
+  CHECK(default_chunk_bytes(Op::AllReduce, Algo::NVLSTree, Proto::Simple) == 128 * KiB);
+  // S = 3 loops of channels x n_l x 128 KiB: every shard is S/n_l bytes
+  const Bytes S = 3 * Bytes{16} * nl * 128 * KiB;
+  const CollectiveSchedule s = generate(Op::AllReduce, Algo::NVLSTree, Proto::Simple, n, nl, S, o);
+  CHECK(s.algo == Algo::NVLSTree);
+  CHECK(s.loops == 3u);
+  // transfers = loops x channels x (N n_l^2 reads + N n_l deliveries + (N-1) n_l up + (N-1) n_l down + N n_l stores
+  //             + N n_l^2 multicasts), N = 2
+  CHECK(s.transfers.size() == std::size_t{3} * 16 * (2 * 2 * nl * nl + 2 * 2 * nl + 2 * nl));
+  const Legs g = legs(s);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    INFO("rank " << r);
+    // UP_r = S (its part of every shard's node reduction) + S/n_l (its result shard, stored once) = S(1 + 1/n_l)
+    CHECK(g.up[r] == S + S / nl);
+    // DOWN_r = S/n_l (its node-partial shard) + n_l x S/n_l (every multicast shard) = S(1 + 1/n_l)
+    CHECK(g.down[r] == S + S / nl);
+    // network, 2 nodes: per channel half the GPU is the child (sends its partial shard up) and half the root (sends
+    // the sum down), so out = in = S/n_l
+    CHECK(g.net_out[r] == S / nl);
+    CHECK(g.net_in[r] == S / nl);
+  }
+  CHECK(validate(s).empty());
+  // total = N x 2(n_l + 1) S (switch legs) + 2(N - 1) S (tree edges) = 2 x 18 S + 2 S
+  CHECK(required_total_bytes(Op::AllReduce, n, S, Algo::NVLSTree, nl) == 38 * S);
+}
+
+TEST_CASE("nvlstree allreduce: uneven sizes and N > 2 stay exact and valid; network stays within one local index") {
+  for (std::uint32_t N : {2u, 3u, 4u, 5u})
+    for (std::uint32_t c : {1u, 2u, 6u})
+      for (Bytes S : {Bytes{0}, Bytes{7}, Bytes{1000}, Bytes{5} * MiB + 3}) {
+        GenOptions o;
+        o.channels = c;
+        const std::uint32_t nl = 4;
+        const CollectiveSchedule s = nvls_tree_allreduce(N * nl, nl, S, Proto::Simple, o);
+        INFO("N = " << N << ", channels = " << c << ", S = " << S);
+        const auto err = validate(s);
+        CHECK(err.empty());
+        if (!err.empty()) INFO(err[0]);
+        const Legs g = legs(s);
+        Bytes up = 0, down = 0, net = 0;
+        for (std::uint32_t r = 0; r < N * nl; ++r) up += g.up[r], down += g.down[r], net += g.net_out[r];
+        // per node: sum of UP = n_l S (reads) + S (stores) = (n_l + 1) S; the same for DOWN
+        CHECK(up == Bytes{N} * (nl + 1) * S);
+        CHECK(down == Bytes{N} * (nl + 1) * S);
+        // network: every one of the N - 1 tree edges carries S up and S down (summed over the n_l local trees)
+        CHECK(net == 2 * Bytes{N - 1} * S);
+        for (const Transfer& t : s.transfers)
+          if (t.src != kSwitchRank && t.dst != kSwitchRank) {
+            CHECK(t.src % nl == t.dst % nl);
+            CHECK(t.src / nl != t.dst / nl);
+          }
+      }
+}
+
+TEST_CASE("nvlstree: bad requests and corrupted schedules are refused with the reason") {
+  CHECK_THROWS_WITH(nvls_tree_allreduce(16, 8, MiB, Proto::LL), Catch::Contains("Simple protocol only"));
+  CHECK_THROWS_WITH(nvls_tree_allreduce(8, 8, MiB, Proto::Simple), Catch::Contains("2 or more nodes"));
+  GenOptions odd;
+  odd.channels = 3;
+  CHECK_THROWS_WITH(nvls_tree_allreduce(16, 8, MiB, Proto::Simple, odd), Catch::Contains("even"));
+  CHECK_THROWS_WITH(generate(Op::AllGather, Algo::NVLSTree, Proto::Simple, 16, 8, MiB), Catch::Contains("only implements allreduce"));
+  CollectiveSchedule s = nvls_tree_allreduce(8, 4, MiB, Proto::Simple);
+  REQUIRE(validate(s).empty());
+  auto net = std::find_if(s.transfers.begin(), s.transfers.end(),
+                          [](const Transfer& t) { return t.src != kSwitchRank && t.dst != kSwitchRank; });
+  REQUIRE(net != s.transfers.end());
+  net->dst = (net->dst / 4) * 4 + (net->dst + 1) % 4;  // to another local index of the same node
+  const auto err = validate(s);
+  REQUIRE(!err.empty());
+  CHECK(err[0].find("local index") != std::string::npos);
+  CHECK(parse_algo("NVLSTree") == Algo::NVLSTree);
+  CHECK(parse_algo("nvls_tree") == Algo::NVLSTree);
+  CHECK(std::string(to_string(Algo::NVLSTree)) == "nvlstree");
+}
+
+TEST_CASE("NCCL's NVLS Tree model: lat = intraLat + 2 log2(N) interLat, [derived] bw, picked only where supported") {
+  const NcclTuning t = NcclTuning::defaults();
+  CommShape c;  // 2 x 8 H100 SXM, 32 NIC channels: tree intra 370.8 / 32, network 400 GB/s / 32 per channel
+  c.ranks = 16;
+  c.nodes = 2;
+  c.arch = GpuArch::Hopper;
+  c.channels = 32;
+  c.bw_intra_GBps = 370.8 / 32;
+  c.tree_bw_intra_GBps = 370.8 / 32;
+  c.bw_inter_GBps = 400.0 / 32;
+  c.nvls_tree_supported = true;
+  c.nvls_channels = 16;
+  // 1.4: lat = base (0) + NVLINK/NVLSTree/Simple 25 + 2 log2(2) x NET/NVLSTree/Simple 20.9 = 66.8 us
+  CHECK(latency_us(t, Op::AllReduce, Algo::NVLSTree, Proto::Simple, c) == Approx(25.0 + 2 * 20.9));
+  // [derived] algBw = min(NVLS on 8 GPUs: 370.8 x 0.85 x 15/16 x 2 x 8/14 = 337.7, network 32 x 12.5 = 400)
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLSTree, Proto::Simple, c) ==
+        Approx(370.8 * 0.85 * 15.0 / 16.0 * 2.0 * 8.0 / 14.0));
+  CommShape slow = c;
+  slow.bw_inter_GBps = 100.0 / 32;  // a 100 GB/s node network bounds it: algBw = 100
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLSTree, Proto::Simple, slow) == Approx(100.0));
+  CommShape four = slow;
+  four.ranks = 32;
+  four.nodes = 4;  // N > 2: interior tree nodes forward up and down, algBw = 100 / 2
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLSTree, Proto::Simple, four) == Approx(50.0));
+  // 4 nodes: 25 + 2 x log2(4) x 20.9
+  CHECK(latency_us(t, Op::AllReduce, Algo::NVLSTree, Proto::Simple, four) == Approx(25.0 + 4 * 20.9));
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLSTree, Proto::LL, c) == 0.0);  // Simple only
+  // the engine's per-leg latencies: 25 us / 4 switch legs, 20.9 us per network hop
+  CHECK(hop_latency_us(t, Link::NVLink, Algo::NVLSTree, Proto::Simple) == Approx(25.0 / kNvlsChainLegs));
+  CHECK(hop_latency_us(t, Link::Net, Algo::NVLSTree, Proto::Simple) == Approx(20.9));
+  // 1 GiB: NVLS Tree (66.8 us + 1 GiB / 337.7 GB/s) beats the ring (370.8 x 16/30 = 197.8 GB/s)
+  const Selection big = select(t, Op::AllReduce, GiB, c);
+  CHECK(big.algo == Algo::NVLSTree);
+  CHECK(big.proto == Proto::Simple);
+  CHECK(big.launch.channels == 16u);
+  CHECK(select(t, Op::AllReduce, 8, c).algo != Algo::NVLSTree);  // 8 B: LL's few us beat 66.8 us
+  CommShape no = c;
+  no.nvls_tree_supported = false;
+  for (Bytes b = 8; b <= (Bytes{1} << 33); b *= 4) CHECK(select(t, Op::AllReduce, b, no).algo != Algo::NVLSTree);
+  // parameters are named, sourced and overridable
+  NcclTuning u = t;
+  CHECK(u.get("nccl.hw_latency.nvlink.nvlstree.simple") == 25.0);
+  CHECK(u.get("nccl.hw_latency.net.nvlstree.simple") == 20.9);
+  CHECK(u.get("nccl.base_latency.nvlstree.simple") == 0.0);
+  u.set("nccl.hw_latency.net.nvlstree.simple", 10.0);
+  CHECK(latency_us(u, Op::AllReduce, Algo::NVLSTree, Proto::Simple, c) == Approx(25.0 + 2 * 10.0));
+  const auto params = t.list();
+  CHECK(std::any_of(params.begin(), params.end(), [](const NcclTuning::Param& p) {
+    return p.name == "nccl.hw_latency.net.nvlstree.simple" && p.source.find("1.3") != std::string::npos;
+  }));
 }

@@ -14,6 +14,9 @@
 //   stages); equal stages give base + stages * (a + s) + (loops - 1) * s.
 //   nvls allreduce (switch legs share each GPU's UP / DOWN within the call, so this is not contention-free): with
 //       P_l = s((n+1) x_l), one loop: base + 4a + 2 P_0; more: base + 4a + 3 P_0 + sum_{l>=1} P_l (analytical.cpp).
+//   nvlstree allreduce (the same switch legs per node plus a node tree of depth D): with P_l = s_intra((ppn+1) x_l)
+//       and Q_l = s_inter(deg x_l), base + 4a_i + 2 P_0 + 2D(a_n + s_n(x_0)) [+ max(P_0, Q_0) with more loops]
+//       + sum_{l>=1} max(P_l, Q_l); checked against the engine like NVLS.
 // Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 % (not NVLS:
 // its legs share UP / DOWN by construction, so its form is checked against the engine, tests/sim/planning).
 #pragma once

@@ -75,6 +75,13 @@ CollectiveSchedule tree_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_n
 // with NVLS: not modelled (generate() refuses them).
 CollectiveSchedule nvls_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
                                   const GenOptions& options = {});
+// NVLS Tree allreduce across N >= 2 nodes of ranks_per_node GPUs behind each node's NVSwitch (nvls_tree.cpp has the
+// physics): per node NVLS switch legs (coll::kSwitchRank is the GPU's own node's switch), across nodes GPU k of
+// every node on NCCL's node tree (node_tree; channels [0, c/2) tree 0, [c/2, c) tree 1). Per GPU r: bytes up =
+// bytes down = S + block_r (block_r: local index r's shard over the channels x ranks_per_node split); network
+// bytes per GPU and direction block_r for N = 2. Simple protocol only; channels 1 or even.
+CollectiveSchedule nvls_tree_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                                       const GenOptions& options = {});
 // Switch legs along one chunk's data chain in nvls_allreduce: up (read for the reduction), down (reduced shard),
 // up (the reducer's multicast store), down (multicast delivery).
 constexpr std::uint32_t kNvlsChainLegs = 4;

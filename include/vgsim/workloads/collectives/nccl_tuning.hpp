@@ -71,14 +71,17 @@ struct CommShape {
   bool same_channels = true;          // graph->sameChannels (broadcast/reduce latency)
   bool ll128_enabled = true;          // NCCL enables LL128 only on some paths (section 1.5)
   // NVLS possible: every rank on ONE node, all behind that node's NVSwitch, Hopper or later (the communicator
-  // decides; sim/communicator.cpp). Multi-node NVLS Tree is not modelled.
+  // decides; sim/communicator.cpp).
   bool nvls_supported = false;
+  // NVLS Tree possible: >= 2 nodes with the same rank count, every node's ranks whole GPUs on its NVSwitch over
+  // NVLink P2P, Hopper or later (the communicator decides). Uses nvls_channels too.
+  bool nvls_tree_supported = false;
   std::uint32_t nvls_channels = 16;   // channels an NVLS call uses (NcclTuning::nvls_max_channels unless forced)
 };
 
 // Which algorithms / protocols may be chosen (NCCL_ALGO / NCCL_PROTO).
 struct Allowed {
-  bool algo[kAlgoCount] = {true, true, true};  // [Algo]
+  bool algo[kAlgoCount] = {true, true, true, true};  // [Algo]
   bool proto[3] = {true, true, true};  // [Proto]
 };
 // Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion); "" = all. UnitError on bad.
@@ -92,11 +95,15 @@ double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto);
 // kNvlsChainLegs = 4 times (generators.hpp), so each leg carries hw_latency / 4 and the chain costs NCCL's intraLat.
 //
 // Section 1.4. Microseconds. Throws std::invalid_argument for combinations that do not exist (tree or NVLS
-// non-allreduce, NVLS across nodes). NVLS: lat = base (0) + intraLat.
+// non-allreduce, NVLS across nodes). NVLS: lat = base (0) + intraLat. NVLS Tree: base (0) + intraLat + 2 log2(N)
+// interLat (the NVLSTree NVLink and NET rows of 1.3); the engine spreads intraLat over the 4 switch legs as NVLS.
 double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 // Section 1.5: algorithm bandwidth in GB/s (bus bandwidth with protocol refinements, converted), before the
 // size-dependent corrections. 0 where the combination does not exist. NVLS allreduce: busBw = intra bw (channels x
 // bwIntra) x nvls_efficiency[arch] x (nvls_channels - 1) / nvls_channels x 2, algBw = busBw x n / (2(n-1)).
+// NVLS Tree allreduce [derived; the stored reference gives no NVLSTree bandwidth]: the NVLS form on one node's
+// ppn GPUs (tree intra bw) as algBw, bounded by the network: channels x bwInter (the node's NICs carry S per
+// direction for 2 nodes), x 1/2 for N > 2 (an interior tree node forwards up and down, as Tree's algBw = busBw / 2).
 double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 
 struct AlgoTime {

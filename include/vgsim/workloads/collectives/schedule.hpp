@@ -14,8 +14,9 @@ namespace vgsim::coll {
 
 enum class Op : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv };
 // NVLS = NVLink SHARP (Hopper+ NVSwitch multicast/reduction, one node, allreduce only; generators.hpp nvls_allreduce).
-enum class Algo : std::uint8_t { Ring, Tree, NVLS };
-constexpr int kAlgoCount = 3;  // size of arrays indexed by Algo
+// NVLSTree = NVLS inside each node plus a tree across nodes (NCCL_ALGO=NVLSTree; generators.hpp nvls_tree_allreduce).
+enum class Algo : std::uint8_t { Ring, Tree, NVLS, NVLSTree };
+constexpr int kAlgoCount = 4;  // size of arrays indexed by Algo
 enum class Proto : std::uint8_t { LL, LL128, Simple };
 
 const char* to_string(Op o);
@@ -29,7 +30,8 @@ Proto parse_proto(const std::string& s);
 
 // NVLS endpoint: the NVSwitch of the communicator's node. A transfer to it (dst == kSwitchRank) uses only the sender
 // GPU's NVLink "up" resource, one from it (src == kSwitchRank) only the receiver GPU's "down" resource; exactly one
-// side of a transfer may be the switch, and only in NVLS schedules (validate.hpp).
+// side of a transfer may be the switch, and only in NVLS and NVLS Tree schedules (validate.hpp). In a multi-node
+// NVLS Tree schedule the switch is the one of the GPU's own node (the leg never leaves the GPU's node).
 constexpr std::uint32_t kSwitchRank = 0xffffffffu;
 
 struct Transfer {
