@@ -348,7 +348,7 @@ double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const 
     // [derived] The reference states no NVLSTree bandwidth: NVLS on one node's ppn GPUs at the tree graph's intra
     // speed, bounded by the network (see nccl_tuning.hpp).
     const double intra_alg = nvls_alg(c.tree_bw_intra_GBps > 0 ? c.tree_bw_intra_GBps : c.bw_intra_GBps, ppn);
-    return std::min(intra_alg, c.channels * c.bw_inter_GBps * (N <= 2 ? 1.0 : 0.5));
+    return std::min(intra_alg, c.channels * c.bw_inter_GBps * (N <= 2 ? 1.0 : t.tree_algbw_ratio));
   }
   const int arch = static_cast<int>(c.arch), col = nodes_col(N);
   const int ll_row = N == 1 ? arch : (c.cpu == CpuVendor::AMD ? 1 : 0);

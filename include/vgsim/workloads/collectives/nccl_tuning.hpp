@@ -103,7 +103,7 @@ double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const Comm
 // bwIntra) x nvls_efficiency[arch] x (nvls_channels - 1) / nvls_channels x 2, algBw = busBw x n / (2(n-1)).
 // NVLS Tree allreduce [derived; the stored reference gives no NVLSTree bandwidth]: the NVLS form on one node's
 // ppn GPUs (tree intra bw) as algBw, bounded by the network: channels x bwInter (the node's NICs carry S per
-// direction for 2 nodes), x 1/2 for N > 2 (an interior tree node forwards up and down, as Tree's algBw = busBw / 2).
+// direction for 2 nodes), x tree_algbw_ratio (1/2) for N > 2 (an interior tree node forwards up and down, as Tree).
 double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 
 struct AlgoTime {
