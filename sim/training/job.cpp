@@ -51,6 +51,7 @@ Json settings_value(const models::TrainingSettings& s, const std::string& key) {
   if (key == "horovod.fp16_compression") return s.horovod.fp16_compression;
   if (key == "horovod.sparse_as_dense") return s.horovod.sparse_as_dense;
   if (key == "horovod.hierarchical_allreduce") return s.horovod.hierarchical_allreduce;
+  if (key == "horovod.requests") return s.horovod.requests_at_dispatch ? "dispatch" : "ready";
   if (key == "ddp.bucket_cap_mb") return static_cast<double>(s.ddp.bucket_cap) / static_cast<double>(MiB);
   if (key == "ddp.first_bucket_mb") return static_cast<double>(s.ddp.first_bucket) / static_cast<double>(MiB);
   if (key == "grad_accumulation_steps") return s.grad_accumulation_steps;
@@ -241,7 +242,7 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
     src["batch_per_gpu"] = "unused under strong scaling (global_batch / ranks)";
   for (const char* key : {"batch_per_gpu", "tokens_per_gpu", "precision", "framework", "horovod.era",
                           "horovod.fusion_threshold", "horovod.cycle_time", "horovod.fp16_compression",
-                          "horovod.sparse_as_dense", "horovod.hierarchical_allreduce", "ddp.bucket_cap_mb",
+                          "horovod.sparse_as_dense", "horovod.hierarchical_allreduce", "horovod.requests", "ddp.bucket_cap_mb",
                           "ddp.first_bucket_mb", "grad_accumulation_steps", "scaling", "global_batch", "optimizer",
                           "optimizer_bytes_per_param"}) {
     const std::string k = key;
@@ -250,6 +251,9 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
     std::string s = src.count(k) ? src[k] : "";
     if (s.empty() && (k == "horovod.fusion_threshold" || k == "horovod.cycle_time") && src.count("horovod.era"))
       s = "from horovod.era (" + src["horovod.era"] + "), workloads.md B8";
+    if (s.empty() && k == "horovod.requests")
+      s = "default: requests queued when the framework dispatches the op, ahead of the GPU (TF graph mode, "
+          "tf_cnn_benchmarks; horovod-internals.md 4, 7)";
     if (s.empty() && k == "optimizer_bytes_per_param") s = "derived from optimizer and precision (training_settings.hpp)";
     if (s.empty()) s = "default (training_settings.hpp; workloads.md B8 for framework defaults)";
     P.push_back({"settings." + k, settings_value(job.settings, k), s});

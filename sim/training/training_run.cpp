@@ -357,7 +357,9 @@ double nccl_compute_share(const TrainingJob& job, std::uint32_t channels) {
 }
 
 bool has_tick_phases(const TrainingJob& job) {
-  return job.settings.framework == models::Framework::Horovod && job.ranks() > 1;
+  // Requests queued at dispatch are negotiated before the first gradient exists: no tick decides a start time.
+  return job.settings.framework == models::Framework::Horovod && !job.settings.horovod.requests_at_dispatch &&
+         job.ranks() > 1;
 }
 
 Time tick_phase_offset(const TrainingJob& job, int k, int phases) {

@@ -46,6 +46,44 @@ std::vector<GradientGroup> ddp_buckets(const std::vector<GradientTensor>& g, con
   return out;
 }
 
+// Requests queued at dispatch (HorovodSettings::requests_at_dispatch): every request of the backward pass is in
+// rank 0's queue before the first gradient is ready, so one negotiation fuses them all, consecutively in request
+// (backward) order up to the threshold (mpi_ops.cc / controller.cc FuseResponses: a tensor that does not fit starts
+// the next response). The background thread then runs the responses in order, each after polling the ready events
+// of all its entries (WAIT_FOR_OTHER_TENSOR_DATA; 100 ns sleeps, taken as 0): a response starts when its last
+// gradient is ready and not before the previous response started.
+std::vector<GradientGroup> horovod_dispatch_fusion(const std::vector<GradientTensor>& g, Bytes threshold) {
+  std::vector<GradientGroup> out;
+  GradientGroup cur;
+  auto flush = [&] {
+    if (!cur.tensors.empty()) out.push_back(std::move(cur));
+    cur = GradientGroup{};
+  };
+  for (int i = 0; i < static_cast<int>(g.size()); ++i) {
+    if (g[i].sparse) {
+      flush();
+      GradientGroup s;
+      s.kind = GroupKind::AllGather;
+      s.bytes = g[i].sparse_bytes_per_rank;
+      s.last_ready = g[i].ready;
+      s.tensors = {i};
+      out.push_back(std::move(s));
+      continue;
+    }
+    if (!cur.tensors.empty() && (threshold == 0 || cur.bytes + g[i].bytes > threshold)) flush();
+    cur.tensors.push_back(i);
+    cur.bytes += g[i].bytes;
+    cur.last_ready = std::max(cur.last_ready, g[i].ready);
+  }
+  flush();
+  Time issue{};
+  for (auto& grp : out) {  // responses run in order on the background thread
+    issue = std::max(issue, grp.last_ready);
+    grp.earliest_start = issue;
+  }
+  return out;
+}
+
 std::vector<GradientGroup> horovod_fusion(const std::vector<GradientTensor>& g, const HorovodSettings& h,
                                           int local_size, Time tick_origin) {
   Bytes threshold = h.fusion_threshold;
@@ -53,6 +91,7 @@ std::vector<GradientGroup> horovod_fusion(const std::vector<GradientTensor>& g, 
     const Bytes unit = static_cast<Bytes>(std::max(1, local_size)) * 8 * 64;
     threshold = (threshold + unit - 1) / unit * unit;
   }
+  if (h.requests_at_dispatch) return horovod_dispatch_fusion(g, threshold);
   // Tensors in ready order (ties: backward order).
   std::vector<int> order(g.size());
   std::iota(order.begin(), order.end(), 0);

@@ -58,6 +58,7 @@ void read_horovod(JsonReader& h, HorovodSettings& hv) {
   hv.fp16_compression = h.opt_boolean("fp16_compression").value_or(hv.fp16_compression);
   hv.sparse_as_dense = h.opt_boolean("sparse_as_dense").value_or(hv.sparse_as_dense);
   hv.hierarchical_allreduce = h.opt_boolean("hierarchical_allreduce").value_or(hv.hierarchical_allreduce);
+  if (auto q = h.opt_one_of("requests", {"dispatch", "ready"})) hv.requests_at_dispatch = *q == "dispatch";
   h.finish();
 }
 

@@ -41,7 +41,10 @@ std::vector<GradientTensor> gradient_tensors(const ComputeResult& r, Time backwa
 //       others at >= bucket_cap (a tensor is never split, so one bigger than the cap is its own bucket); buckets are
 //       issued in index order, so earliest_start = max(last_ready, previous earliest_start). Sparse flags are ignored
 //       (PyTorch embeddings are dense by default).
-//  Horovod: ticks at tick_origin + n x cycle_time (n any integer; the caller picks the phase, see
+//  Horovod, requests at dispatch (the default, HorovodSettings::requests_at_dispatch): all tensors in backward
+//       order packed consecutively into buffers of at most fusion_threshold; a buffer starts when its last tensor is
+//       ready, in order (no tick: the background thread is already waiting on the ready events).
+//  Horovod, requests when ready: ticks at tick_origin + n x cycle_time (n any integer; the caller picks the phase, see
 //       sim/training/training_run.hpp for the phase-averaged steady state); at each tick the ready, unsent tensors (in ready order)
 //       are packed consecutively into buffers of at most fusion_threshold (a bigger tensor goes alone; threshold 0 =
 //       no fusion); sparse tensors without sparse_as_dense are separate allgathers. With hierarchical allreduce the

@@ -32,6 +32,15 @@ struct HorovodSettings {
   bool fp16_compression = false;      // hvd.Compression.fp16: gradients travel as 2-byte elements
   bool sparse_as_dense = false;       // sparse (embedding) gradients allreduced densely instead of allgathered
   bool hierarchical_allreduce = false;
+  // When a gradient's allreduce request reaches Horovod's queue (horovod-internals.md sections 4 and 7, Horovod
+  // 0.9-0.21 operations.cc / mpi_ops.cc). "dispatch" (default): the framework's op runs (ComputeAsync, TF1 graph mode
+  // as in tf_cnn_benchmarks; TF2 tapes and Keras likewise enqueue all gradients at once) when the producing kernel is
+  // *enqueued*, so with the CPU ahead of the GPU every request of a backward pass is queued before the first
+  // gradient exists; rank 0 fuses them in request (backward) order up to the threshold, and the background thread
+  // waits for every entry of a response (WAIT_FOR_DATA / WAIT_FOR_OTHER_TENSOR_DATA) before it starts it. "ready":
+  // requests arrive as gradients are computed (a framework whose host thread does not run ahead), so each cycle
+  // tick fuses what is ready then.
+  bool requests_at_dispatch = true;
 };
 
 // PyTorch DDP (workloads.md B8; torch/lib/c10d/reducer.hpp).
