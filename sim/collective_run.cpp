@@ -137,7 +137,7 @@ void CollectiveRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
   release(t, false);  // the bytes have left the sender: order and buffer dependents may go
   const coll::Transfer& tr = schedule_.transfers[t];
   const Route& r = route_of(tr);
-  const Time latency = r.latency + costs_.hop_latency[static_cast<std::size_t>(r.link_class)];
+  const Time latency = delivery_latency(r, tr.bytes, costs_);
   if (latency.ps > 0) sim.schedule(sim.now() + latency, this, t);
   else deliver(sim, t);
 }

@@ -268,6 +268,8 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   if (plan.algo == coll::Algo::NVLSTree) c.switch_efficiency = t.nvls_efficiency[arch_row(shape.arch)];
   c.base_latency = Time::from_us(t.base_latency_us[a][p]);
   c.launch_overhead = options_.launch_overhead;
+  c.staging_granule = coll::default_slice_bytes(op, plan.algo, plan.proto);
+  c.staged_copies = options_.staged_copies;
   // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node
   // communicators the intra-node hop latency is raised to at least the network post overhead (x3 for Simple).
   const coll::Algo net_algo = (nodes_ > 1 && ranks_per_node_ == 1) ? coll::Algo::Tree : plan.algo;

@@ -15,6 +15,7 @@ Route to_route(const topo::Path& p) {
   r.link_class = p.link_class;
   r.gdr = p.gdr;
   r.bottleneck = p.bottleneck;
+  r.staged_s_per_byte = p.staged_s_per_byte;
   return r;
 }
 }  // namespace

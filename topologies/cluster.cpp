@@ -539,6 +539,8 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
       m.append(p, up, h.res_base);
       p.resources.push_back(h.res_base + t.memory_res[s]);
       m.append(p, down, h.res_base);
+      m.staged_copy(p, up, h.res_base);
+      m.staged_copy(p, down, h.res_base);
       return finish(p);
     }
     // P2P and SHM both off: NCCL falls back to the network transport through the local NIC (loopback in the NIC).

@@ -98,6 +98,8 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
         append(p, detail::pcie_route(t.g, t.gpu_v[lg], t.socket_v[s]), h.res_base);
         p.resources.push_back(h.res_base + t.memory_res[s]);
         append(p, detail::pcie_route(t.g, t.socket_v[s], t.gpu_v[lg]), h.res_base);
+        m.staged_copy(p, detail::pcie_route(t.g, t.gpu_v[lg], t.socket_v[s]), h.res_base);
+        m.staged_copy(p, detail::pcie_route(t.g, t.socket_v[s], t.gpu_v[lg]), h.res_base);
         return finish(p);
       }
     } else {
@@ -191,6 +193,7 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
     const bool sockets = p.transport == Transport::NetSocket;
     if (!receive) {
       append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
+      m.staged_copy(p, detail::pcie_route(t.g, gv, sv), h.res_base);
       p.resources.push_back(h.res_base + t.memory_res[sock]);
       if (host_copy) return;
       if (sockets) p.resources.push_back(threads(s, false));
@@ -201,6 +204,7 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
         // The sender's socket memory was crossed already; down to this GPU (across sockets when needed).
         const std::uint32_t ssock = t.gpu_socket[sa.lgpu];
         append(p, detail::pcie_route(t.g, t.socket_v[ssock], gv), h.res_base);
+        m.staged_copy(p, detail::pcie_route(t.g, t.socket_v[ssock], gv), h.res_base);
         return;
       }
       if (to_nic) append(p, detail::pcie_route(t.g, nv, sv), h.res_base);
@@ -208,6 +212,7 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
       if (sockets) p.resources.push_back(threads(s, true));
       p.resources.push_back(h.res_base + t.memory_res[sock]);
       append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
+      m.staged_copy(p, detail::pcie_route(t.g, sv, gv), h.res_base);
     }
   };
 

@@ -93,6 +93,7 @@ std::string encode(const PointResult& r) {
   for (double v : {r.throughput, r.efficiency, r.iteration_ms, r.compute_ms, r.exposed_comm_ms, r.comm_busy_ms,
                    r.bottleneck_utilisation, r.cost, r.cost_per_throughput})
     w.f64(v);
+  for (double v : r.exposed_cause_ms) w.f64(v);
   return w.b;
 }
 
@@ -105,6 +106,7 @@ PointResult decode(const std::string& bytes) {
   for (double* v : {&r.throughput, &r.efficiency, &r.iteration_ms, &r.compute_ms, &r.exposed_comm_ms,
                     &r.comm_busy_ms, &r.bottleneck_utilisation, &r.cost, &r.cost_per_throughput})
     *v = rd.f64();
+  for (double& v : r.exposed_cause_ms) v = rd.f64();
   if (rd.at != bytes.size()) throw std::runtime_error("malformed sweep result message");
   return r;
 }

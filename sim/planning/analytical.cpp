@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/workloads/models/bucketing.hpp"
 
 namespace vgsim::sim::planning {
@@ -21,6 +22,7 @@ struct Connection {
   double cap = 0;      // its per-flow wire cap, bytes/s (StepCosts::max_rate_per_flow, / switch_efficiency on legs)
   double eff = 1;      // payload bytes per wire byte beyond the protocol's (StepCosts::switch_efficiency on legs)
   bool frozen = false;
+  Bytes largest = 0;   // largest transfer on the connection (its store-and-forward unit when host-staged)
 };
 
 // Progressive filling (max-min fairness) of the connections over their routes, each capped at its own cap.
@@ -78,6 +80,7 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
       conns.push_back({t.channel, t.src, t.dst, route, 0, 0, plan.costs.max_rate_per_flow / eff, eff});
     }
     conns[it->second].payload += static_cast<double>(t.bytes);
+    conns[it->second].largest = std::max(conns[it->second].largest, t.bytes);
   }
   AnalyticalCollective out;
   const StepCosts& sc = plan.costs;
@@ -87,6 +90,7 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
   const double inf = std::numeric_limits<double>::infinity();
   double bw[2] = {inf, inf};
   Time lat[2] = {Time{0}, Time{0}};
+  std::int64_t lat_sum[2] = {0, 0}, lat_n[2] = {0, 0};
   bool seen[2] = {false, false};
   const std::uint32_t rpn = comm.ranks_per_node();
   std::unordered_map<ResourceId, double> bytes;
@@ -95,10 +99,16 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
     const int cls = (switch_leg || c.src / rpn == c.dst / rpn) ? 0 : 1;
     seen[cls] = true;
     bw[cls] = std::min(bw[cls], c.rate * c.eff);  // payload moves at eff x the wire rate (switch legs: < 1)
-    const Time l = c.route->latency + sc.hop_latency[static_cast<std::size_t>(c.route->link_class)];
+    const Time l = delivery_latency(*c.route, c.largest, sc);
     lat[cls] = std::max(lat[cls], l);
+    lat_sum[cls] += l.ps;
+    ++lat_n[cls];
     for (ResourceId r : c.route->resources) bytes[r] += c.payload / (sc.payload_efficiency * c.eff);
   }
+  // A ring's chain crosses every hop of a class in turn, so it pays their mean latency; other shapes keep the max.
+  const bool ring = plan.algo == coll::Algo::Ring;
+  for (int k = 0; k < 2; ++k)
+    if (ring && lat_n[k] > 0) lat[k] = Time::from_ps(lat_sum[k] / lat_n[k]);
   if (seen[0]) out.costs.intra = {lat[0], Bandwidth{bw[0]}};
   if (seen[1]) out.costs.inter = {lat[1], Bandwidth{bw[1]}};
   if (!seen[0]) out.costs.intra = out.costs.inter;
@@ -153,8 +163,7 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
       std::vector<models::GradientGroup> groups;
       if (comm) {
         const auto tensors = models::gradient_tensors(cr, it.backward_start);
-        groups = models::group_gradients(tensors, job.settings, static_cast<int>(job.gpus_per_node),
-                                         training::tick_origin(tensors, tick_offset));
+        groups = training::job_groups(job, tensors, training::tick_origin(tensors, tick_offset));
       }
       iter_bytes.assign(sim.resource_count(), 0.0);
       Time stream{0};
@@ -208,6 +217,7 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
 training::TrainingStudy simulate_study_analytical(const training::TrainingJob& job) {
   training::TrainingStudy s;
   s.result = simulate_training_analytical(job);
+  s.result.exposure = training::explain_exposure(job, s.result, simulate_training_analytical);
   if (job.ranks() == 1) {
     s.single_gpu = s.result;
   } else {

@@ -29,6 +29,8 @@ PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo:
     r.compute_ms = res.compute_time.us() / 1e3;
     r.exposed_comm_ms = res.exposed_communication.us() / 1e3;
     r.comm_busy_ms = res.communication_busy.us() / 1e3;
+    for (std::size_t k = 0; k < res.exposure.size() && k < r.exposed_cause_ms.size(); ++k)
+      r.exposed_cause_ms[k] = res.exposure[k].time.us() / 1e3;
     if (!res.resources.empty()) {
       r.bottleneck = res.resources.front().name;
       r.bottleneck_utilisation = res.resources.front().utilisation;

@@ -18,16 +18,25 @@
 
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/planning/effects.hpp"
 #include "vgsim/sim/planning/pareto.hpp"
+#include "vgsim/sim/training/exposure.hpp"
 
 namespace vgsim::sim::planning {
 
 namespace {
 
-const std::vector<std::string> kFigures = {
-    "ranks", "throughput", "unit", "efficiency", "iteration_ms", "compute_ms", "exposed_comm_ms", "comm_busy_ms",
-    "bottleneck", "bottleneck_utilisation", "gpus", "hosts", "nic_ports", "cost", "cost_per_throughput",
-    "fidelity", "error"};
+std::string cause_column(std::size_t k) { return std::string("exposed_") + training::kExposureCauses[k] + "_ms"; }
+
+const std::vector<std::string> kFigures = [] {
+  std::vector<std::string> f = {"ranks", "throughput", "unit", "efficiency", "iteration_ms", "compute_ms",
+                                "exposed_comm_ms"};
+  for (std::size_t k = 0; k < training::kExposureCauses.size(); ++k) f.push_back(cause_column(k));
+  for (const char* x : {"comm_busy_ms", "bottleneck", "bottleneck_utilisation", "gpus", "hosts", "nic_ports", "cost",
+                        "cost_per_throughput", "fidelity", "error"})
+    f.push_back(x);
+  return f;
+}();
 
 std::string quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -91,6 +100,7 @@ PointResult parse_row(const std::vector<std::string>& header, const std::vector<
   r.compute_ms = num(m["compute_ms"]);
   r.exposed_comm_ms = num(m["exposed_comm_ms"]);
   r.comm_busy_ms = num(m["comm_busy_ms"]);
+  for (std::size_t k = 0; k < r.exposed_cause_ms.size(); ++k) r.exposed_cause_ms[k] = num(m[cause_column(k)]);
   r.bottleneck = m["bottleneck"];
   r.bottleneck_utilisation = num(m["bottleneck_utilisation"]);
   r.gpus = static_cast<std::uint32_t>(num(m["gpus"]));
@@ -166,8 +176,9 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
   const bool ok = r.error.empty();
   auto n = [&](double v, int prec) { return ok ? fmt(v, prec) : std::string(); };
   s += "," + (ok ? std::to_string(r.ranks) : std::string()) + "," + n(r.throughput, 2) + "," + r.unit + "," +
-       n(r.efficiency, 4) + "," + n(r.iteration_ms, 4) + "," + n(r.compute_ms, 4) + "," + n(r.exposed_comm_ms, 4) +
-       "," + n(r.comm_busy_ms, 4) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_utilisation, 4) + "," +
+       n(r.efficiency, 4) + "," + n(r.iteration_ms, 4) + "," + n(r.compute_ms, 4) + "," + n(r.exposed_comm_ms, 4);
+  for (double v : r.exposed_cause_ms) s += "," + n(v, 4);
+  s += "," + n(r.comm_busy_ms, 4) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_utilisation, 4) + "," +
        (ok ? std::to_string(r.gpus) : "") + "," + (ok ? std::to_string(r.hosts) : "") + "," +
        (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost, 2) + "," + n(r.cost_per_throughput, 6) + "," +
        r.fidelity + "," + quote(r.error);
@@ -326,6 +337,13 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
     os << "\n";
   }
   if (shown < order.size()) os << "  (" << order.size() - shown << " more in the CSV)\n";
+  // Which design choice moves throughput most (pairs that differ in one or two design parameters; effects.hpp).
+  const auto effects = design_effects(plan, r.points, r.results);
+  if (!effects.empty()) {
+    os << "largest design effect: " << describe_effect(effects.front(), r.points) << "\n";
+    for (std::size_t k = 1; k < effects.size() && k < 4; ++k)
+      os << "  next: " << describe_effect(effects[k], r.points) << "\n";
+  }
   for (std::size_t i = 0; i < n; ++i)
     if (!r.results[i].error.empty()) os << "  point " << i << " failed: " << r.results[i].error << "\n";
 }

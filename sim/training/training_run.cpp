@@ -12,6 +12,7 @@
 
 #include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/fabric.hpp"
+#include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 
 namespace vgsim::sim::training {
@@ -101,8 +102,7 @@ class JobRunner : public EventHandler {
     if (comm_) {
       // Horovod ticks are anchored to this iteration: one at tick_offset_ after its last gradient (file comment).
       const auto tensors = models::gradient_tensors(cr, it.backward_start);
-      groups_ = models::group_gradients(tensors, job_.settings, static_cast<int>(job_.gpus_per_node),
-                                        tick_origin(tensors, tick_offset_));
+      groups_ = job_groups(job_, tensors, tick_origin(tensors, tick_offset_));
     }
     ready_.assign(groups_.size(), false);
     next_issue_ = 0;
@@ -356,6 +356,14 @@ double nccl_compute_share(const TrainingJob& job, std::uint32_t channels) {
   return nccl_sm_share(channels, sms, job.nccl_sm_per_channel);
 }
 
+std::vector<models::GradientGroup> job_groups(const TrainingJob& job, const std::vector<models::GradientTensor>& tensors,
+                                              Time tick_origin) {
+  auto groups = models::group_gradients(tensors, job.settings, static_cast<int>(job.gpus_per_node), tick_origin);
+  if (!job.framework_waits)
+    for (auto& g : groups) g.earliest_start = g.last_ready;
+  return groups;
+}
+
 bool has_tick_phases(const TrainingJob& job) {
   // Requests queued at dispatch are negotiated before the first gradient exists: no tick decides a start time.
   return job.settings.framework == models::Framework::Horovod && !job.settings.horovod.requests_at_dispatch &&
@@ -537,6 +545,7 @@ TrainingResult simulate_training(const TrainingJob& job) { return simulate_train
 TrainingStudy simulate_study(const TrainingJob& job) {
   TrainingStudy s;
   s.result = simulate_training(job);
+  s.result.exposure = explain_exposure(job, s.result, simulate_training);
   if (job.ranks() == 1) {
     s.single_gpu = s.result;
   } else {

@@ -4,6 +4,8 @@
 // fabric's. Not a public type: Boost.Graph stays out of include/.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -123,6 +125,13 @@ struct Cluster::Impl {
     p.latency += r.latency;
   }
 
+  // A GPU's copy of one step to or from host memory over route `r` (see Path::staged_s_per_byte).
+  void staged_copy(Path& p, const detail::HostRoute& r, std::uint32_t base) const {
+    double cap = std::numeric_limits<double>::infinity();
+    for (auto x : r.resources) cap = std::min(cap, resources[base + x].capacity.bytes_per_s);
+    if (cap > 0 && cap < std::numeric_limits<double>::infinity()) p.staged_s_per_byte += 1.0 / cap;
+  }
+
   // GPU -> NIC (send side) or NIC -> GPU (receive side, reverse=true) within one host.
   void host_leg(Path& p, std::uint32_t gpu, std::uint32_t port_local, bool gdr, bool sockets, bool receive) const {
     const HostInst& h = insts[gpus[gpu].host];
@@ -138,6 +147,7 @@ struct Cluster::Impl {
     }
     if (!receive) {
       append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
+      staged_copy(p, detail::pcie_route(t.g, gv, sv), h.res_base);
       p.resources.push_back(h.res_base + t.memory_res[s]);
       if (sockets) p.resources.push_back(h.res_base + t.threads_tx);
       append(p, detail::pcie_route(t.g, sv, nv), h.res_base);
@@ -146,6 +156,7 @@ struct Cluster::Impl {
       if (sockets) p.resources.push_back(h.res_base + t.threads_rx);
       p.resources.push_back(h.res_base + t.memory_res[s]);
       append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
+      staged_copy(p, detail::pcie_route(t.g, sv, gv), h.res_base);
     }
   }
 };

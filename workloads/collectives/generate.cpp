@@ -15,6 +15,7 @@ constexpr Bytes kSimpleStep = 4 * MiB / kNcclSteps;               // 512 KiB
 constexpr Bytes kLLStepPayload = (512 * KiB / kNcclSteps) / 2;    // 32 KiB
 constexpr Bytes kLL128StepPayload = (120LL * 640 * 8 * 8 / kNcclSteps) / 16 * 15;  // 576,000 B
 constexpr std::uint32_t kRingChunkSteps = 4;                      // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
+constexpr std::uint32_t kRingSliceSteps = 2;                      // SLICESTEPS for ring AR/AG/RS (collectives.h)
 constexpr Bytes kP2pNvlChunk = 512 * KiB;                         // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
 // NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
 // keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
@@ -32,6 +33,13 @@ Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) {
   }
   const bool ring_chunked = algo == Algo::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
   return ring_chunked ? kSimpleStep * kRingChunkSteps : kSimpleStep;
+}
+
+Bytes default_slice_bytes(Op op, Algo algo, Proto proto) {
+  const Bytes chunk = default_chunk_bytes(op, algo, proto);
+  const bool ring_chunked = proto == Proto::Simple && algo == Algo::Ring &&
+                            (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+  return ring_chunked ? chunk / kRingChunkSteps * kRingSliceSteps : chunk;
 }
 
 std::uint32_t default_slots(Op op, Algo algo, Proto proto) {

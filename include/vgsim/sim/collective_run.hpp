@@ -11,6 +11,7 @@
 // NCCL's NCCL_STEPS slots do (coll::dependency_kind decides which is which).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -37,7 +38,24 @@ struct StepCosts {
   // Once per call, before the first step, on top of base_latency: host-side launch / plugin overhead that NCCL's
   // model does not include (kernel launch without CUDA graphs, net-plugin progress). 0 = none modelled.
   Time launch_overhead{0};
+  // Bytes a host-staged copy waits for before the peer may take them (Route::staged_s_per_byte): NCCL's slice, the
+  // unit the GPU hands to the proxy (coll::default_slice_bytes). 0 = the whole transfer.
+  Bytes staging_granule = 0;
+  // false: host-staged copies are not charged (the exposure breakdown's "no host staging" counterfactual).
+  bool staged_copies = true;
 };
+
+// Latency charged after a transfer's bytes have moved (see the file comment): the route's wire/switch/PCIe latency,
+// NCCL's per-hop software latency of its link class, and for host-staged routes the store-and-forward copies of one
+// staging granule (Route::staged_s_per_byte). Shared by the engine and the analytical fidelity.
+inline Time delivery_latency(const Route& r, Bytes transfer_bytes, const StepCosts& c) {
+  Time latency = r.latency + c.hop_latency[static_cast<std::size_t>(r.link_class)];
+  if (c.staged_copies && r.staged_s_per_byte > 0.0) {
+    const Bytes unit = c.staging_granule > 0 ? std::min(transfer_bytes, c.staging_granule) : transfer_bytes;
+    latency += Time::from_s(static_cast<double>(unit) / c.payload_efficiency * r.staged_s_per_byte);
+  }
+  return latency;
+}
 
 class CollectiveRun : public FlowObserver, public EventHandler {
  public:

@@ -30,6 +30,8 @@ struct CommOptions {
   // CUDA graphs, net-plugin progress. Default 0: no cited per-call figure exists for it (reference/nccl-model.md
   // gives none; the EFA / TCPX plugin latencies it mentions are per inter-node hop and marked [verify]).
   Time launch_overhead{0};
+  // false: host-staged store-and-forward copies are not charged (StepCosts::staged_copies; counterfactual only).
+  bool staged_copies = true;
 };
 
 // What a call will do.

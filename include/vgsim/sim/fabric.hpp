@@ -22,6 +22,7 @@ struct Route {
   topo::LinkClass link_class = topo::LinkClass::NVLink;
   bool gdr = false;
   Bandwidth bottleneck;
+  double staged_s_per_byte = 0.0;  // store-and-forward through host memory (topo::Path::staged_s_per_byte)
 };
 
 class Fabric {

@@ -54,6 +54,11 @@ struct Path {
   LinkClass link_class = LinkClass::NVLink;
   bool gdr = false;                      // NET only: GPUDirect RDMA (NIC reads/writes GPU memory directly)
   Bandwidth bottleneck;                  // smallest capacity on the route
+  // Store-and-forward through a host buffer (SHM, host-staged NET, sockets): a GPU copies a whole NCCL step into
+  // pinned host memory before the peer (NIC proxy or GPU) may take it, and reads a step only once all of it has
+  // arrived (NCCL net.cc / shm.cc: the tail pointer advances per step). Each staged copy adds step bytes / (slowest
+  // link between the GPU and host memory) to the step's delivery: seconds per byte, summed over the staged copies.
+  double staged_s_per_byte = 0.0;
 };
 
 struct GpuInfo {

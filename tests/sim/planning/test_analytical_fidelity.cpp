@@ -91,7 +91,8 @@ TEST_CASE("analytical Horovod VGG-16 training iteration matches the engine withi
     training::JobSpec spec;
     spec.cluster = "r750xa-4x-25gbe";
     spec.workload = "vgg16";
-    spec.settings = {{"framework", "horovod"}, {"precision", precision}};
+    // Requests when ready (cycle ticks decide start times): the case with tick phases.
+    spec.settings = {{"framework", "horovod"}, {"precision", precision}, {"horovod", {{"requests", "ready"}}}};
     spec.nccl.gdr_level = "SYS";
     const training::TrainingJob job = training::resolve_job(spec, catalog);
     REQUIRE(planning::analytical_supported(job));

@@ -11,7 +11,11 @@ using namespace vgsim::sim::training;
 
 namespace {
 
-TrainingJob job_of(const std::vector<std::string>& sets, std::uint32_t nodes = 2) {
+// Ticks decide start times only when requests arrive as gradients become ready (horovod.requests=ready); with the
+// default (requests at dispatch) there are no tick phases, which the first test checks too.
+TrainingJob job_of(std::vector<std::string> sets, std::uint32_t nodes = 2) {
+  for (const auto& x : sets)
+    if (x == "framework=horovod") sets.push_back("horovod.requests=ready");
   return resolve_job(test::spec("r750xa-4x-25gbe", "resnet50", nodes, 1, sets), test::catalog());
 }
 
@@ -27,6 +31,8 @@ TEST_CASE("tick phase offsets are the midpoints of K equal slices of a cycle", "
   CHECK_FALSE(has_tick_phases(job_of({"framework=ddp"})));
   CHECK_FALSE(has_tick_phases(job_of({"framework=none"})));
   CHECK_FALSE(has_tick_phases(job_of({"framework=horovod"}, 1)));
+  CHECK_FALSE(has_tick_phases(resolve_job(test::spec("r750xa-4x-25gbe", "resnet50", 2, 1, {"framework=horovod"}),
+                                          test::catalog())));  // requests at dispatch: no ticks
 }
 
 TEST_CASE("Horovod steady state does not depend on the job clock's phase", "[training]") {

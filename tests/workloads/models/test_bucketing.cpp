@@ -72,7 +72,8 @@ TEST_CASE("Horovod fusion for ResNet-50 with everything ready at once") {
 }
 
 TEST_CASE("Horovod cycle ticks delay the pick-up") {
-  auto s = parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod"});  // 5 ms cycle
+  // Requests when ready (horovod.requests=ready): each tick fuses what is ready then.
+  auto s = parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod", "horovod.requests=ready"});  // 5 ms cycle
   std::vector<GradientTensor> t = {{"a", 10 * MiB, ms(1), false, 0}, {"b", 10 * MiB, ms(4), false, 0},
                                    {"c", 10 * MiB, ms(6), false, 0}};
   auto g = group_gradients(t, s);
@@ -84,7 +85,8 @@ TEST_CASE("Horovod cycle ticks delay the pick-up") {
   CHECK(g[1].earliest_start == ms(10));
   // Hierarchical allreduce rounds the threshold up to a multiple of local_size x 8 x 64 B: 64 MiB is already a
   // multiple of 8 x 8 x 64 = 4096, so grouping is unchanged.
-  auto h = parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod", "horovod.hierarchical_allreduce=true"});
+  auto h = parse_training_settings_kv(
+      {"batch_per_gpu=1", "framework=horovod", "horovod.requests=ready", "horovod.hierarchical_allreduce=true"});
   CHECK(group_gradients(t, h, 8).size() == 2);
 }
 
@@ -146,7 +148,7 @@ TEST_CASE("Horovod ticks: next_tick on either side of the origin; groups move wi
   CHECK(next_tick(us(6200), us(1200), ms(5)) == us(6200));
   // Shifting every ready time and the origin by the same amount shifts every group's tick by it and leaves the
   // grouping alone (the result depends only on the phase of the ticks relative to the gradients).
-  auto s = parse_training_settings_kv({"batch_per_gpu=64", "framework=horovod"});
+  auto s = parse_training_settings_kv({"batch_per_gpu=64", "framework=horovod", "horovod.requests=ready"});
   const auto r = compute_iteration(lib("resnet50"), s, a100());
   const Time origin = us(3100), shift = us(123457);
   const auto a = group_gradients(gradient_tensors(r), s, 1, origin);
@@ -164,4 +166,35 @@ TEST_CASE("Horovod ticks: next_tick on either side of the origin; groups move wi
   CHECK(group_gradients(one, s, 1, origin).front().earliest_start == origin);
   const std::vector<GradientTensor> late = {{"x", 4 * MiB, origin + Time::from_ps(1), false, 0}};
   CHECK(group_gradients(late, s, 1, origin).front().earliest_start == origin + ms(5));
+}
+
+TEST_CASE("Horovod requests at dispatch: one negotiation fuses in backward order; a response waits for all its tensors") {
+  // horovod-internals.md 4 and 7: with requests queued when ops are dispatched (ahead of the GPU), rank 0 fuses
+  // consecutive requests up to the threshold and the background thread polls every entry's ready event before it
+  // starts the response. Expectations:
+  //  a (10 MiB, ready 1 ms), b (20 MiB, 4 ms), c (10 MiB, 6 ms), 64 MiB threshold: 40 MiB fit one response, which
+  //  starts at 6 ms (c's readiness), not at the 5 ms tick a ready-time negotiation would use for {a, b}.
+  auto s = parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod"});
+  REQUIRE(s.horovod.requests_at_dispatch);  // the default
+  const std::vector<GradientTensor> t = {{"a", 10 * MiB, ms(1), false, 0}, {"b", 20 * MiB, ms(4), false, 0},
+                                         {"c", 10 * MiB, ms(6), false, 0}};
+  auto g = group_gradients(t, s);
+  REQUIRE(g.size() == 1);
+  CHECK(g[0].tensors == std::vector<int>{0, 1, 2});
+  CHECK(g[0].earliest_start == ms(6));
+  //  b = 60 MiB instead: a + b = 70 MiB > 64 MiB, so {a}, then {b} (b + c = 70 MiB > 64), then {c}, each starting at
+  //  its own last gradient: 1, 4 and 6 ms.
+  std::vector<GradientTensor> big = t;
+  big[1].bytes = 60 * MiB;
+  g = group_gradients(big, s);
+  REQUIRE(g.size() == 3);
+  CHECK(g[0].earliest_start == ms(1));
+  CHECK(g[1].earliest_start == ms(4));
+  CHECK(g[2].earliest_start == ms(6));
+  // Responses run in order: a response whose tensors are all ready before the previous one's does not start first.
+  std::vector<GradientTensor> early_last = {{"x", 40 * MiB, ms(9), false, 0}, {"y", 40 * MiB, ms(2), false, 0}};
+  g = group_gradients(early_last, s);
+  REQUIRE(g.size() == 2);
+  CHECK(g[0].earliest_start == ms(9));
+  CHECK(g[1].earliest_start == ms(9));
 }

@@ -5,6 +5,7 @@
 // gives a row with `error` set instead of throwing. Thread-safe: points share only the const catalog.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "vgsim/sim/planning/plan.hpp"
@@ -22,6 +23,8 @@ struct PointResult {
   std::string unit;                  // "img/s" or "tokens/s"
   double efficiency = 0;             // throughput / (ranks x 1-GPU throughput)
   double iteration_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_busy_ms = 0;
+  // exposed_comm_ms by cause, in training::kExposureCauses order (sums to exposed_comm_ms)
+  std::array<double, 5> exposed_cause_ms{};
   std::string bottleneck;            // resource with the highest utilisation ("" for one GPU)
   double bottleneck_utilisation = 0;
   std::uint32_t gpus = 0, hosts = 0, nic_ports = 0;  // hardware the design uses (cost basis)

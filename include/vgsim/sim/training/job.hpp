@@ -89,6 +89,9 @@ struct TrainingJob {
   Time clock_offset{0};
   bool serialize_collectives = true;
   bool reuse_collective_times = true;
+  // Counterfactual switch of the exposure breakdown (exposure.hpp), not a user parameter: false issues every
+  // gradient group as soon as its last gradient is ready (no Horovod tick, no response or bucket order wait).
+  bool framework_waits = true;
   std::vector<ParamRecord> params;               // every parameter used, in a stable order
   std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_endpoint.size()); }
 };

@@ -76,6 +76,12 @@ struct TickPhaseSample {
   Time exposed_communication{0};
 };
 
+// One cause's share of the exposed communication (exposure.hpp: explain_exposure).
+struct ExposureCause {
+  std::string name;  // interference, framework, host_staging, socket_cpu, network
+  Time time{0};
+};
+
 struct TrainingResult {
   std::uint32_t ranks = 1, nodes = 1, gpus_per_node = 1;
   models::ComputeResult compute;         // one micro-step on one rank (layers in backward order)
@@ -95,12 +101,18 @@ struct TrainingResult {
   double work_per_s = 0.0;               // samples or tokens (the model's unit), all ranks
   std::vector<ResourceUse> resources;    // every resource that carried bytes, by utilisation (desc), then name
   std::uint64_t events = 0, flows = 0;   // engine work (all iterations, all tick phases)
+  std::vector<ExposureCause> exposure;   // exposed communication by cause (explain_exposure); empty = not explained
 };
 
 // Share of the rank's SMs a collective of `channels` channels takes from compute while it runs:
 // channels x job.nccl_sm_per_channel / (gpu SMs x MIG sm_fraction), capped (compute_clock.hpp). Shared by the step
 // engine and the analytical fidelity.
 double nccl_compute_share(const TrainingJob& job, std::uint32_t channels);
+
+// The gradient groups of one iteration (models::group_gradients with the job's settings and GPUs per node), each
+// issued at its last gradient when job.framework_waits is false. Shared by the step engine and the analytical fidelity.
+std::vector<models::GradientGroup> job_groups(const TrainingJob& job, const std::vector<models::GradientTensor>& tensors,
+                                              Time tick_origin);
 
 // True when the job waits for Horovod cycle ticks (framework horovod, more than one rank): its steady state is
 // averaged over tick phases.

@@ -47,6 +47,10 @@ struct GenOptions {
 //   NVLS:   NCCL_NVLS_CHUNKSIZE 128 KiB per shard chunk (recalled from nvls.cc [verify]), 8 slots (assumption).
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto);
 std::uint32_t default_slots(Op op, Algo algo, Proto proto);
+// The unit the proxy hands over at a time (net.cc: one isend/irecv per SLICESTEPS steps; the GPU advances tail per
+// slice): ring allreduce/allgather/reducescatter Simple SLICESTEPS 2 of CHUNKSTEPS 4 -> 1 MiB; every other
+// (algo, proto) one chunk (nccl-net-path-by-version.md section 3).
+Bytes default_slice_bytes(Op op, Algo algo, Proto proto);
 
 // Dispatch on (op, algo). ranks_per_node must divide ranks (node-major ranks). Throws std::invalid_argument on
 // impossible combinations (Tree for anything but allreduce, odd tree channel counts, slots < 2, bad ring_order).

@@ -1,0 +1,40 @@
+// Sequential counterfactual decomposition of exposed communication (see include/vgsim/sim/training/exposure.hpp).
+#include "vgsim/sim/training/exposure.hpp"
+
+namespace vgsim::sim::training {
+
+std::vector<ExposureCause> explain_exposure(const TrainingJob& job, const TrainingResult& full,
+                                            const TrainingRunner& run) {
+  std::vector<ExposureCause> out;
+  for (const char* name : kExposureCauses) out.push_back({name, Time{0}});
+  if (job.ranks() <= 1) return out;
+  TrainingJob j = job;
+  Time before = full.exposed_communication;
+  auto step = [&](std::size_t cause) {
+    const Time after = run(j).exposed_communication;
+    out[cause].time = before - after;
+    before = after;
+  };
+  j.nccl_sm_per_channel = 0.0;
+  step(0);
+  j.framework_waits = false;
+  step(1);
+  j.comm.path.gdr_disable = false;
+  j.comm.path.gdr_level = topo::PathType::SYS;
+  j.comm.staged_copies = false;
+  step(2);
+  j.comm.capacity_scale["socket-threads"] =
+      (job.comm.capacity_scale.count("socket-threads") ? job.comm.capacity_scale.at("socket-threads") : 1.0) * 1000.0;
+  step(3);
+  out[4].time = before;  // the remainder: network and links
+  return out;
+}
+
+std::string main_cause(const std::vector<ExposureCause>& causes) {
+  const ExposureCause* best = nullptr;
+  for (const auto& c : causes)
+    if (c.time.ps > 0 && (!best || c.time > best->time)) best = &c;
+  return best ? best->name : "";
+}
+
+}  // namespace vgsim::sim::training
