@@ -15,6 +15,8 @@
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
 #include "vgsim/calibrate/sim_fit.hpp"
+#include "vgsim/calibrate/training_fit.hpp"
+#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 
 namespace vgsim::cli {
@@ -46,6 +48,40 @@ struct ValidateArgs {
   std::string input, calibration, holdout, date = "unknown";
   TargetArgs target;
 };
+
+struct TrainingFitArgs {
+  std::string input, out;
+};
+
+// Fits a training profile from measured throughputs and prints, per multi-GPU row, the catalog, fitted and
+// leave-one-out predictions.
+void run_fit_training(const TrainingFitArgs& a) {
+  const auto cases = read_training_cases(a.input);
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  std::cerr << "vgsim calibrate fit-training: " << cases.size() << " row(s); fitting (one re-fit per row for the "
+            << "leave-one-out column)...\n";
+  const TrainingProfile p = fit_training(cases, catalog, a.input);
+  char buf[256];
+  std::cout << "parameters (bounded; catalog -> fitted):\n";
+  for (const auto& x : p.params) {
+    std::snprintf(buf, sizeof buf, "  %-32s %8.4f -> %8.4f  in [%g, %g]\n", x.key.c_str(), x.catalog, x.value, x.lo, x.hi);
+    std::cout << buf;
+  }
+  std::snprintf(buf, sizeof buf, "%-28s %12s %12s %8s %12s %8s %12s %8s\n", "case", "measured", "catalog", "err",
+                "fitted", "err", "held-out", "err");
+  std::cout << buf;
+  for (const auto& r : p.rows) {
+    auto e = [&](double v) { return 100.0 * (v / r.measured - 1.0); };
+    std::snprintf(buf, sizeof buf, "%-28s %12.2f %12.2f %7.1f%% %12.2f %7.1f%% %12.2f %7.1f%%\n", r.case_id.c_str(),
+                  r.measured, r.catalog, e(r.catalog), r.fitted, e(r.fitted), r.held_out, e(r.held_out));
+    std::cout << buf;
+  }
+  std::snprintf(buf, sizeof buf, "median |error|: catalog %.1f %%, fitted %.1f %%, held-out (leave-one-out) %.1f %%\n",
+                100 * p.median_catalog, 100 * p.median_fitted, 100 * p.median_held_out);
+  std::cout << buf;
+  write_file_atomically(a.out, p.to_json().dump(2) + "\n");
+  std::cout << "profile: " << a.out << " (apply with --calibration on train, sweep, compare and jobs)\n";
+}
 
 bool looks_like_osu(const std::string& path) {
   std::ifstream in(path);
@@ -286,6 +322,15 @@ void add_calibrate_command(CLI::App& app) {
   f->add_option("--date", fit->date, "date recorded in the provenance (never read from the clock)")->capture_default_str();
   f->add_option("--note", fit->note, "free text recorded in the provenance");
   f->callback([fit] { run_fit(*fit); });
+
+  auto tf = std::make_shared<TrainingFitArgs>();
+  CLI::App* t = cal->add_subcommand("fit-training", "Fit a training profile from measured training throughputs (CSV)");
+  t->add_option("measurements", tf->input,
+                "CSV: case_id, cluster, workload (or model), nodes, gpus_per_node, value [, settings, batch_per_gpu, "
+                "precision, framework, transport, gdr_level, gdr_disable]")
+      ->required();
+  t->add_option("--out", tf->out, "training profile JSON to write")->required();
+  t->callback([tf] { run_fit_training(*tf); });
 
   auto val = std::make_shared<ValidateArgs>();
   CLI::App* v = cal->add_subcommand("validate", "Replay measurements through the simulator and print the error");

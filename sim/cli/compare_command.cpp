@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "calibration_option.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/sim/planning/compare.hpp"
 
@@ -13,16 +14,18 @@ namespace vgsim::cli {
 
 void add_compare_command(CLI::App& app) {
   struct Args {
-    std::string a, b, json_out;
+    std::string a, b, json_out, calibration;
   };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("compare", "Compare two designs: train --json reports or plan points (plan.json#3)");
   c->add_option("a", a->a, "design A: report JSON or plan.json#INDEX")->required();
   c->add_option("b", a->b, "design B: report JSON or plan.json#INDEX")->required();
   c->add_option("--json", a->json_out, "also write the comparison as JSON ('-' for stdout instead of markdown)");
+  c->add_option("--calibration", a->calibration, "training profile applied to plan points (reports are read as is)");
   c->callback([a] {
     using namespace sim::planning;
-    const Json cmp = compare_designs(load_design(a->a), a->a, load_design(a->b), a->b);
+    const auto cal = calibration_sets(a->calibration);
+    const Json cmp = compare_designs(load_design(a->a, cal), a->a, load_design(a->b, cal), a->b);
     if (a->json_out == "-") {
       std::cout << cmp.dump(2) << "\n";
       return;

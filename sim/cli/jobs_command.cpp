@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "calibration_option.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/sim/virtualization/multi_job.hpp"
 
@@ -13,7 +14,7 @@ namespace vgsim::cli {
 
 namespace {
 struct JobsArgs {
-  std::string file, json_out;
+  std::string file, json_out, calibration;
 };
 }  // namespace
 
@@ -22,9 +23,13 @@ void add_jobs_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand("jobs", "Simulate several training jobs at once on one cluster (vGPU sharing)");
   c->add_option("--jobs", a->file, "jobs file: {cluster, vgpu{scheduler,time_slice,switch_cost}, jobs[...]}")->required();
   c->add_option("--json", a->json_out, "write every job's report as JSON");
+  c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every job");
   c->callback([a] {
     const topo::Catalog catalog = topo::Catalog::load_default();
-    const auto r = sim::virt::run_jobs(sim::virt::load_jobs_file(a->file), catalog);
+    auto spec = sim::virt::load_jobs_file(a->file);
+    const auto cal = calibration_sets(a->calibration);
+    for (auto& j : spec.jobs) j.sets.insert(j.sets.begin(), cal.begin(), cal.end());
+    const auto r = sim::virt::run_jobs(spec, catalog);
     std::ostringstream s;
     sim::virt::write_jobs_summary(s, r);
     std::cout << s.str();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "calibration_option.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
 #ifdef VGSIM_HAVE_MPI
@@ -28,11 +29,23 @@ namespace vgsim::cli {
 namespace {
 
 struct SweepArgs {
-  std::string plan, out, fidelity;
+  std::string plan, out, fidelity, calibration;
   unsigned jobs = 0, top = 20;
   std::optional<unsigned> rank0_jobs;  // under mpirun: threads that run points on rank 0 (default: jobs)
   bool resume = false, quiet = false, progress = false;
 };
+
+// The plan with a training profile's pairs (--calibration) added to its base where the plan does not set them
+// (so they enter every point and its id: a calibrated sweep does not resume an uncalibrated journal).
+sim::planning::SweepPlan load_calibrated_plan(const SweepArgs& a) {
+  sim::planning::SweepPlan plan = sim::planning::load_plan(a.plan);
+  for (const auto& kv : calibration_sets(a.calibration)) {
+    const auto eq = kv.find('=');
+    const std::string k = kv.substr(0, eq);
+    if (!plan.base.count(k)) plan.base[k] = std::stod(kv.substr(eq + 1));
+  }
+  return plan;
+}
 
 // Plan, options and the checks of the arguments, the same for one process and for rank 0 under MPI.
 sim::planning::SweepOptions sweep_options(const SweepArgs& a) {
@@ -69,7 +82,7 @@ void run_mpi(const SweepArgs& a) {
     Fidelity fidelity = Fidelity::Step;
     std::string why;
     try {
-      plan.emplace(load_plan(a.plan));
+      plan.emplace(load_calibrated_plan(a));
       fidelity = a.fidelity.empty() ? plan->fidelity : parse_fidelity(a.fidelity);
     } catch (const std::exception& e) {
       why = e.what();
@@ -83,7 +96,7 @@ void run_mpi(const SweepArgs& a) {
   int status = 0;
   std::exception_ptr err;
   try {
-    const SweepPlan plan = load_plan(a.plan);
+    const SweepPlan plan = load_calibrated_plan(a);
     SweepOptions o = sweep_options(a);
     o.executor = mpi.coordinator(a.rank0_jobs.value_or(jobs), o.progress);
     run_and_report(a, plan, o);
@@ -109,7 +122,7 @@ void run(const SweepArgs& a) {
     throw InputError("", "OMPI_COMM_WORLD_SIZE", "vgsim sweep was built without MPI and cannot split points over ranks",
                      size, "a single process (use --jobs N for local parallelism)");
 #endif
-  const SweepPlan plan = load_plan(a.plan);
+  const SweepPlan plan = load_calibrated_plan(a);
   run_and_report(a, plan, sweep_options(a));
 }
 
@@ -124,6 +137,7 @@ void add_sweep_command(CLI::App& app) {
                  "ranks of a host)");
   c->add_flag("--resume", a->resume, "skip points already in --out or its journal (matched by point id)");
   c->add_option("--fidelity", a->fidelity, "step (engine, default) or analytical (closed form, fast)");
+  c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every point");
   c->add_option("--top", a->top, "rows in the ranked summary (Pareto points are always shown; default 20)");
   c->add_option("--rank0-jobs", a->rank0_jobs,
                  "under mpirun: threads running points on rank 0 (default: as --jobs; 0 = rank 0 only hands out "

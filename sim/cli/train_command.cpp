@@ -10,6 +10,7 @@
 
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "calibration_option.hpp"
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/sim/training/training_run.hpp"
@@ -22,6 +23,7 @@ struct TrainArgs {
   std::string scenario, cluster, workload;
   std::uint32_t nodes = 0, gpus_per_node = 0;
   std::vector<std::string> sets;
+  std::string calibration;
   int iterations = 0;
   std::string json_out, trace_out;
   sim::NcclKnobs nccl = [] {  // only what the command line sets overrides a scenario's knobs
@@ -49,6 +51,11 @@ void run(const TrainArgs& a) {
     // Scenario pairs first, then the command line's (last one wins); keep their origins apart in the report.
     for (const auto& kv : a.sets) spec.sets.push_back(kv);
     spec.sets_origin = a.scenario.empty() ? "--set" : spec.sets_origin + " / --set";
+  }
+  if (!a.calibration.empty()) {
+    const auto cal = calibration_sets(a.calibration);
+    spec.sets.insert(spec.sets.begin(), cal.begin(), cal.end());
+    spec.sets_origin = "calibration " + a.calibration + " / " + spec.sets_origin;
   }
   spec.nccl.merge(a.nccl);
   if (a.overlap_collectives) spec.serialize_collectives = false;
@@ -82,6 +89,7 @@ void add_train_command(CLI::App& app) {
                 "(see vgsim params)");
   c->add_option("--iterations", a->iterations, "iterations to simulate (default 3; the last is reported)");
   c->add_option("--json", a->json_out, "write the full report as JSON");
+  c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) to apply");
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
   add_nccl_options(c, a->nccl);
   c->add_flag("--overlap-collectives", a->overlap_collectives,

@@ -7,6 +7,7 @@
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/analytical.hpp"
 #include "vgsim/sim/planning/plan.hpp"
+#include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/sim/training/report.hpp"
 
 namespace vgsim::sim::planning {
@@ -40,6 +41,12 @@ Json summarize(const Json& j, const std::string& label) {
   s["compute_ms"] = res.number("compute_us", 0) / 1e3;
   s["exposed_communication_ms"] = res.number("exposed_communication_us") / 1e3;
   s["communication_busy_ms"] = res.number("communication_busy_us", 0) / 1e3;
+  // Exposed communication by cause (reports written before the breakdown existed have none: 0 each).
+  Json causes = Json::object();
+  if (res.json().contains("exposed_by_cause") && res.json()["exposed_by_cause"].is_object())
+    for (auto it = res.json()["exposed_by_cause"].begin(); it != res.json()["exposed_by_cause"].end(); ++it)
+      if (it.value().is_number()) causes[it.key()] = it.value().get<double>() / 1e3;
+  s["exposed_by_cause_ms"] = causes;
   s["overlap_fraction"] = res.number("overlap_fraction", 0, 1);
   s["transports"] = res.opt_string("transports").value_or("");
   s["saturated_link"] = nullptr;
@@ -63,7 +70,7 @@ Json summarize(const Json& j, const std::string& label) {
 
 }  // namespace
 
-Json load_design(const std::string& arg) {
+Json load_design(const std::string& arg, const std::vector<std::string>& extra_sets) {
   const auto hash = arg.rfind('#');
   if (hash == std::string::npos) return load_json_file(arg);
   const std::string file = arg.substr(0, hash), idx = arg.substr(hash + 1);
@@ -80,7 +87,9 @@ Json load_design(const std::string& arg) {
   if (i >= points.size())
     throw InputError(file, "#" + idx, "point index out of range", idx, "0.." + std::to_string(points.size() - 1));
   const topo::Catalog catalog = topo::Catalog::load_default();
-  const training::TrainingJob job = training::resolve_job(to_job_spec(plan, points[i]), catalog);
+  training::JobSpec spec = to_job_spec(plan, points[i]);
+  spec.sets.insert(spec.sets.begin(), extra_sets.begin(), extra_sets.end());
+  const training::TrainingJob job = training::resolve_job(spec, catalog);
   const bool analytical = plan.fidelity == Fidelity::Analytical && analytical_supported(job);
   const training::TrainingStudy st = analytical ? simulate_study_analytical(job) : training::simulate_study(job);
   Json j = training::training_json(job, st);
@@ -129,6 +138,17 @@ void write_compare_markdown(std::ostream& os, const Json& c) {
   row("iteration", "iteration_ms", 1, 3, " ms");
   row("compute", "compute_ms", 1, 3, " ms");
   row("exposed communication", "exposed_communication_ms", 1, 3, " ms");
+  for (const char* cause : training::kExposureCauses) {  // the breakdown, where either side has one
+    const std::string k = std::string(cause) + "_us";
+    auto get = [&](const Json& x) {
+      const Json& m = x["exposed_by_cause_ms"];
+      return m.is_object() && m.contains(k) ? m[k].get<double>() : 0.0;
+    };
+    const double a = get(A), b = get(B);
+    if (a == 0 && b == 0) continue;
+    os << "| &nbsp;&nbsp;of which " << cause << " | " << fmt(a, 3) << " ms | " << fmt(b, 3) << " ms | "
+       << (a != 0 ? fmt(b / a, 3) : std::string("-")) << " |\n";
+  }
   row("communication busy", "communication_busy_ms", 1, 3, " ms");
   row("overlap hidden", "overlap_fraction", 100, 1, " %");
   auto link = [&](const Json& s) {

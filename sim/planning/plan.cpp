@@ -20,7 +20,8 @@ const std::vector<std::string> kJobParams = {
 const std::vector<std::string> kSettingKeys = {
     "batch_per_gpu", "tokens_per_gpu", "precision", "framework", "grad_accumulation_steps", "scaling",
     "global_batch", "optimizer", "optimizer_bytes_per_param"};
-const std::vector<std::string> kSetPrefixes = {"horovod.", "ddp.", "compute.", "nccl.", "vgpu.", "var.", "price."};
+const std::vector<std::string> kSetPrefixes = {"horovod.", "ddp.",  "compute.", "nccl.",
+                                               "vgpu.",    "var.",  "price.",   "capacity_scale."};
 
 bool known_param(const std::string& k) {
   if (std::find(kJobParams.begin(), kJobParams.end(), k) != kJobParams.end()) return true;
@@ -37,7 +38,8 @@ void check_param(const std::string& file, const std::string& path, const std::st
     const std::string dym = did_you_mean(key, all);
     throw InputError(file, path, "unknown parameter", "'" + key + "'",
                      dym.empty() ? "a job field (" + kJobParams[1] + ", nodes, gdr_disable, ...), a training setting, "
-                                   "horovod.*, ddp.*, compute.*, nccl.*, vgpu.*, a per-point price.* or a template variable var.*"
+                                   "horovod.*, ddp.*, compute.*, nccl.*, vgpu.*, capacity_scale.*, a per-point price.* or a "
+                                   "template variable var.*"
                                  : "did you mean '" + dym + "'?");
   }
   if (!(v.is_string() || v.is_number() || v.is_boolean()))

@@ -199,7 +199,7 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
 
   // Split the key=value pairs by prefix.
   std::vector<std::string> train_pairs;
-  std::map<std::string, double> compute_sets, nccl_sets;
+  std::map<std::string, double> compute_sets, nccl_sets, scale_sets;
   std::vector<std::pair<std::string, std::string>> vgpu_sets;
   for (const auto& kv : spec.sets) {
     const auto eq = kv.find('=');
@@ -221,6 +221,14 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
       vgpu_sets.emplace_back(key, val);
     } else if (key.rfind("nccl.", 0) == 0) {
       nccl_sets[key] = number_value(spec.sets_origin, key, val);
+    } else if (key.rfind("capacity_scale.", 0) == 0) {
+      // Capacity multiplier of every resource of one kind (nic-port, pcie, socket-threads, ...; Fabric), e.g. an
+      // achievable fraction of line rate fitted by `vgsim calibrate fit-training`.
+      const double v = number_value(spec.sets_origin, key, val);
+      if (!(v > 0.0 && v <= 1000.0) || key.size() == std::string("capacity_scale.").size())
+        throw InputError(spec.sets_origin, key, "capacity scale out of range", "'" + kv + "'",
+                         "capacity_scale.<resource kind>=x with 0 < x <= 1000, e.g. capacity_scale.nic-port=0.95");
+      scale_sets[key.substr(std::string("capacity_scale.").size())] = v;
     } else {
       train_pairs.push_back(kv);
     }
@@ -328,8 +336,9 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   P.push_back({"nccl.gdr_disable", job.comm.path.gdr_disable, nsrc(kn.gdr_disable.has_value())});
   for (const auto& prm : job.comm.nccl.list())
     P.push_back({prm.name, prm.value, nccl_sets.count(prm.name) ? spec.sets_origin : prm.source});
+  for (const auto& [kind, scale] : scale_sets) job.comm.capacity_scale[kind] = scale;
   for (const auto& [kind, scale] : job.comm.capacity_scale)
-    P.push_back({"capacity_scale." + kind, scale, "communicator options"});
+    P.push_back({"capacity_scale." + kind, scale, scale_sets.count(kind) ? spec.sets_origin : "communicator options"});
   // Virtualization: the VM's compute efficiency and the vGPU scheduler.
   if (e0.vm_index != UINT32_MAX) {
     const topo::VmInfo& vm = cl.vms()[e0.vm_index];

@@ -13,7 +13,9 @@
 namespace vgsim::sim::planning {
 
 // A train report from a file, or from a plan point "plan.json#INDEX". `label` is what the user typed.
-Json load_design(const std::string& file_or_point);
+// `extra_sets` (key=value, e.g. a training calibration profile's) apply to a plan point under the plan's own
+// parameters; a report JSON is read as it is.
+Json load_design(const std::string& file_or_point, const std::vector<std::string>& extra_sets = {});
 
 // {"a": {...summary...}, "b": {...}, "differences": [{"name", "a", "b"}], "ratio_throughput": b/a}.
 Json compare_designs(const Json& a, const std::string& label_a, const Json& b, const std::string& label_b);
