@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/horovod_timeline_import.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
@@ -97,6 +98,15 @@ void run_import(const ImportArgs& a) {
   h.nranks = a.nranks, h.nnodes = a.nnodes, h.gpus_per_node = a.gpus_per_node, h.op = a.op;
   std::vector<Measurement> all;
   for (const auto& f : a.files) {
+    if (looks_like_horovod_timeline(f)) {
+      HorovodPhaseTotals t;
+      auto r = import_horovod_timeline(f, h, &t);
+      std::cerr << "imported " << r.size() << " fused NCCL allreduces from " << f << " (Horovod timeline: " << t.tensors
+                << " tensors, " << t.allreduces << " tensor allreduces); time per phase, summed over tensors:\n";
+      for (const auto& [name, us] : t.phase_us) std::cerr << "  " << name << " " << us / 1e3 << " ms\n";
+      all.insert(all.end(), r.begin(), r.end());
+      continue;
+    }
     auto r = looks_like_osu(f) ? import_osu(f, h) : import_nccl_tests(f, h);
     std::cerr << "imported " << r.size() << " records from " << f << "\n";
     all.insert(all.end(), r.begin(), r.end());
@@ -305,8 +315,10 @@ void add_calibrate_command(CLI::App& app) {
   cal->add_subcommand("probe", "How to measure a real cluster with vgsim-probe")->callback([] { run_probe(); });
 
   auto imp = std::make_shared<ImportArgs>();
-  CLI::App* i = cal->add_subcommand("import", "nccl-tests or OSU text output -> measurement JSONL");
-  i->add_option("files", imp->files, "nccl-tests or OSU output files (format auto-detected)")->required();
+  CLI::App* i = cal->add_subcommand("import", "nccl-tests / OSU text output or Horovod timelines -> measurement JSONL");
+  i->add_option("files", imp->files,
+                "nccl-tests or OSU output files, or Horovod timeline JSON (HOROVOD_TIMELINE; format auto-detected)")
+      ->required();
   i->add_option("--nranks", imp->nranks, "ranks, when the file does not say");
   i->add_option("--nnodes", imp->nnodes, "nodes, when the file does not say");
   i->add_option("--gpus-per-node", imp->gpus_per_node, "ranks per node, when the file does not say");
