@@ -1,7 +1,7 @@
 // Tests of the calibration profile: Open MPI allreduce schedules (structure and alpha-beta-gamma closed forms),
 // the alpha-beta-gamma fit on the 2-node OSU tables predicting 4 nodes, the simulator-parameter fit with residual
 // factors on every nccl-tests table (median error <= 8 % after calibration; before/after table printed), and the
-// profile JSON round trip. Data through VGSIM_SHARED_DIR.
+// profile JSON round trip. Data through VGSIM_MEASURED_DIR (data/measured).
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -20,7 +20,7 @@ using namespace vgsim::calibrate;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kData = fs::path(VGSIM_SHARED_DIR) / "data";
+const fs::path kData = fs::path(VGSIM_MEASURED_DIR);
 
 AlphaBetaGamma abg(double alpha, double beta, double gamma) {
   AlphaBetaGamma m;

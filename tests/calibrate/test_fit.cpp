@@ -19,7 +19,7 @@ using namespace vgsim::calibrate;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kData = fs::path(VGSIM_SHARED_DIR) / "data";
+const fs::path kData = fs::path(VGSIM_MEASURED_DIR);
 
 SeriesKey synthetic_key(std::int64_t nranks = 8) {
   SeriesKey k;

@@ -17,7 +17,7 @@ using namespace vgsim::calibrate;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kData = fs::path(VGSIM_SHARED_DIR) / "data";
+const fs::path kData = fs::path(VGSIM_MEASURED_DIR);
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);

@@ -48,7 +48,7 @@ TEST_CASE("JSONL round trip of every record kind is exact and byte-stable", "[ca
 }
 
 TEST_CASE("JSONL file round trip of every imported shared/data file is byte-identical", "[calibrate][jsonl]") {
-  const fs::path shared = fs::path(VGSIM_SHARED_DIR) / "data";
+  const fs::path shared = fs::path(VGSIM_MEASURED_DIR);
   std::vector<Measurement> all;
   for (const auto& e : fs::directory_iterator(shared / "nccl-tests")) {
     ImportHints h;

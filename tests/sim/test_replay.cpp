@@ -36,7 +36,7 @@ double median(std::vector<double> v) {
 // Replays one table and returns the median relative error of the simulated time (prints every row).
 double replay_median(const Case& c) {
   const topo::Catalog catalog = topo::Catalog::load_default();
-  const std::string dir = std::string(VGSIM_SHARED_DIR) + "/data/nccl-tests/";
+  const std::string dir = std::string(VGSIM_MEASURED_DIR) + "/nccl-tests/";
   const topo::Cluster cluster = topo::Cluster::resolve(c.preset, catalog);
   sim::CommOptions opt;
   opt.path = c.path;

@@ -17,7 +17,7 @@ using namespace vgsim;
 namespace {
 
 std::map<std::string, double> measured_values() {
-  std::ifstream in(std::string(VGSIM_SHARED_DIR) + "/data/training-cases.csv");
+  std::ifstream in(std::string(VGSIM_MEASURED_DIR) + "/training-cases.csv");
   REQUIRE(in.good());
   std::map<std::string, double> out;
   std::string line;
