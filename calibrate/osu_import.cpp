@@ -107,7 +107,17 @@ std::vector<Measurement> import_osu_text(const std::string& text, const std::str
     if (!size || *size < 0)
       throw InputError(file, at_line(ln), "bad size", "'" + toks[static_cast<std::size_t>(size_col)] + "'",
                        "a non-negative integer of bytes");
-    const auto t = detail::parse_double_token(toks[static_cast<std::size_t>(avg_col)]);
+    const std::string& lat = toks[static_cast<std::size_t>(avg_col)];
+    // OSU prints every latency with two decimals ("%.2f"); a value without them is a row cut inside a number
+    // (e.g. "504000  84" left of "504000  847.93"), never a measurement.
+    const auto dot = lat.find('.');
+    if (dot == std::string::npos || lat.size() - dot - 1 != 2)
+      throw InputError(file, at_line(ln), "latency not in OSU's two-decimal format (a cut-off row?)", "'" + lat + "'",
+                       "a latency printed as OSU does, e.g. 847.93");
+    if (i + 1 == lines.size() && !text.empty() && text.back() != '\n')
+      throw InputError(file, at_line(ln), "last row has no line end (the file looks cut off)", "'" + raw + "'",
+                       "a complete OSU output file");
+    const auto t = detail::parse_double_token(lat);
     if (!t || *t <= 0)
       throw InputError(file, at_line(ln), "bad latency", "'" + toks[static_cast<std::size_t>(avg_col)] + "'",
                        "a positive number of microseconds");

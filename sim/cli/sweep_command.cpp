@@ -32,7 +32,7 @@ struct SweepArgs {
   std::string plan, out, fidelity, calibration;
   unsigned jobs = 0, top = 20;
   std::optional<unsigned> rank0_jobs;  // under mpirun: threads that run points on rank 0 (default: jobs)
-  bool resume = false, quiet = false, progress = false;
+  bool resume = false, quiet = false, progress = false, keep_going = false;
 };
 
 // The plan with a training profile's pairs (--calibration) added to its base where the plan does not set them
@@ -67,6 +67,16 @@ void run_and_report(const SweepArgs& a, const sim::planning::SweepPlan& plan, co
   write_sweep_summary(s, plan, r, a.top);
   std::cout << s.str();
   if (!a.out.empty()) std::cout << "results: " << a.out << "\n";
+  // A failed point is the plan's fault (bad nodes, unknown model, ...): exit 2 unless partial sweeps are wanted. The
+  // CSV is written either way (its error column says why each point failed).
+  std::size_t failed = 0;
+  std::string first;
+  for (const auto& x : r.results)
+    if (!x.error.empty() && failed++ == 0) first = "point " + std::to_string(x.index) + ": " + x.error;
+  if (failed && !a.keep_going)
+    throw InputError(plan.file, "points", std::to_string(failed) + " of " + std::to_string(r.results.size()) +
+                                              " point(s) failed (the CSV's error column has each reason)",
+                     first.substr(0, 300), "every point valid, or --keep-going to accept a partial sweep (exit 0)");
 }
 
 #ifdef VGSIM_HAVE_MPI
@@ -138,6 +148,7 @@ void add_sweep_command(CLI::App& app) {
   c->add_flag("--resume", a->resume, "skip points already in --out or its journal (matched by point id)");
   c->add_option("--fidelity", a->fidelity, "step (engine, default) or analytical (closed form, fast)");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every point");
+  c->add_flag("--keep-going", a->keep_going, "exit 0 even when some points fail (default: exit 2, CSV still written)");
   c->add_option("--top", a->top, "rows in the ranked summary (Pareto points are always shown; default 20)");
   c->add_option("--rank0-jobs", a->rank0_jobs,
                  "under mpirun: threads running points on rank 0 (default: as --jobs; 0 = rank 0 only hands out "

@@ -67,8 +67,10 @@ void run(const TrainArgs& a) {
   std::ostringstream summary;
   write_training_summary(summary, job, study);
   std::cout << summary.str();
-  if (!a.json_out.empty()) write_file_atomically(a.json_out, training_json(job, study).dump(2) + "\n");
-  if (!a.trace_out.empty()) write_file_atomically(a.trace_out, chrome_trace(job, study.result).dump() + "\n");
+  // Both outputs or neither (a bad --trace path must not leave a fresh --json behind; one path for both is refused).
+  write_files_atomically(
+      {{"--json", a.json_out, a.json_out.empty() ? "" : training_json(job, study).dump(2) + "\n"},
+       {"--trace", a.trace_out, a.trace_out.empty() ? "" : chrome_trace(job, study.result).dump() + "\n"}});
 }
 
 }  // namespace

@@ -10,6 +10,51 @@
 
 namespace vgsim {
 
+namespace {
+std::string temp_of(const std::string& path) { return path + ".tmp." + std::to_string(static_cast<long>(::getpid())); }
+
+// Writes `content` to the temporary file of `path`; throws InputError (and leaves no temporary) on failure.
+void write_temp(const std::string& path, const std::string& content) {
+  const std::string tmp = temp_of(path);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) throw InputError(path, "", "cannot create output file", "", "a writable location");
+  out << content;
+  out.flush();
+  if (!out) {
+    out.close();
+    std::remove(tmp.c_str());
+    throw InputError(path, "", "cannot write output file", "", "a writable location with free space");
+  }
+}
+}  // namespace
+
+void write_files_atomically(const std::vector<OutputFile>& outputs) {
+  std::vector<const OutputFile*> todo;
+  for (const auto& o : outputs) {
+    if (o.path.empty()) continue;
+    for (const OutputFile* t : todo)
+      if (t->path == o.path)
+        throw InputError("", o.option, "two outputs name the same file", o.path,
+                         "different paths for " + t->option + " and " + o.option);
+    todo.push_back(&o);
+  }
+  std::vector<std::string> written;
+  try {
+    for (const OutputFile* o : todo) {
+      write_temp(o->path, o->content);
+      written.push_back(temp_of(o->path));
+    }
+  } catch (...) {
+    for (const auto& t : written) std::remove(t.c_str());
+    throw;
+  }
+  for (const OutputFile* o : todo)
+    if (std::rename(temp_of(o->path).c_str(), o->path.c_str()) != 0) {
+      for (const auto& t : written) std::remove(t.c_str());
+      throw InputError(o->path, "", "cannot move the finished output into place", "", "a writable location");
+    }
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   {

@@ -111,21 +111,42 @@ PointResult parse_row(const std::vector<std::string>& header, const std::vector<
   return r;
 }
 
-// Rows of an earlier run (final CSV or journal) by point id; checks the header.
+// Rows of an earlier run (final CSV or journal) by point id; checks the header. Only complete rows count: a row must
+// end with its line end (each row is one write(), so a row without one was torn by a kill) and have exactly the
+// header's field count; anything else is dropped with a note on stderr and its point runs again.
 void read_previous(const std::string& path, const std::string& header, std::map<std::string, std::string>& rows) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return;
-  std::string line;
-  if (!std::getline(in, line)) return;
-  if (line + "\n" != header)
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::size_t first = text.find('\n');
+  if (first == std::string::npos) return;  // not even a complete header: nothing finished
+  const std::string line0 = text.substr(0, first);
+  if (line0 + "\n" != header)
     throw InputError(path, "header", "results file was written by a different plan (columns differ)",
-                     "'" + line.substr(0, 80) + "'", "the columns of this plan, or run without --resume");
-  while (std::getline(in, line)) {
+                     "'" + line0.substr(0, 80) + "'", "the columns of this plan, or run without --resume");
+  const std::size_t fields = split_csv(header.substr(0, header.size() - 1)).size();
+  std::size_t pos = first + 1, dropped = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {  // torn tail
+      ++dropped;
+      break;
+    }
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
     if (line.empty()) continue;
     const auto f = split_csv(line);
-    if (f.size() < 3) continue;  // a torn line cannot happen with single writes, but never trust a file
+    if (f.size() != fields) {
+      ++dropped;
+      continue;
+    }
     rows[f[1]] = line;
   }
+  if (dropped)
+    std::fprintf(stderr, "vgsim sweep: %s: %zu incomplete row(s) dropped (torn by an interruption); their points run again\n",
+                 path.c_str(), dropped);
 }
 
 // One write() of a full line on an O_APPEND descriptor: concurrent appends never interleave.
@@ -235,10 +256,14 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   const PointRun run = [&](std::size_t i) { return run_point(plan, out.points[i], catalog, fidelity); };
   const PointDone on_done = [&](std::size_t i, PointResult r) {
     std::string line = csv_row(out.points[i], r, cols);
+    // The summary is computed from what the CSV holds (the same rounded values a resumed run reads back), so a
+    // resumed sweep's summary is identical to an uninterrupted one's.
+    PointResult back = parse_row(header_fields, split_csv(line.substr(0, line.size() - 1)));
+    back.index = i;
     std::lock_guard<std::mutex> lock(mu);
     if (fd >= 0) append_line(fd, line);
     lines[i] = std::move(line);
-    out.results[i] = std::move(r);
+    out.results[i] = std::move(back);
     ++done;
     if (o.progress) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -4,9 +4,18 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace vgsim {
 
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// Several outputs of one command, all or none: every temporary file is written first; if one fails, all are removed
+// and nothing is replaced. Two outputs naming the same path are an InputError (one would overwrite the other).
+// `outputs` pairs an option name (for messages, e.g. "--json") with its path; an empty path is skipped.
+struct OutputFile {
+  std::string option, path, content;
+};
+void write_files_atomically(const std::vector<OutputFile>& outputs);
 
 }  // namespace vgsim

@@ -1,0 +1,115 @@
+// Reliability regressions (issue "Reliability"): each case failed before its fix.
+//  1. `sweep --resume` with a journal whose last row is torn re-runs that point instead of copying the fragment;
+//     the resumed CSV and summary are byte-identical to an uninterrupted run's.
+//  2. The OSU importer refuses a row cut inside a number.
+//  3. A sweep whose points fail exits 2 (the CSV is still written); --keep-going exits 0.
+//  7. `train --json r --trace <bad>` leaves no r behind; one path for both outputs is refused.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../run_command.hpp"
+
+namespace {
+
+struct Run {
+  int status;
+  std::string out;
+};
+
+Run run_vgsim(const std::string& args) {
+  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) + " " + args + " 2>&1");
+  return {r.status, r.out};
+}
+
+std::string tmp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("vgsim-rel-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+std::string read(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+const std::string kPlan = std::string(VGSIM_DATA_DIR) + "/workloads/plans/seed-whatif.json";
+
+}  // namespace
+
+TEST_CASE("sweep --resume re-runs a torn journal row and matches an uninterrupted run byte for byte",
+          "[cli][reliability]") {
+  const std::string full = tmp_path("full.csv"), part = tmp_path("part.csv");
+  const Run a = run_vgsim("sweep " + kPlan + " --out " + full + " --jobs 1");
+  REQUIRE(a.status == 0);
+  const std::string csv = read(full);
+  // The journal of an interrupted run: the header and the first ~70 % of the bytes, cut inside a row.
+  const std::size_t cut = csv.size() * 7 / 10;
+  REQUIRE(csv[cut - 1] != '\n');
+  write(part + ".journal", csv.substr(0, cut));
+  const Run b = run_vgsim("sweep " + kPlan + " --out " + part + " --jobs 1 --resume");
+  REQUIRE(b.status == 0);
+  CHECK(b.out.find("incomplete row(s) dropped") != std::string::npos);
+  CHECK(read(part) == csv);
+  // The summary (everything but the "N run, M resumed" count line and the results path) is the same too.
+  auto summary = [](const std::string& out, const std::string& path) {
+    std::istringstream in(out);
+    std::string line, s;
+    while (std::getline(in, line))
+      if (line.find(" resumed, ") == std::string::npos && line.find("results: ") == std::string::npos &&
+          line.find("dropped") == std::string::npos && line.find(path) == std::string::npos)
+        s += line + "\n";
+    return s;
+  };
+  CHECK(summary(b.out, part) == summary(a.out, full));
+  std::filesystem::remove(full);
+  std::filesystem::remove(part);
+}
+
+TEST_CASE("the OSU importer refuses a row cut inside a number", "[cli][reliability]") {
+  // OSU prints latencies with two decimals; "504000  84" is what is left of "504000  847.93" after a cut.
+  const std::string in = std::string(VGSIM_MEASURED_DIR) + "/osu-openmpi/allreduce-10g-2cpu-algo4-step1k.txt";
+  const std::string text = read(in);
+  const std::string dir = tmp_path("osu");
+  std::filesystem::create_directories(dir);
+  const std::string cut = dir + "/allreduce-10g-2cpu-algo4-step1k.txt";  // the importer reads the layout from the name
+  write(cut, text.substr(0, text.rfind('.') - 1));  // ends inside the last latency, before its decimals
+  const Run r = run_vgsim("calibrate import " + cut + " --out " + tmp_path("m.jsonl"));
+  CHECK(r.status == 2);
+  CHECK(r.out.find(cut) != std::string::npos);
+  CHECK(r.out.find("two-decimal format (a cut-off row?)") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a sweep with failed points exits 2 and still writes its CSV; --keep-going exits 0", "[cli][reliability]") {
+  const std::string plan = tmp_path("bad-plan.json"), out = tmp_path("bad.csv");
+  write(plan, R"({"name": "bad", "base": {"cluster": "r750xa-2x-25gbe", "workload": "resnet50", "gpus_per_node": 1},
+                  "grid": {"nodes": [1, 7]}})");
+  const Run r = run_vgsim("sweep " + plan + " --out " + out + " --jobs 1");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("1 of 2 point(s) failed") != std::string::npos);
+  CHECK(std::filesystem::exists(out));
+  const Run k = run_vgsim("sweep " + plan + " --out " + out + " --jobs 1 --keep-going");
+  CHECK(k.status == 0);
+  std::filesystem::remove(plan);
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("train writes its --json and --trace together or not at all", "[cli][reliability]") {
+  const std::string json = tmp_path("r.json");
+  std::filesystem::remove(json);
+  const Run r = run_vgsim("train --scenario seed-rn50-2x1-25gbe --json " + json + " --trace " +
+                          tmp_path("no-such-dir") + "/t.json");
+  CHECK(r.status == 2);
+  CHECK_FALSE(std::filesystem::exists(json));
+  const Run same = run_vgsim("train --scenario seed-rn50-2x1-25gbe --json " + json + " --trace " + json);
+  CHECK(same.status == 2);
+  CHECK(same.out.find("two outputs name the same file") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(json));
+}
