@@ -87,7 +87,13 @@ void run(const CollectiveArgs& a) {
   if (!(a.factor > 1.0)) throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
   const std::int64_t tsize = type_size(a.dtype);
 
+  if (opt.channels && (*opt.channels < 1 || *opt.channels > 64))
+    throw InputError("", "--channels", "channel count out of range", std::to_string(*opt.channels),
+                     "1..64 (NCCL MAXCHANNELS)");
   sim::Communicator comm(cluster, sim::place_ranks(cluster, nodes, gpn), opt);
+  if ((op == coll::Op::Broadcast || op == coll::Op::Reduce) && a.root >= comm.ranks())
+    throw InputError("", "-r/--root", "root is not a rank of the communicator", std::to_string(a.root),
+                     "0.." + std::to_string(comm.ranks() - 1));
   sim::NcclTestsHeader header;
   header.title = "vgsim collective: " + std::string(coll::to_string(op)) + " on " + cluster.name() + ", " +
                  std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPU(s) = " +

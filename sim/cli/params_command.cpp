@@ -11,6 +11,7 @@
 #include "vgsim/sim/training/job.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/topologies/cluster.hpp"
+#include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
 
 namespace vgsim::cli {
@@ -34,7 +35,9 @@ std::string text(const Json& v) {
 
 void run(const ParamsArgs& a) {
   if (a.scenario.empty() && a.cluster.empty() && a.workload.empty()) {
-    const auto t = coll::NcclTuning::defaults(a.version);
+    sim::NcclKnobs kn;
+    kn.version = a.version;
+    const auto t = kn.tuning();  // an unknown version is an InputError naming --nccl-version
     for (const auto& prm : t.list()) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%g", prm.value);

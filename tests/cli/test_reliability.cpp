@@ -113,3 +113,18 @@ TEST_CASE("train writes its --json and --trace together or not at all", "[cli][r
   CHECK(same.out.find("two outputs name the same file") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(json));
 }
+
+TEST_CASE("bad collective and params options exit 2 with the option named, not 1", "[cli][reliability]") {
+  // 5. root outside the communicator, channels beyond NCCL's MAXCHANNELS (64), an unknown tuning version.
+  const std::string c = "collective --cluster r750xa-2x-25gbe -b 1K -e 1K ";
+  for (const auto& [args, words] : std::vector<std::pair<std::string, std::string>>{
+           {c + "--op broadcast -r 99", "-r/--root"},
+           {c + "--op reduce -r 8", "expected 0..7"},
+           {c + "--channels 100000", "1..64"},
+           {"params --nccl-version 9.99", "--nccl-version"}}) {
+    const Run r = run_vgsim(args);
+    INFO(args << " -> " << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(words) != std::string::npos);
+  }
+}
