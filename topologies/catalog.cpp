@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "vgsim/kernel/data_root.hpp"
 #include "vgsim/kernel/json_input.hpp"
 
 #ifndef VGSIM_TOPOLOGIES_DATA_DIR
@@ -103,10 +104,7 @@ std::vector<VgpuProfile> read_vgpu_table(JsonReader& t) {
 
 }  // namespace
 
-std::string Catalog::data_dir() {
-  if (const char* env = std::getenv("VGSIM_DATA_DIR"); env && *env) return env;
-  return VGSIM_TOPOLOGIES_DATA_DIR;
-}
+std::string Catalog::data_dir() { return data_root(VGSIM_TOPOLOGIES_DATA_DIR); }
 
 std::string Catalog::default_dir() { return (fs::path(data_dir()) / "topologies" / "catalog").string(); }
 

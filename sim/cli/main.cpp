@@ -17,6 +17,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"vgsim: simulate distributed deep-learning training and NCCL collectives on (virtualized) GPU clusters"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("vgsim ") + VGSIM_VERSION);
   vgsim::cli::add_collective_command(app);
   vgsim::cli::add_params_command(app);
   vgsim::cli::add_train_command(app);

@@ -128,3 +128,9 @@ TEST_CASE("bad collective and params options exit 2 with the option named, not 1
     CHECK(r.out.find(words) != std::string::npos);
   }
 }
+
+TEST_CASE("--version names the program and its version", "[cli]") {
+  const Run r = run_vgsim("--version");
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("vgsim ", 0) == 0);
+}

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "vgsim/kernel/data_root.hpp"
 #include "vgsim/workloads/models/model.hpp"
 
 #ifndef VGSIM_MODELS_DEFAULT_DATA_DIR
@@ -26,9 +27,7 @@ std::string key_of(const std::string& s) {
 }  // namespace
 
 std::string models_dir() {
-  const char* env = std::getenv("VGSIM_DATA_DIR");
-  const std::string root = (env && *env) ? std::string(env) : std::string(VGSIM_MODELS_DEFAULT_DATA_DIR);
-  return (fs::path(root) / "workloads" / "models").string();
+  return (fs::path(data_root(VGSIM_MODELS_DEFAULT_DATA_DIR)) / "workloads" / "models").string();
 }
 
 std::vector<std::string> list_models() {
