@@ -298,6 +298,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   }
 
   coll::GenOptions gen;
+  gen.max_transfers = options_.max_transfers;
   gen.channels = channels;
   gen.root = root;
   plan.schedule = std::make_shared<const coll::CollectiveSchedule>(

@@ -28,6 +28,7 @@ struct CollectiveArgs {
   double factor = 2.0;
   sim::NcclKnobs nccl;
   std::uint32_t root = 0;
+  std::uint64_t max_transfers = sim::kDefaultMaxTransfers;
   std::vector<std::string> sets;
   std::string json_out;
   std::string dtype = "float";
@@ -85,8 +86,15 @@ void run(const CollectiveArgs& a) {
   const Bytes max_b = option_value("-e", a.max_bytes, parse_bytes);
   if (min_b <= 0 || max_b < min_b) throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
   if (!(a.factor > 1.0)) throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
+  // Resource guard: the sweep visits log(max/min) / log(f) sizes (one simulation each).
+  const double visits = std::log(static_cast<double>(max_b) / static_cast<double>(min_b)) / std::log(a.factor) + 1;
+  if (visits > 10000)
+    throw InputError("", "-f", "size factor so close to 1 that the sweep would visit " +
+                                   std::to_string(static_cast<long long>(visits)) + " sizes",
+                     std::to_string(a.factor), "a factor giving at most 10,000 sizes between -b and -e (e.g. 2)");
   const std::int64_t tsize = type_size(a.dtype);
 
+  opt.max_transfers = a.max_transfers;
   if (opt.channels && (*opt.channels < 1 || *opt.channels > 64))
     throw InputError("", "--channels", "channel count out of range", std::to_string(*opt.channels),
                      "1..64 (NCCL MAXCHANNELS)");
@@ -109,7 +117,7 @@ void run(const CollectiveArgs& a) {
   const Bytes granule = tsize * ((op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? comm.ranks() : 1);
   for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9); s *= a.factor) {
     Bytes size = static_cast<Bytes>(s) / granule * granule;  // whole elements, as nccl-tests rounds counts
-    if (size == 0) continue;
+    if (size == 0 || (!rows.empty() && size == rows.back().size)) continue;  // whole elements: sizes may repeat
     const sim::CollectiveResult r = sim::simulate_collective(comm, op, size, a.root);
     sim::NcclTestsRow row;
     row.size = size;
@@ -150,6 +158,9 @@ void add_collective_command(CLI::App& app) {
   c->add_option("-f,--stepfactor", args->factor, "multiplicative size step (nccl-tests -f)")->capture_default_str();
   c->add_option("-d,--type", args->dtype, "data type")->capture_default_str();
   c->add_option("-r,--root", args->root, "root rank for broadcast/reduce")->capture_default_str();
+  c->add_option("--max-transfers", args->max_transfers,
+                "refuse a size whose schedule needs more step transfers (~64 B each; 0 = no limit)")
+      ->capture_default_str();
   add_nccl_options(c, args->nccl);
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");

@@ -24,6 +24,7 @@ struct TrainArgs {
   std::uint32_t nodes = 0, gpus_per_node = 0;
   std::vector<std::string> sets;
   std::string calibration;
+  std::uint64_t max_transfers = sim::kDefaultMaxTransfers;
   int iterations = 0;
   std::string json_out, trace_out;
   sim::NcclKnobs nccl = [] {  // only what the command line sets overrides a scenario's knobs
@@ -57,6 +58,7 @@ void run(const TrainArgs& a) {
     spec.sets.insert(spec.sets.begin(), cal.begin(), cal.end());
     spec.sets_origin = "calibration " + a.calibration + " / " + spec.sets_origin;
   }
+  spec.max_transfers = a.max_transfers;
   spec.nccl.merge(a.nccl);
   if (a.overlap_collectives) spec.serialize_collectives = false;
   if (a.no_replay) spec.reuse_collective_times = false;
@@ -92,6 +94,9 @@ void add_train_command(CLI::App& app) {
   c->add_option("--iterations", a->iterations, "iterations to simulate (default 3; the last is reported)");
   c->add_option("--json", a->json_out, "write the full report as JSON");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) to apply");
+  c->add_option("--max-transfers", a->max_transfers,
+                "refuse a collective whose schedule needs more step transfers (~64 B each; 0 = no limit)")
+      ->capture_default_str();
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
   add_nccl_options(c, a->nccl);
   c->add_flag("--overlap-collectives", a->overlap_collectives,

@@ -134,3 +134,25 @@ TEST_CASE("--version names the program and its version", "[cli]") {
   CHECK(r.status == 0);
   CHECK(r.out.rfind("vgsim ", 0) == 0);
 }
+
+TEST_CASE("oversized requests are refused up front with the estimate and the option that raises the limit",
+          "[cli][reliability]") {
+  // 6. A 16 TiB allreduce on 2 ranks needs ~470 M step transfers (~28 GiB before the engine's state): refused before
+  //    anything is allocated (it used to grow until std::bad_alloc). A size factor of 1.0000001 between 1 KiB and
+  //    1 MiB would visit log(1024) / log(1.0000001) ~ 69 M sizes: refused too.
+  const Run big = run_vgsim("collective --cluster r750xa-2x-25gbe -b 16T -e 16T");
+  CHECK(big.status == 2);
+  CHECK(big.out.find("--max-transfers") != std::string::npos);
+  const Run fine = run_vgsim("collective --cluster r750xa-2x-25gbe -b 1K -e 1M -f 1.0000001");
+  CHECK(fine.status == 2);
+  CHECK(fine.out.find("-f") != std::string::npos);
+  // Sizes that round to the same element count are simulated once: 8 x 1.1^k <= 16 for k = 0..7 (15.59 B), and
+  // rounded down to whole floats those eight sizes are 8, 8, 8, 8, 8, 12, 12, 12: two rows, 8 and 12.
+  const Run rounded = run_vgsim("collective --cluster r750xa-2x-25gbe -b 8 -e 16 -f 1.1");
+  REQUIRE(rounded.status == 0);
+  int rows = 0;
+  std::istringstream in(rounded.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#' && line.find("float") != std::string::npos) ++rows;
+  CHECK(rows == 2);
+}

@@ -10,9 +10,23 @@
 #include <utility>
 #include <vector>
 
+#include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 
 namespace vgsim::coll::detail {
+
+// Refuses a schedule of `total` transfers beyond the 32-bit index space or the caller's limit (GenOptions), before
+// anything is allocated. `what` names the algorithm ("ring allreduce").
+inline void check_transfers(std::uint64_t total, const GenOptions& o, const std::string& what) {
+  if (o.max_transfers > 0 && total > o.max_transfers)
+    throw InputError("", "--max-transfers", what + " needs " + std::to_string(total) + " step transfers (about " +
+                         std::to_string(total * 64 / (1024 * 1024)) + " MiB before the engine's own state)",
+                     std::to_string(o.max_transfers) + " allowed",
+                     "a smaller size or fewer ranks, or --max-transfers N to allow more");
+  if (total >= 0xffffffffull)
+    throw InputError("", "size", what + " needs " + std::to_string(total) + " step transfers",
+                     "more than 2^32", "a smaller size or fewer ranks (the executor indexes transfers with 32 bits)");
+}
 
 // Splits `total` bytes into loops of `per_loop_pieces` pieces of at most `chunk` bytes: all loops but the last are
 // full; the last loop's remainder is spread evenly (first R % M pieces get one extra byte).
@@ -27,7 +41,8 @@ struct Partition {
                                                                       pieces_per_loop(m) {
     const Bytes per_loop = chunk * static_cast<Bytes>(m);
     const Bytes l = total <= 0 ? 1 : (total + per_loop - 1) / per_loop;
-    if (l > 0xffffffffLL / 4) throw std::invalid_argument("collective needs too many loops; raise chunk_bytes");
+    if (l > 0xffffffffLL / 4)
+      throw InputError("", "size", "collective needs too many chunk loops", std::to_string(l), "a smaller size");
     loops = static_cast<std::uint32_t>(std::max<Bytes>(1, l));
     const Bytes rem = total - static_cast<Bytes>(loops - 1) * per_loop;
     last_base = rem / static_cast<Bytes>(m);

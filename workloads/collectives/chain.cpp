@@ -23,7 +23,7 @@ CollectiveSchedule chain_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes
   for (std::uint32_t h = 0; h < n; ++h) chain[h] = order[(start + h) % n];
   const std::uint32_t hops = n - 1;
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * hops;
-  if (total >= 0xffffffffull) throw std::invalid_argument("chain: more than 2^32 transfers; raise chunk_bytes");
+  detail::check_transfers(total, o, std::string("chain ") + to_string(op));
   detail::Appender app(s, total, total * 3);
   constexpr std::uint64_t kNone = detail::Appender::kNone;
   auto idx = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t h) -> std::uint64_t { return (l * c + ch) * hops + h; };

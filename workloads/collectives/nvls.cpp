@@ -38,7 +38,7 @@ CollectiveSchedule nvls_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
   const std::uint64_t nn = static_cast<std::uint64_t>(n) * n;
   const std::uint64_t per = 2 * nn + 2ull * n;  // U1 n^2, D1 n, U2 n, D2 n^2
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * per;
-  if (total >= 0xffffffffull) throw std::invalid_argument("nvls: more than 2^32 transfers; raise chunk_bytes");
+  detail::check_transfers(total, o, "nvls allreduce");
   detail::Appender app(s, total, total * 2 + static_cast<std::uint64_t>(part.loops) * c * nn);
   constexpr std::uint64_t kNone = detail::Appender::kNone;
   const std::uint32_t slots = s.slots;

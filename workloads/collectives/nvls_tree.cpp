@@ -68,7 +68,7 @@ CollectiveSchedule nvls_tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes
                       net = static_cast<std::uint64_t>(N - 1) * nl;
   const std::uint64_t per = 2 * sq + 2 * lin + 2 * net;  // U1, D2: N n_l^2; D1, U2: N n_l; UP, DN: (N-1) n_l
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * per;
-  if (total >= 0xffffffffull) throw std::invalid_argument("nvlstree: more than 2^32 transfers; raise chunk_bytes");
+  detail::check_transfers(total, o, "nvlstree allreduce");
   detail::Appender app(s, total, total * 3 + static_cast<std::uint64_t>(part.loops) * c * sq);
   constexpr std::uint64_t kNone = detail::Appender::kNone;
   const std::uint32_t slots = s.slots;

@@ -18,7 +18,7 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   const std::uint32_t nsteps = ring_steps(op, n);
   if (nsteps == 0) return s;  // one rank: nothing moves
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * nsteps * c * n;
-  if (total >= 0xffffffffull) throw std::invalid_argument("ring: more than 2^32 transfers; raise chunk_bytes");
+  detail::check_transfers(total, o, std::string("ring ") + to_string(op));
   // Hot loop (millions of transfers): write straight into pre-sized arrays; dependencies are emitted in ascending
   // index order without sorting: (c) -> position p+1, (a) -> p-1, (b) -> p, all at step g-1 when slots == 2.
   s.transfers.reserve(total);  // reserve, not resize: no zero-fill pass over hundreds of MB

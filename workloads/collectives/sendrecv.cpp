@@ -13,7 +13,7 @@ CollectiveSchedule sendrecv(std::uint32_t n, std::uint32_t ppn, Bytes size, Prot
   s.loops = part.loops;
   if (n <= 1) return s;
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * n;
-  if (total >= 0xffffffffull) throw std::invalid_argument("sendrecv: more than 2^32 transfers; raise chunk_bytes");
+  detail::check_transfers(total, o, "sendrecv");
   detail::Appender app(s, total, total);
   constexpr std::uint64_t kNone = detail::Appender::kNone;
   for (std::uint32_t l = 0; l < part.loops; ++l)

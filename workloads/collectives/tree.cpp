@@ -115,7 +115,7 @@ CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
   }
   const std::uint64_t per = 2ull * (n - 1);
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * per;
-  if (total >= 0xffffffffull) throw std::invalid_argument("tree: more than 2^32 transfers; raise chunk_bytes");
+  detail::check_transfers(total, o, "tree allreduce");
   detail::Appender app(s, total, total * 4);
   constexpr std::uint64_t kNone = detail::Appender::kNone;
   const std::uint32_t slots = s.slots;

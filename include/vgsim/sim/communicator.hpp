@@ -32,7 +32,14 @@ struct CommOptions {
   Time launch_overhead{0};
   // false: host-staged store-and-forward copies are not charged (StepCosts::staged_copies; counterfactual only).
   bool staged_copies = true;
+  // Resource guard (coll::GenOptions::max_transfers): a call whose schedule needs more step transfers is refused
+  // before it is built. 0 = no limit (the library default); the CLI and jobs use kDefaultMaxTransfers.
+  std::uint64_t max_transfers = 0;
 };
+
+// The commands' default for CommOptions::max_transfers: 64 Mi transfers, about 4 GiB of schedule and executor state
+// (~64 B each, docs/BENCHMARKS.md), which fits the 24 GiB development machines with the engine's own state.
+constexpr std::uint64_t kDefaultMaxTransfers = std::uint64_t{64} << 20;
 
 // What a call will do.
 struct CallPlan {

@@ -56,6 +56,8 @@ struct JobSpec {
   // Fast path: when collectives are serialized, a collective of the same op and size as an earlier one takes the
   // same time on the idle network, so it is simulated once and replayed (with its per-link bytes).
   bool reuse_collective_times = true;
+  // Resource guard per collective (CommOptions::max_transfers; --max-transfers).
+  std::uint64_t max_transfers = kDefaultMaxTransfers;
 };
 
 // One parameter as used, with its origin.

@@ -36,6 +36,9 @@ struct GenOptions {
   std::uint32_t slots = 0;     // in-flight chunks per connection; 0 = NCCL default (NCCL_STEPS / chunk steps)
   std::uint32_t root = 0;      // broadcast / reduce root rank
   std::vector<std::uint32_t> ring_order;  // ring position -> rank (a permutation); empty = 0, 1, ..., n-1
+  // Resource guard: a schedule of more transfers than this (about 64 B of memory each, plus the engine's events) is
+  // refused before it is built, with an InputError naming --max-transfers and the estimate. 0 = no limit.
+  std::uint64_t max_transfers = 0;
 };
 
 // NCCL's per-protocol buffer geometry (reference/nccl-model.md section 1.6; enqueue.cc chunk rule):
