@@ -5,6 +5,7 @@
 // instance copies the block with its name prefixed, so host h's resource k is resources()[base_h + k].
 // Capacities: bytes/s per direction; PCIe links are rate x lanes x measured efficiency (catalog pcie); NIC ports at
 // line rate. Nothing is cached between path() calls, so results never depend on query order.
+#include "vgsim/kernel/input_error.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 #include <algorithm>
@@ -565,9 +566,13 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   const Template& ta = m.templates[ha.tmpl];
   const Template& tb = m.templates[hb.tmpl];
   const std::uint32_t pa = ta.nic_choice[ga.index_in_host], pb = tb.nic_choice[gb.index_in_host];
-  if (pa == kNone || pb == kNone)
-    throw std::invalid_argument("vgsim: no NIC on host '" + (pa == kNone ? ha.name : hb.name) + "' for a path from " +
-                                ga.name + " to " + gb.name);
+  if (pa == kNone || pb == kNone) {
+    const Template& t = pa == kNone ? ta : tb;
+    throw InputError(m.file.empty() ? m.name : m.file, "$.host_templates." + t.name + ".nics",
+                     "host '" + (pa == kNone ? ha.name : hb.name) + "' has no NIC, but " + ga.name + " and " + gb.name +
+                         " are on different hosts",
+                     "[]", "at least one NIC in the template of every host whose GPUs talk to other hosts");
+  }
   const bool rdma = !o.ib_disable && ta.nics[ta.ports[pa].nic].rdma && tb.nics[tb.ports[pb].nic].rdma;
   p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
   p.type = PathType::NET;

@@ -8,6 +8,7 @@
 // side hairpins in the vswitch, pvrdma pairs copy through host memory, SR-IOV/passthrough loop back in the NIC.
 #include <stdexcept>
 
+#include "vgsim/kernel/input_error.hpp"
 #include "topologies/detail/cluster_impl.hpp"
 
 namespace vgsim::topo {
@@ -129,7 +130,9 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
     if (e.vm_index == UINT32_MAX) {
       s.port = t.nic_choice[s.lgpu];
       if (s.port == kNone)
-        throw std::invalid_argument("vgsim: no NIC on host '" + m.hosts[e.host].name + "' for " + e.name);
+        throw InputError(m.file.empty() ? m.name : m.file, "$.host_templates." + t.name + ".nics",
+                         "host '" + m.hosts[e.host].name + "' has no NIC, but " + e.name + " talks to another host", "[]",
+                         "at least one NIC in the template of every host whose GPUs talk to other hosts");
     } else {
       const VmInfo& vm = m.vms[e.vm_index];
       s.vm = e.vm_index;

@@ -3,7 +3,11 @@
 #include "collective_command.hpp"
 #include "nccl_options.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -114,6 +118,7 @@ void run(const CollectiveArgs& a) {
   header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
 
   std::vector<sim::NcclTestsRow> rows;
+  const bool progress = ::isatty(STDERR_FILENO);
   const Bytes granule = tsize * ((op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? comm.ranks() : 1);
   for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9); s *= a.factor) {
     Bytes size = static_cast<Bytes>(s) / granule * granule;  // whole elements, as nccl-tests rounds counts
@@ -137,7 +142,12 @@ void run(const CollectiveArgs& a) {
     row.channels = r.plan.channels;
     if (!rows.empty() && rows.back().size == size) continue;
     rows.push_back(row);
+    // Progress on a terminal (the table is printed whole at the end; long sweeps were silent).
+    if (progress)
+      std::fprintf(stderr, "\rvgsim collective: %lld B done (%zu sizes, about %.0f to go)   ",
+                   static_cast<long long>(size), rows.size(), std::max(0.0, visits - static_cast<double>(rows.size())));
   }
+  if (progress) std::fprintf(stderr, "\r%*s\r", 70, "");
   std::ostringstream table;
   sim::write_nccl_tests_table(table, header, rows);
   std::cout << table.str();

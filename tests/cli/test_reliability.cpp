@@ -156,3 +156,26 @@ TEST_CASE("oversized requests are refused up front with the estimate and the opt
     if (!line.empty() && line[0] != '#' && line.find("float") != std::string::npos) ++rows;
   CHECK(rows == 2);
 }
+
+TEST_CASE("a cluster whose hosts have no NIC but must talk is an input error naming the file and JSON path",
+          "[cli][reliability]") {
+  // 5. "nics": [] in a template used by two hosts: the path between them cannot exist.
+  std::string preset = read(std::string(VGSIM_DATA_DIR) + "/topologies/presets/r750xa-2x-25gbe.json");
+  const auto at = preset.find("\"nics\"");
+  REQUIRE(at != std::string::npos);
+  const auto open = preset.find('[', at);
+  int depth = 0;
+  std::size_t close = open;
+  for (; close < preset.size(); ++close) {
+    if (preset[close] == '[') ++depth;
+    if (preset[close] == ']' && --depth == 0) break;
+  }
+  preset.replace(open, close - open + 1, "[]");
+  const std::string file = tmp_path("nonics.json");
+  write(file, preset);
+  const Run r = run_vgsim("collective --cluster " + file + " --nodes 2 --gpus-per-node 1 -b 1K -e 1K");
+  CHECK(r.status == 2);
+  CHECK(r.out.find(file) != std::string::npos);
+  CHECK(r.out.find(".nics") != std::string::npos);
+  std::filesystem::remove(file);
+}
