@@ -46,26 +46,25 @@ std::vector<GradientGroup> ddp_buckets(const std::vector<GradientTensor>& g, con
   return out;
 }
 
-// Requests queued at dispatch (HorovodSettings::requests_at_dispatch): every request of the backward pass is in
-// rank 0's queue before the first gradient is ready, so one negotiation fuses them all, consecutively in request
-// (backward) order up to the threshold (mpi_ops.cc / controller.cc FuseResponses: a tensor that does not fit starts
-// the next response). The background thread then runs the responses in order, each after polling the ready events
-// of all its entries (WAIT_FOR_OTHER_TENSOR_DATA; 100 ns sleeps, taken as 0): a response starts when its last
-// gradient is ready and not before the previous response started.
-std::vector<GradientGroup> horovod_dispatch_fusion(const std::vector<GradientTensor>& g, Bytes threshold) {
-  std::vector<GradientGroup> out;
+// Horovod's fusion rule over the tensors order[first, last) of one negotiation (mpi_ops.cc / controller.cc
+// FuseResponses): consecutive dense tensors share a buffer up to `threshold` (a tensor that does not fit starts the
+// next; 0 = no fusion); a sparse tensor without sparse_as_dense is an allgather of its own. Groups are appended to
+// `out` with earliest_start = `start`.
+void fuse(const std::vector<GradientTensor>& g, const std::vector<int>& order, std::size_t first, std::size_t last,
+          Bytes threshold, Time start, std::vector<GradientGroup>& out) {
   GradientGroup cur;
   auto flush = [&] {
     if (!cur.tensors.empty()) out.push_back(std::move(cur));
     cur = GradientGroup{};
   };
-  for (int i = 0; i < static_cast<int>(g.size()); ++i) {
+  for (std::size_t k = first; k < last; ++k) {
+    const int i = order[k];
     if (g[i].sparse) {
-      flush();
       GradientGroup s;
       s.kind = GroupKind::AllGather;
       s.bytes = g[i].sparse_bytes_per_rank;
       s.last_ready = g[i].ready;
+      s.earliest_start = start;
       s.tensors = {i};
       out.push_back(std::move(s));
       continue;
@@ -74,10 +73,23 @@ std::vector<GradientGroup> horovod_dispatch_fusion(const std::vector<GradientTen
     cur.tensors.push_back(i);
     cur.bytes += g[i].bytes;
     cur.last_ready = std::max(cur.last_ready, g[i].ready);
+    cur.earliest_start = start;
   }
   flush();
+}
+
+// Requests queued at dispatch (HorovodSettings::requests_at_dispatch): every request of the backward pass is in
+// rank 0's queue before the first gradient is ready, so one negotiation fuses them all in request (backward) order.
+// The background thread then runs the responses in order, each after polling the ready events of all its entries
+// (WAIT_FOR_OTHER_TENSOR_DATA; 100 ns sleeps, taken as 0): a response starts when its last gradient is ready and not
+// before the previous response started.
+std::vector<GradientGroup> horovod_dispatch_fusion(const std::vector<GradientTensor>& g, Bytes threshold) {
+  std::vector<int> order(g.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<GradientGroup> out;
+  fuse(g, order, 0, order.size(), threshold, Time{0}, out);
   Time issue{};
-  for (auto& grp : out) {  // responses run in order on the background thread
+  for (auto& grp : out) {
     issue = std::max(issue, grp.last_ready);
     grp.earliest_start = issue;
   }
@@ -103,30 +115,7 @@ std::vector<GradientGroup> horovod_fusion(const std::vector<GradientTensor>& g, 
     const Time tick = next_tick(g[order[next]].ready, tick_origin, h.cycle_time);
     std::size_t end = next;
     while (end < order.size() && g[order[end]].ready <= tick) ++end;
-    GradientGroup cur;
-    auto flush = [&] {
-      if (!cur.tensors.empty()) out.push_back(std::move(cur));
-      cur = GradientGroup{};
-    };
-    for (std::size_t k = next; k < end; ++k) {
-      const int i = order[k];
-      if (g[i].sparse) {
-        GradientGroup s;
-        s.kind = GroupKind::AllGather;
-        s.bytes = g[i].sparse_bytes_per_rank;
-        s.last_ready = g[i].ready;
-        s.earliest_start = tick;
-        s.tensors = {i};
-        out.push_back(std::move(s));
-        continue;
-      }
-      if (!cur.tensors.empty() && (threshold == 0 || cur.bytes + g[i].bytes > threshold)) flush();
-      cur.tensors.push_back(i);
-      cur.bytes += g[i].bytes;
-      cur.last_ready = std::max(cur.last_ready, g[i].ready);
-      cur.earliest_start = tick;
-    }
-    flush();
+    fuse(g, order, next, end, threshold, tick, out);
     next = end;
   }
   return out;
