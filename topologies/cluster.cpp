@@ -407,8 +407,13 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
       port.tcp_tx = add_res(t, pn + "/tcp-tx", wire, "socket-wire", wsrc);
       port.tcp_rx = add_res(t, pn + "/tcp-rx", wire, "socket-wire", wsrc);
     }
-    t.threads_tx = add_res(t, "socket-threads/tx", cap, "socket-threads", src);
-    t.threads_rx = add_res(t, "socket-threads/rx", cap, "socket-threads", src);
+    // One socket-I/O resource per GPU (rank), shared by its sends and receives: NCCL's socket transport moves the data
+    // on the rank's proxy thread by default (net_socket.cc from 2.6: 0 helper threads for a generic NIC, "progress
+    // request using main thread"; one proxy thread per communicator per rank, nccl#374; nccl-net-path-by-version.md
+    // sections 4-5); with helper threads (socket_threads.threads > 1) they serve the same rank.
+    for (std::size_t g = 0; g < t.gpu_names.size(); ++g)
+      t.socket_proxy.push_back(add_res(t, t.gpu_names[g] + "/socket-threads", cap, "socket-threads",
+                                       src + "; one per rank, sends and receives share it"));
   }
   // Virtualization is read once the hosts exist (virtualization.cpp); keep the raw declarations.
   t.virt.path = r.path();

@@ -173,8 +173,9 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
 
   auto threads = [&](const Side& s, bool receive) {
     const Template& t = m.templates[m.insts[s.host].tmpl];
-    if (s.st) return receive ? s.st->threads_rx : s.st->threads_tx;
-    return m.insts[s.host].res_base + (receive ? t.threads_rx : t.threads_tx);
+    (void)receive;  // one proxy thread per rank carries both directions
+    if (s.st) return s.st->socket_proxy;
+    return m.insts[s.host].res_base + t.socket_proxy[s.lgpu];
   };
   // One host's leg between the GPU and the NIC (or the host's memory/vswitch when the NIC is not crossed).
   auto leg = [&](const Side& s, Leg kind, bool receive) {

@@ -371,8 +371,8 @@ void build_host(Cluster::Impl& m, std::uint32_t hi, const Catalog& cat) {
                             " vCPUs / 2) = " + std::to_string(threads) + " x " + fmt_gbps(t.per_thread) +
                             " [assumption: one vCPU per socket thread, half the vCPUs left to the framework]; "
                             "per-thread rate: " + t.threads_source;
-    st.threads_tx = push_res(m, vm.name + "/socket-threads/tx", cap, "socket-threads", src);
-    st.threads_rx = push_res(m, vm.name + "/socket-threads/rx", cap, "socket-threads", src);
+    // One resource for the VM's sends and receives alike (NCCL's proxy thread moves both; cluster.cpp).
+    st.socket_proxy = push_res(m, vm.name + "/socket-threads", cap, "socket-threads", src);
     std::set<std::uint32_t> sockets;
     std::vector<std::uint32_t> local_gpus;
     for (auto ei : vm.endpoints) local_gpus.push_back(m.endpoints[ei].gpu - h.gpu_base);

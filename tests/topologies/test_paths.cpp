@@ -130,10 +130,10 @@ TEST_CASE("R750xa: inter-host NET, GDR only within the GDR level, sockets with i
   CHECK(sock.transport == Transport::NetSocket);
   CHECK_FALSE(sock.gdr);
   CHECK(names(c, sock) == std::vector<std::string>{
-                              "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/socket-threads/tx",
+                              "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu0/socket-threads",
                               "host0/nic0/pcie-down", "host0/nic0/port0/tcp-tx", "host0/nic0/port0/tx",
                               "host1/nic0/port0/rx", "host1/nic0/port0/tcp-rx", "host1/nic0/pcie-up",
-                              "host1/socket-threads/rx", "host1/socket0/memory", "host1/gpu0/pcie-down"});
+                              "host1/gpu0/socket-threads", "host1/socket0/memory", "host1/gpu0/pcie-down"});
   // Socket threads (preset: 1 thread x 5 GB/s) are the bottleneck, below the port's TCP goodput
   // 12.5 GB/s x 1448/1538 = 11.77 GB/s.
   CHECK(sock.bottleneck.bytes_per_s == Approx(5e9));

@@ -138,8 +138,8 @@ TEST_CASE("MIG instances never use P2P: host memory inside one OS, the network b
   CHECK(net.transport == Transport::NetSocket);
   CHECK(net.type == PathType::NET);
   CHECK(names(v, net) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
-                                                  "host0/mig0/socket-threads/tx", "host0/vswitch",
-                                                  "host0/mig1/socket-threads/rx", "host0/socket0/memory",
+                                                  "host0/mig0/socket-threads", "host0/vswitch",
+                                                  "host0/mig1/socket-threads", "host0/socket0/memory",
                                                   "host0/gpu0/pcie-down"});
   // Latency: 2 PCIe hops x 0.15 us + vswitch_latency 5 us per vmxnet3 side [assumption] = 10.3 us.
   CHECK(net.latency == us(10.3));
@@ -154,12 +154,12 @@ TEST_CASE("vmxnet3: NetSocket through the VM's socket threads and the host vswit
   CHECK(p.transport == Transport::NetSocket);
   CHECK_FALSE(p.gdr);
   CHECK(names(c, p) == std::vector<std::string>{
-                           "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/vm0/socket-threads/tx",
+                           "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/vm0/socket-threads",
                            "host0/vswitch", "host0/nic0/pcie-down", "host0/nic0/port0/tx", "host1/nic0/port0/rx",
-                           "host1/nic0/pcie-up", "host1/vswitch", "host1/vm0/socket-threads/rx",
+                           "host1/nic0/pcie-up", "host1/vswitch", "host1/vm0/socket-threads",
                            "host1/socket0/memory", "host1/gpu0/pcie-down"});
   // Socket threads: min(1 thread (preset, NCCL default), 32 vCPUs / 2) = 1 x 5 GB/s = 5 GB/s, the bottleneck.
-  CHECK(cap(c, "host0/vm0/socket-threads/tx") == Approx(5e9));
+  CHECK(cap(c, "host0/vm0/socket-threads") == Approx(5e9));
   CHECK(p.bottleneck.bytes_per_s == Approx(5e9));
   // Latency: 4 PCIe hops x 0.15 + link 0.02 + switch 0.5 + link 0.02 + 2 x vswitch 5 us = 11.14 us.
   CHECK(p.latency == us(11.14));
@@ -169,7 +169,7 @@ TEST_CASE("vmxnet3: NetSocket through the VM's socket threads and the host vswit
   // A 2-vCPU VM gets min(1, 2 / 2) = 1 thread: 1 x 5 GB/s (the vCPU clamp only binds with more threads).
   const Cluster small = r750xa_with(kEsxi, Json::parse(R"([{"name": "vm0", "vcpus": 2, "memory": "8GiB",
       "gpus": [{"gpu": "gpu0", "mode": "passthrough"}], "nic": {"nic": "nic0", "mode": "vmxnet3"}}])"));
-  CHECK(cap(small, "host0/vm0/socket-threads/rx") == Approx(5e9));
+  CHECK(cap(small, "host0/vm0/socket-threads") == Approx(5e9));
 }
 
 TEST_CASE("pvrdma: NetIB host-staged, never GDR, plus pvrdma_latency per side", "[virt][paths]") {
@@ -322,8 +322,8 @@ TEST_CASE("two VMs of one host: mixed sriov/vmxnet3 hairpins once in the vswitch
   const Path mixed = c.endpoint_path(ep(c, "host0/a/gpu0"), ep(c, "host0/b/gpu1"), PathOptions{});
   CHECK(mixed.transport == Transport::NetSocket);
   CHECK(names(c, mixed) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
-                                                    "host0/a/socket-threads/tx", "host0/vswitch",
-                                                    "host0/b/socket-threads/rx", "host0/socket0/memory",
+                                                    "host0/a/socket-threads", "host0/vswitch",
+                                                    "host0/b/socket-threads", "host0/socket0/memory",
                                                     "host0/gpu1/pcie-down"});
   // Latency: 2 PCIe hops x 0.15 us + one vmxnet3 side x 5 us = 5.3 us.
   CHECK(mixed.latency == us(5.3));

@@ -52,7 +52,9 @@ struct Template {
   std::vector<ResourceInfo> res;  // names without host prefix
   std::vector<Vertex> socket_v;
   std::vector<std::uint32_t> memory_res;  // per socket
-  std::uint32_t threads_tx = 0, threads_rx = 0;
+  // Per GPU: the socket I/O capacity of its rank's NCCL proxy (one thread per rank moves the data of all its socket
+  // connections, sends and receives alike; socket_threads in the cluster file), local resource index.
+  std::vector<std::uint32_t> socket_proxy;
   std::vector<std::string> gpu_names, gpu_models;
   std::vector<Vertex> gpu_v;
   std::vector<std::uint32_t> gpu_socket;
@@ -87,7 +89,7 @@ struct HostVirt {
 // Routing facts of one VM (global resource indices).
 struct VmState {
   std::uint32_t port_local = kNone;             // template port ordinal of the VM's NIC port
-  std::uint32_t threads_tx = kNone, threads_rx = kNone;
+  std::uint32_t socket_proxy = kNone;  // the VM's socket I/O capacity (sends and receives of its ranks)
   std::uint32_t no_ats_tx = kNone, no_ats_rx = kNone;  // GPU<->NIC P2P via the root complex (sriov/passthrough, no ATS)
 };
 
@@ -149,11 +151,11 @@ struct Cluster::Impl {
       append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
       staged_copy(p, detail::pcie_route(t.g, gv, sv), h.res_base);
       p.resources.push_back(h.res_base + t.memory_res[s]);
-      if (sockets) p.resources.push_back(h.res_base + t.threads_tx);
+      if (sockets) p.resources.push_back(h.res_base + t.socket_proxy[lg]);
       append(p, detail::pcie_route(t.g, sv, nv), h.res_base);
     } else {
       append(p, detail::pcie_route(t.g, nv, sv), h.res_base);
-      if (sockets) p.resources.push_back(h.res_base + t.threads_rx);
+      if (sockets) p.resources.push_back(h.res_base + t.socket_proxy[lg]);
       p.resources.push_back(h.res_base + t.memory_res[s]);
       append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
       staged_copy(p, detail::pcie_route(t.g, sv, gv), h.res_base);
