@@ -89,7 +89,11 @@ std::vector<Measurement> import_horovod_timeline(const std::string& path, const 
   std::map<std::int64_t, std::vector<Open>> stacks;  // per pid (tensor)
   std::set<std::string> ranks;
   std::set<std::int64_t> tensors;
-  std::map<std::pair<double, double>, std::pair<std::int64_t, std::string>> fused;  // interval -> (bytes, dtype)
+  struct Fused {
+    std::int64_t bytes = 0, element = 0;
+    std::string dtype;
+  };
+  std::map<std::pair<double, double>, Fused> fused;  // NCCL_ALLREDUCE interval -> the tensors it reduced
   std::map<std::string, double> phase;
   std::vector<std::string> phase_order;
   std::size_t allreduces = 0;
@@ -141,12 +145,13 @@ std::vector<Measurement> import_horovod_timeline(const std::string& path, const 
       const auto [size, dtype] = dtype_of((*args)["dtype"], path, where);
       const std::int64_t bytes = size * elements((*args)["shape"], path, where);
       for (const auto& iv : o.nccl) {
-        auto& f = fused[iv];
-        if (!f.second.empty() && f.second != dtype)
+        Fused& f = fused[iv];
+        if (!f.dtype.empty() && f.dtype != dtype)
           throw InputError(path, where + ".args.dtype", "tensors of different dtypes share one NCCL_ALLREDUCE",
-                           "'" + dtype + "' and '" + f.second + "'", "one dtype per fused response");
-        f.first += bytes;
-        f.second = dtype;
+                           "'" + dtype + "' and '" + f.dtype + "'", "one dtype per fused response");
+        f.bytes += bytes;
+        f.element = size;
+        f.dtype = dtype;
       }
     }
   }
@@ -169,10 +174,9 @@ std::vector<Measurement> import_horovod_timeline(const std::string& path, const 
     m.op = "allreduce";
     m.algo = "default";
     m.proto = "default";
-    m.size_bytes = f.first;
-    m.dtype = f.second;
-    const std::int64_t elem = f.second == "half" || f.second == "bfloat16" ? 2 : f.second == "double" || f.second == "int64" ? 8 : f.second == "int8" || f.second == "uint8" ? 1 : 4;
-    m.count = f.first / elem;
+    m.size_bytes = f.bytes;
+    m.dtype = f.dtype;
+    m.count = f.bytes / f.element;
     m.redop = "sum";
     m.nranks = nranks;
     m.nnodes = nnodes;

@@ -188,8 +188,9 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
     const std::string fw = get(col("framework"));
     if (fw.find("horovod") != std::string::npos) c.sets.push_back("framework=horovod");
     else if (fw.find("ddp") != std::string::npos) c.sets.push_back("framework=ddp");
-    for (std::stringstream ss(get(col("settings"))); std::getline(ss, line, ';');)
-      if (!trim(line).empty()) c.sets.push_back(trim(line));
+    std::stringstream settings(get(col("settings")));
+    for (std::string pair; std::getline(settings, pair, ';');)
+      if (!trim(pair).empty()) c.sets.push_back(trim(pair));
     const std::string transport = get(col("transport"));
     c.ib_disable = transport == "tcp";
     c.gdr_level = get(col("gdr_level"));
