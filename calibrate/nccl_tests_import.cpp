@@ -47,7 +47,8 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
   static const std::regex rank_line(R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
   static const std::regex name_nxm(R"((?:^|[_-])(\d+)x(\d+)x)");
   static const std::regex n_ranks(R"((\d+)\s+ranks\b)", std::regex::icase);
-  static const std::regex nodes_x_gpus(R"((\d+)\s+nodes?\s*x\s*(\d+)\s*GPUs?\b)", std::regex::icase);
+  // "2 nodes x 8 GPUs", vgsim's own "2 node(s) x 4 GPU(s)", "8 nodes x 4 A100" (any device word after the count)
+  static const std::regex nodes_x_gpus(R"((\d+)\s+nodes?(?:\(s\))?\s*x\s*(\d+)\s*(?:GPUs?(?:\(s\))?|[A-Za-z][\w-]*)?)", std::regex::icase);
   static const std::regex single_node(R"(\bsingle\s+node\b)", std::regex::icase);
   static const std::regex single_process(R"(\bsingle\s+process\b)", std::regex::icase);
   static const std::regex g_flag(R"((?:^|\s)-g\s*(\d+)\b)");
@@ -183,6 +184,10 @@ StatedLayout stated_layout(const std::vector<std::string>& header_lines, const s
 std::vector<Measurement> import_nccl_tests_text(const std::string& text, const std::string& file,
                                                 const ImportHints& hints) {
   const auto lines = detail::split_lines(text);
+  for (std::size_t i = 0; i < lines.size() && i < 8 && !hints.allow_simulated; ++i)
+    if (lines[i].rfind("# vgsim collective:", 0) == 0)
+      throw InputError(file, "line " + std::to_string(i + 1), "this table was simulated by vgsim, not measured",
+                       "'" + lines[i].substr(0, 80) + "'", "a measured nccl-tests log (or --allow-simulated)");
   std::vector<std::pair<int, std::string>> comments;
   std::string all_comments;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -264,6 +269,9 @@ std::vector<Measurement> import_nccl_tests_text(const std::string& text, const s
                            "hints that agree with the file");
         op = it->second;
       }
+      // vgsim's own tables name the collective in their first line (imported only with allow_simulated).
+      static const std::regex vgsim_title(R"(^# vgsim collective: ([a-z]+) on )");
+      if (op.empty() && std::regex_search(c, m, vgsim_title)) op = m[1];
       if (auto c2 = parse_column_header(c, ln)) cols = c2;
       continue;
     }

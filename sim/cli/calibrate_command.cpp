@@ -31,6 +31,7 @@ struct ImportArgs {
   std::vector<std::string> files;
   std::int64_t nranks = 0, nnodes = 0, gpus_per_node = 0;
   std::string op, out;
+  bool allow_simulated = false;
 };
 
 struct TargetArgs {
@@ -96,6 +97,7 @@ bool looks_like_osu(const std::string& path) {
 void run_import(const ImportArgs& a) {
   ImportHints h;
   h.nranks = a.nranks, h.nnodes = a.nnodes, h.gpus_per_node = a.gpus_per_node, h.op = a.op;
+  h.allow_simulated = a.allow_simulated;
   std::vector<Measurement> all;
   for (const auto& f : a.files) {
     if (looks_like_horovod_timeline(f)) {
@@ -324,6 +326,7 @@ void add_calibrate_command(CLI::App& app) {
   i->add_option("--gpus-per-node", imp->gpus_per_node, "ranks per node, when the file does not say");
   i->add_option("--op", imp->op, "collective, when the file does not say");
   i->add_option("--out", imp->out, "output JSONL (default: stdout)");
+  i->add_flag("--allow-simulated", imp->allow_simulated, "import a table `vgsim collective` wrote (refused by default)");
   i->callback([imp] { run_import(*imp); });
 
   auto fit = std::make_shared<FitArgs>();

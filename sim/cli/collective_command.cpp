@@ -37,6 +37,13 @@ struct CollectiveArgs {
   std::string json_out;
   std::string dtype = "float";
   std::string calibration;  // calibration profile JSON (vgsim calibrate fit)
+  // nccl-tests habits (so a command line copied from a log runs unchanged): -i step bytes (linear sizes), -g GPUs and
+  // -t threads per process (GPUs per node when --gpus-per-node is not given), -n / -w iterations and -c check
+  // (accepted; a simulation is deterministic and moves no data), -o the reduction.
+  std::string step_bytes;
+  std::uint32_t ngpus = 0, nthreads = 1;
+  int iters = 20, warmup = 5, check = 1;
+  std::string redop = "sum";
 };
 
 template <typename F>
@@ -60,7 +67,10 @@ void run(const CollectiveArgs& a) {
   const topo::Catalog catalog = topo::Catalog::load_default();
   const topo::Cluster cluster = topo::Cluster::resolve(a.cluster, catalog);
   const std::uint32_t nodes = a.nodes ? a.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
-  const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
+  // nccl-tests runs g GPUs x t threads per process; one process per node unless --gpus-per-node says otherwise.
+  const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node
+                            : a.ngpus       ? a.ngpus * std::max<std::uint32_t>(1, a.nthreads)
+                                            : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
 
   sim::CommOptions opt;
   opt.nccl = a.nccl.tuning();
@@ -84,18 +94,32 @@ void run(const CollectiveArgs& a) {
     option_value("--set", key, [&](const std::string& k) { opt.nccl.set(k, v); return 0; });
   }
   a.nccl.apply(opt);
-  const coll::Op op = option_value("--op", a.op, coll::parse_op);
+  // -o/--op: nccl-tests' reduction (sum, prod, min, max, avg) or, for vgsim, the collective (allreduce, ...).
+  static const std::vector<std::string> kRedops = {"sum", "prod", "min", "max", "avg"};
+  std::string redop = a.redop, op_name = a.op;
+  if (std::find(kRedops.begin(), kRedops.end(), a.op) != kRedops.end()) {
+    redop = a.op;
+    op_name = "allreduce";  // the op of all_reduce_perf, the program a copied command line names
+  }
+  const coll::Op op = option_value("--op", op_name, coll::parse_op);
 
   const Bytes min_b = option_value("-b", a.min_bytes, parse_bytes);
   const Bytes max_b = option_value("-e", a.max_bytes, parse_bytes);
   if (min_b <= 0 || max_b < min_b) throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
-  if (!(a.factor > 1.0)) throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
-  // Resource guard: the sweep visits log(max/min) / log(f) sizes (one simulation each).
-  const double visits = std::log(static_cast<double>(max_b) / static_cast<double>(min_b)) / std::log(a.factor) + 1;
+  const Bytes step_b = a.step_bytes.empty() ? 0 : option_value("-i", a.step_bytes, parse_bytes);
+  if (!a.step_bytes.empty() && step_b <= 0)
+    throw InputError("", "-i", "bad step", a.step_bytes, "a size > 0 (nccl-tests -i: sizes grow by this many bytes)");
+  if (step_b == 0 && !(a.factor > 1.0))
+    throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
+  // Resource guard: the sweep visits log(max/min) / log(f) sizes, or (max - min) / i + 1 with -i (one simulation each).
+  const double visits =
+      step_b > 0 ? static_cast<double>(max_b - min_b) / static_cast<double>(step_b) + 1
+                 : std::log(static_cast<double>(max_b) / static_cast<double>(min_b)) / std::log(a.factor) + 1;
   if (visits > 10000)
-    throw InputError("", "-f", "size factor so close to 1 that the sweep would visit " +
+    throw InputError("", step_b > 0 ? "-i" : "-f", "size step so small that the sweep would visit " +
                                    std::to_string(static_cast<long long>(visits)) + " sizes",
-                     std::to_string(a.factor), "a factor giving at most 10,000 sizes between -b and -e (e.g. 2)");
+                     step_b > 0 ? a.step_bytes : std::to_string(a.factor),
+                     "a step giving at most 10,000 sizes between -b and -e (e.g. -f 2)");
   const std::int64_t tsize = type_size(a.dtype);
 
   opt.max_transfers = a.max_transfers;
@@ -110,6 +134,23 @@ void run(const CollectiveArgs& a) {
   header.title = "vgsim collective: " + std::string(coll::to_string(op)) + " on " + cluster.name() + ", " +
                  std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPU(s) = " +
                  std::to_string(comm.ranks()) + " ranks (simulated; NCCL model " + opt.nccl.version + ")";
+  // nccl-tests' preamble lines (parsers look for them), describing the simulated run.
+  {
+    char pre[256];
+    std::snprintf(pre, sizeof pre,
+                  "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
+                  "validation: %d graph: 0",
+                  std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : gpn, static_cast<long long>(min_b),
+                  static_cast<long long>(max_b),
+                  (step_b > 0 ? std::to_string(step_b) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
+                  a.warmup, a.iters, a.check);
+    header.notes.push_back(pre);
+    header.notes.push_back("Using devices (simulated: vgsim, no GPU was used)");
+    const auto& eps = cluster.endpoints();
+    for (std::uint32_t r = 0; r < comm.ranks(); ++r)
+      header.notes.push_back("  Rank " + std::to_string(r) + " on " + eps[comm.rank_to_endpoint()[r]].name + " device " +
+                             std::to_string(r % gpn) + " [simulated] " + cluster.gpus()[eps[comm.rank_to_endpoint()[r]].gpu].model);
+  }
   header.notes.push_back("transports: " + comm.describe_transports());
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
@@ -120,7 +161,8 @@ void run(const CollectiveArgs& a) {
   std::vector<sim::NcclTestsRow> rows;
   const bool progress = ::isatty(STDERR_FILENO);
   const Bytes granule = tsize * ((op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? comm.ranks() : 1);
-  for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9); s *= a.factor) {
+  for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9);
+       s = step_b > 0 ? s + static_cast<double>(step_b) : s * a.factor) {
     Bytes size = static_cast<Bytes>(s) / granule * granule;  // whole elements, as nccl-tests rounds counts
     if (size == 0 || (!rows.empty() && size == rows.back().size)) continue;  // whole elements: sizes may repeat
     const sim::CollectiveResult r = sim::simulate_collective(comm, op, size, a.root);
@@ -128,7 +170,7 @@ void run(const CollectiveArgs& a) {
     row.size = size;
     row.count = (op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? size / tsize / comm.ranks() : size / tsize;
     row.type = a.dtype;
-    row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv) ? "none" : "sum";
+    row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv) ? "none" : redop;
     row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(a.root) : -1;
     row.time = r.time;
     if (profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
@@ -160,13 +202,22 @@ void add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* c = app.add_subcommand("collective", "Simulate an nccl-tests style sweep of one collective");
   c->add_option("--cluster", args->cluster, "cluster preset name or JSON file")->capture_default_str();
-  c->add_option("--op", args->op, "allreduce, allgather, reducescatter, broadcast, reduce, sendrecv")->capture_default_str();
+  c->add_option("-o,--op", args->op,
+                "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv), or nccl-tests' "
+                "reduction (sum, prod, min, max, avg: an allreduce with that reduction)")
+      ->capture_default_str();
   c->add_option("--nodes", args->nodes, "hosts to use (default: all)");
   c->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per host (default: all of the first host)");
   c->add_option("-b,--minbytes", args->min_bytes, "smallest size (nccl-tests -b)")->capture_default_str();
   c->add_option("-e,--maxbytes", args->max_bytes, "largest size (nccl-tests -e)")->capture_default_str();
   c->add_option("-f,--stepfactor", args->factor, "multiplicative size step (nccl-tests -f)")->capture_default_str();
-  c->add_option("-d,--type", args->dtype, "data type")->capture_default_str();
+  c->add_option("-d,--datatype,--type", args->dtype, "data type (nccl-tests -d)")->capture_default_str();
+  c->add_option("-i,--stepbytes", args->step_bytes, "linear size step in bytes instead of -f (nccl-tests -i)");
+  c->add_option("-g,--ngpus", args->ngpus, "GPUs per process (nccl-tests -g): GPUs per node unless --gpus-per-node");
+  c->add_option("-t,--nthreads", args->nthreads, "threads per process (nccl-tests -t), each with -g GPUs");
+  c->add_option("-n,--iters", args->iters, "accepted for nccl-tests command lines (a simulation is deterministic)");
+  c->add_option("-w,--warmup_iters", args->warmup, "accepted for nccl-tests command lines");
+  c->add_option("-c,--check", args->check, "accepted for nccl-tests command lines (no data moves: #wrong is N/A)");
   c->add_option("-r,--root", args->root, "root rank for broadcast/reduce")->capture_default_str();
   c->add_option("--max-transfers", args->max_transfers,
                 "refuse a size whose schedule needs more step transfers (~64 B each; 0 = no limit)")

@@ -179,3 +179,43 @@ TEST_CASE("a cluster whose hosts have no NIC but must talk is an input error nam
   CHECK(r.out.find(".nics") != std::string::npos);
   std::filesystem::remove(file);
 }
+
+TEST_CASE("nccl-tests command lines from the data files' headers run unchanged", "[cli][nccl-tests]") {
+  // data/measured/nccl-tests/gh-CCI-MOC-...: "all_reduce_perf -b 1G -e 26656M -i 2048M -g 1" (linear step): sizes
+  // 1 GiB + k x 2 GiB <= 26,656 MiB for k = 0..12 -> 13 rows, the file's own 13 rows; -g 1 = one GPU per node.
+  const Run moc = run_vgsim("collective --cluster roce400g-2x1xh100 -b 1G -e 26656M -i 2048M -g 1");
+  REQUIRE(moc.status == 0);
+  int rows = 0;
+  std::istringstream in(moc.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#' && line.find(" float ") != std::string::npos) ++rows;
+  CHECK(rows == 13);
+  CHECK(moc.out.find("= 2 ranks") != std::string::npos);
+  // nccl-tests' preamble, marked as simulated.
+  CHECK(moc.out.find("# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 27950841856 step: 2147483648(bytes)") !=
+        std::string::npos);
+  CHECK(moc.out.find("# Using devices (simulated") != std::string::npos);
+  // stas00 DGX A100 header: "all_reduce_perf -b 32k -e 16G -f 2 -g 8 -n 50" (single process, 8 GPUs).
+  const Run dgx = run_vgsim("collective --cluster dgx-a100 -b 32k -e 1M -f 2 -g 8 -n 50");
+  CHECK(dgx.status == 0);
+  CHECK(dgx.out.find("= 8 ranks") != std::string::npos);
+  // -o is nccl-tests' reduction: an allreduce with max.
+  const Run mx = run_vgsim("collective --cluster r750xa-2x-25gbe -o max -b 1K -e 1K");
+  CHECK(mx.status == 0);
+  CHECK(mx.out.find(" float     max ") != std::string::npos);
+}
+
+TEST_CASE("calibrate import refuses a table vgsim simulated unless told", "[cli][nccl-tests]") {
+  const std::string table = tmp_path("sim.txt"), jsonl = tmp_path("sim.jsonl");
+  const Run sim = run_vgsim("collective --cluster r750xa-2x-25gbe -b 1K -e 4K > " + table);
+  REQUIRE(sim.status == 0);
+  const Run refused = run_vgsim("calibrate import " + table + " --out " + jsonl);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.find("simulated by vgsim, not measured") != std::string::npos);
+  // With --allow-simulated the layout comes from vgsim's own title ("2 node(s) x 4 GPU(s)").
+  const Run ok = run_vgsim("calibrate import " + table + " --allow-simulated --out " + jsonl);
+  CHECK(ok.status == 0);
+  CHECK(read(jsonl).find("\"nnodes\":2,\"gpus_per_node\":4") != std::string::npos);
+  std::filesystem::remove(table);
+  std::filesystem::remove(jsonl);
+}
