@@ -52,8 +52,13 @@ std::int64_t elements(const std::string& shape, const std::string& path, const s
   for (char c : shape + ",") {
     if (c >= '0' && c <= '9') {
       num += c;
+      if (num.size() > 12)
+        throw InputError(path, where + ".args.shape", "tensor dimension too large", "'" + shape.substr(0, 40) + "'",
+                         "dimensions below 10^12");
     } else if (!num.empty()) {
-      n *= std::stoll(num);
+      if (__builtin_mul_overflow(n, std::stoll(num), &n) || n > (std::int64_t{1} << 50))
+        throw InputError(path, where + ".args.shape", "tensor too large", "'" + shape.substr(0, 40) + "'",
+                         "fewer than 2^50 elements");
       num.clear();
       any = true;
     } else if (!(c == ' ' || c == ',' || c == '[' || c == ']' || c == '(' || c == ')' || std::isalpha(static_cast<unsigned char>(c)) || c == '.')) {
@@ -165,8 +170,8 @@ std::vector<Measurement> import_horovod_timeline(const std::string& path, const 
   if (nnodes <= 0 && gpn > 0 && nranks % gpn == 0) nnodes = nranks / gpn;
   if (gpn <= 0 && nnodes > 0 && nranks % nnodes == 0) gpn = nranks / nnodes;
   if (nnodes <= 0 || gpn <= 0 || nnodes * gpn != nranks)
-    throw InputError(path, "--nnodes", "the timeline does not say how ranks sit on nodes",
-                     std::to_string(nranks) + " ranks", "--nnodes N or --gpus-per-node G with N x G = ranks");
+    throw InputError(path, "--nodes", "the timeline does not say how ranks sit on nodes",
+                     std::to_string(nranks) + " ranks", "--nodes N or --gpus-per-node G with N x G = ranks");
   std::vector<Measurement> out;
   const std::string source = h.source.empty() ? path.substr(path.find_last_of('/') + 1) : h.source;
   for (const auto& [iv, f] : fused) {

@@ -160,13 +160,20 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
     const auto f = split_csv_line(line);
     auto get = [&](int c) { return c >= 0 && c < static_cast<int>(f.size()) ? trim(f[c]) : std::string(); };
     auto where = [&](const std::string& c) { return "line " + std::to_string(ln) + ", column " + c; };
-    auto number = [&](const std::string& c, double lo) {
+    auto number = [&](const std::string& c, double lo, double hi) {
       const std::string s = get(col(c));
       char* end = nullptr;
       const double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || *end != '\0' || !std::isfinite(v) || v < lo)
-        throw InputError(path, where(c), "not a number in range", "'" + s + "'", "a number >= " + std::to_string(lo));
+      if (s.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+        throw InputError(path, where(c), "not a number in range", "'" + s.substr(0, 40) + "'",
+                         "a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
       return v;
+    };
+    auto count = [&](const std::string& c) {  // a whole count of hosts or GPUs
+      const double v = number(c, 1, 1e6);
+      if (v != std::floor(v))
+        throw InputError(path, where(c), "not a whole number", "'" + get(col(c)) + "'", "an integer >= 1");
+      return static_cast<std::uint32_t>(v);
     };
     TrainingCase c;
     c.line = ln;
@@ -175,9 +182,9 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
     c.workload = get(workload_col);
     if (c.cluster.empty()) throw InputError(path, where("cluster"), "empty cluster", "''", "a preset name or file");
     if (c.workload.empty()) throw InputError(path, where("workload"), "empty workload", "''", "a model name or file");
-    c.nodes = static_cast<std::uint32_t>(number("nodes", 1));
-    c.gpus_per_node = static_cast<std::uint32_t>(number("gpus_per_node", 1));
-    c.value = number("value", 1e-300);
+    c.nodes = count("nodes");
+    c.gpus_per_node = count("gpus_per_node");
+    c.value = number("value", 1e-300, 1e300);
     c.metric = get(col("metric"));
     c.source = get(col("source"));
     for (const char* k : {"batch_per_gpu", "precision"}) {

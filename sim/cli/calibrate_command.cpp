@@ -322,7 +322,7 @@ void add_calibrate_command(CLI::App& app) {
                 "nccl-tests or OSU output files, or Horovod timeline JSON (HOROVOD_TIMELINE; format auto-detected)")
       ->required();
   i->add_option("--nranks", imp->nranks, "ranks, when the file does not say");
-  i->add_option("--nnodes", imp->nnodes, "nodes, when the file does not say");
+  i->add_option("--nodes,--nnodes", imp->nnodes, "nodes, when the file does not say (--nnodes: older name)");
   i->add_option("--gpus-per-node", imp->gpus_per_node, "ranks per node, when the file does not say");
   i->add_option("--op", imp->op, "collective, when the file does not say");
   i->add_option("--out", imp->out, "output JSONL (default: stdout)");

@@ -1,4 +1,4 @@
-// `vgsim jobs --jobs <file.json> [--json out]`: runs the jobs of a jobs file together (see
+// `vgsim jobs <file.json> [--json out]` (`--jobs` means worker threads elsewhere, so the file is positional): runs the jobs of a jobs file together (see
 // include/vgsim/sim/virtualization/multi_job.hpp) and prints one report per job with its slowdown from sharing.
 #include "jobs_command.hpp"
 
@@ -21,7 +21,7 @@ struct JobsArgs {
 void add_jobs_command(CLI::App& app) {
   auto a = std::make_shared<JobsArgs>();
   CLI::App* c = app.add_subcommand("jobs", "Simulate several training jobs at once on one cluster (vGPU sharing)");
-  c->add_option("--jobs", a->file, "jobs file: {cluster, vgpu{scheduler,time_slice,switch_cost}, jobs[...]}")->required();
+  c->add_option("file", a->file, "jobs file: {cluster, vgpu{scheduler,time_slice,switch_cost}, jobs[...]}")->required();
   c->add_option("--json", a->json_out, "write every job's report as JSON");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every job");
   c->callback([a] {

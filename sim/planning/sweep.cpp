@@ -332,9 +332,10 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
      << " resumed, " << errors << " with errors\n";
   const bool priced = plan.prices.has_value();
   os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front\n";
-  os << "  #  pt   design" << std::string(44, ' ') << "throughput   eff   exposed_ms  bottleneck";
-  if (priced) os << "  cost (" << plan.prices->currency << ")  cost/throughput";
-  os << "\n";
+  // Fixed-width columns first; the busiest link (its name varies in length) last, so every column lines up.
+  os << "  #  pt   design" << std::string(44, ' ') << "throughput   eff   exposed_ms";
+  if (priced) os << std::setw(14) << ("cost (" + plan.prices->currency + ")") << std::setw(17) << "cost/throughput";
+  os << "  busiest link (utilisation)\n";
   std::size_t shown = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
     const std::size_t i = order[k];
@@ -356,10 +357,10 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
     if (design.size() > 48) design = design.substr(0, 45) + "...";
     os << (r.pareto[i] ? "* " : "  ") << std::setw(3) << (k + 1) << " " << std::setw(4) << i << " " << std::left
        << std::setw(48) << design << std::right << std::setw(10) << fmt(x.throughput, 1) << " " << std::setw(6)
-       << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3) << "  "
-       << (x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_utilisation, 0) + "%");
-    if (priced) os << "  " << fmt(x.cost, 0) << "  " << fmt(x.cost_per_throughput, 3);
-    os << "\n";
+       << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3);
+    if (priced) os << std::setw(14) << fmt(x.cost, 0) << std::setw(17) << fmt(x.cost_per_throughput, 3);
+    os << "  " << (x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_utilisation, 0) + "%")
+       << "\n";
   }
   if (shown < order.size()) os << "  (" << order.size() - shown << " more in the CSV)\n";
   // Which design choice moves throughput most (pairs that differ in one or two design parameters; effects.hpp).
