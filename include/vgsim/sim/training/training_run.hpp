@@ -1,7 +1,8 @@
 // Simulates a data-parallel training job on the engine: one Simulator and one Fabric for the whole job. Per rank
 // (ranks are symmetric, so the compute timeline is computed once): grad_accumulation_steps micro-steps of forward
 // then backward layer by layer; in the last micro-step each gradient is ready when its layer's backward ends; the
-// framework groups gradients (DDP buckets, Horovod fusion on cycle ticks, or one allreduce after backward); each
+// framework groups gradients (DDP buckets, Horovod fusion of requests queued at dispatch or of what is ready at each
+// cycle tick, or one allreduce after backward; models::group_gradients); each
 // group is one NCCL collective (allreduce, or allgather for sparse groups) planned by the Communicator and run step
 // by step as flows; the optimizer step starts when backward and the last collective are done; then the next
 // iteration. Collectives are issued in group order on one NCCL stream (a group starts after its ready time and after
@@ -11,7 +12,8 @@
 // GPU slice [assumption: NCCL kernels are not descheduled with the VM's compute context].
 // NCCL kernels hold channels x compute.nccl_sm_per_channel SMs while a collective runs, so the backward pass overlapped
 // with it progresses at 1 - share (compute_clock.hpp; not on time-sliced vGPUs).
-// Horovod cycle ticks: the background thread's phase relative to an iteration is uniform over [0, cycle) (it sleeps
+// Horovod cycle ticks (horovod.requests=ready; with the default, requests at dispatch, no tick decides a start):
+// the background thread's phase relative to an iteration is uniform over [0, cycle) (it sleeps
 // cycle_time between loops, independently of the training loop), so one phase is an arbitrary sample (a 5 ms tick
 // moved whole results by up to a cycle). The steady state is the mean over K = job.tick_phases evenly spaced phases
 // (midpoint rule): run k anchors a tick at (k + 1/2) x cycle / K after the iteration's last gradient is ready
@@ -19,7 +21,8 @@
 // continuous expectation, and earlier groups get a K-point sample of theirs. Anchoring to the iteration (not to the
 // engine's clock) makes every iteration alike and the result independent of when the job starts. A closed form is
 // not used: the phase also changes which tensors are fused together. DDP and framework none have no ticks: one run.
-// Not modelled: HBM bandwidth taken by NCCL reductions, input pipeline, host-side framework overheads.
+// Not modelled: HBM bandwidth taken by NCCL reductions (bounded under 1 %, report.cpp not_modelled), input pipeline,
+// host-side framework overheads. Exposed communication by cause: exposure.hpp.
 #pragma once
 
 #include <string>
