@@ -3,6 +3,8 @@
 // group's expected extra wait is cycle/2; DDP and framework none have no phases; both fidelities apply the same rule.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "common.hpp"
 #include "vgsim/sim/planning/analytical.hpp"
 
@@ -14,8 +16,7 @@ namespace {
 // Ticks decide start times only when requests arrive as gradients become ready (horovod.requests=ready); with the
 // default (requests at dispatch) there are no tick phases, which the first test checks too.
 TrainingJob job_of(std::vector<std::string> sets, std::uint32_t nodes = 2) {
-  for (const auto& x : sets)
-    if (x == "framework=horovod") sets.push_back("horovod.requests=ready");
+  if (std::find(sets.begin(), sets.end(), "framework=horovod") != sets.end()) sets.push_back("horovod.requests=ready");
   return resolve_job(test::spec("r750xa-4x-25gbe", "resnet50", nodes, 1, sets), test::catalog());
 }
 
