@@ -93,7 +93,7 @@ struct Fitter {
     return f;
   }
   // Coordinate descent, golden-section search per parameter inside its bounds (16 steps: the bracket shrinks to
-  // 0.0007 of the range), 2 rounds (the loss is smooth in each parameter; a second round settles the interactions).
+  // 0.618^16 = 0.00045 of the range), 2 rounds (the loss is smooth in each parameter; a second round settles the interactions).
   std::vector<double> fit(std::size_t skip) const {
     std::vector<double> v;
     for (const auto& p : params) v.push_back(p.catalog);

@@ -196,8 +196,9 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
     }
     const bool sockets = p.transport == Transport::NetSocket;
     if (!receive) {
-      append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
-      m.staged_copy(p, detail::pcie_route(t.g, gv, sv), h.res_base);
+      const detail::HostRoute up = detail::pcie_route(t.g, gv, sv);
+      append(p, up, h.res_base);
+      m.staged_copy(p, up, h.res_base);
       p.resources.push_back(h.res_base + t.memory_res[sock]);
       if (host_copy) return;
       if (sockets) p.resources.push_back(threads(s, false));
@@ -215,8 +216,9 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
       if (s.mode == SideMode::Vmxnet3 && !hairpin_vswitch) p.resources.push_back(m.host_virt[s.host].vswitch);
       if (sockets) p.resources.push_back(threads(s, true));
       p.resources.push_back(h.res_base + t.memory_res[sock]);
-      append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
-      m.staged_copy(p, detail::pcie_route(t.g, sv, gv), h.res_base);
+      const detail::HostRoute down = detail::pcie_route(t.g, sv, gv);
+      append(p, down, h.res_base);
+      m.staged_copy(p, down, h.res_base);
     }
   };
 

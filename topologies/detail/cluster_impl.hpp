@@ -148,8 +148,9 @@ struct Cluster::Impl {
       return;
     }
     if (!receive) {
-      append(p, detail::pcie_route(t.g, gv, sv), h.res_base);
-      staged_copy(p, detail::pcie_route(t.g, gv, sv), h.res_base);
+      const detail::HostRoute up = detail::pcie_route(t.g, gv, sv);
+      append(p, up, h.res_base);
+      staged_copy(p, up, h.res_base);
       p.resources.push_back(h.res_base + t.memory_res[s]);
       if (sockets) p.resources.push_back(h.res_base + t.socket_proxy[lg]);
       append(p, detail::pcie_route(t.g, sv, nv), h.res_base);
@@ -157,8 +158,9 @@ struct Cluster::Impl {
       append(p, detail::pcie_route(t.g, nv, sv), h.res_base);
       if (sockets) p.resources.push_back(h.res_base + t.socket_proxy[lg]);
       p.resources.push_back(h.res_base + t.memory_res[s]);
-      append(p, detail::pcie_route(t.g, sv, gv), h.res_base);
-      staged_copy(p, detail::pcie_route(t.g, sv, gv), h.res_base);
+      const detail::HostRoute down = detail::pcie_route(t.g, sv, gv);
+      append(p, down, h.res_base);
+      staged_copy(p, down, h.res_base);
     }
   }
 };
