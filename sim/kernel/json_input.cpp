@@ -27,17 +27,27 @@ std::string json_snippet(const Json& v) {
 }
 
 Json parse_json_text(const std::string& text, const std::string& file) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // Turn the byte offset into line:column.
+  // Turns a byte offset into "line L, column C".
+  auto where = [&](std::size_t byte) {
     std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) {
+    for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
       if (text[i] == '\n') ++line, col = 1;
       else ++col;
     }
-    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
-                     "not valid JSON (" + std::string(e.what()) + ")");
+    return "line " + std::to_string(line) + ", column " + std::to_string(col);
+  };
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(file, where(e.byte), "not valid JSON (" + std::string(e.what()) + ")");
+  } catch (const Json::out_of_range& e) {
+    // A number too large for a double ("1e400"): out_of_range.406 "number overflow parsing '<token>'", no offset.
+    const std::string msg = e.what();
+    const std::size_t open = msg.find('\''), close = msg.rfind('\'');
+    const std::string token = open < close ? msg.substr(open + 1, close - open - 1) : "";
+    const std::size_t at = token.empty() ? std::string::npos : text.find(token);
+    throw InputError(file, at == std::string::npos ? "" : where(at), "not valid JSON (" + msg + ")",
+                     token.size() > 60 ? token.substr(0, 57) + "..." : token, "a number within the range of a double");
   }
 }
 
