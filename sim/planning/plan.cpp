@@ -94,6 +94,35 @@ void fill_templates(std::map<std::string, Json>& p, const std::string& file) {
   }
 }
 
+// Point i of the n = point_count(plan) points: base, then list entry i / (n / entries), then the grid values (last
+// axis fastest), templates filled, label and id set.
+PlanPoint point_at(const SweepPlan& plan, std::size_t i, std::size_t n) {
+  const std::size_t entries = std::max<std::size_t>(1, plan.list.size());
+  const std::size_t per_entry = n / entries;
+  PlanPoint pt;
+  pt.index = i;
+  pt.params = plan.base;
+  if (!plan.list.empty())
+    for (const auto& [k, v] : plan.list[i / per_entry]) pt.params[k] = v;
+  std::size_t rest = i % per_entry;
+  for (std::size_t a = plan.grid.size(); a-- > 0;) {  // last axis fastest
+    const auto& [k, vals] = plan.grid[a];
+    pt.params[k] = vals[rest % vals.size()];
+    rest /= vals.size();
+  }
+  fill_templates(pt.params, plan.file);
+  if (auto it = pt.params.find("label"); it != pt.params.end()) pt.label = scalar_text(it->second);
+  const Json canon(pt.params);  // std::map: sorted keys, so the dump is canonical
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(canon.dump())));
+  pt.id = buf;
+  return pt;
+}
+
+// parse_plan refuses plans of more points: a bound on what a count can mean, not a sweep limit (expand() holds every
+// point in memory).
+constexpr std::size_t kMaxPlanPoints = 1'000'000'000;
+
 }  // namespace
 
 Fidelity parse_fidelity(const std::string& s) {
@@ -172,8 +201,16 @@ SweepPlan parse_plan(const Json& j, const std::string& file) {
   }
   if (!has_cluster) throw InputError(file, "$.base.cluster", "no cluster for the points", "", "base.cluster, base.scenario or a cluster axis");
   if (!has_workload) throw InputError(file, "$.base.workload", "no workload for the points", "", "base.workload, base.scenario or a workload axis");
-  // Templates must resolve: expand the first point now (cheap) so that errors come before any simulation.
-  if (point_count(p) > 0) (void)expand(p).front();
+  // The point count must be representable: an axis product past 2^64 would wrap (to 0 points, or to a count that
+  // expand() cannot reserve). Far smaller plans are refused by the sweep's own limits.
+  std::size_t n = std::max<std::size_t>(1, p.list.size());
+  for (const auto& [k, v] : p.grid)
+    if (__builtin_mul_overflow(n, v.size(), &n) || n > kMaxPlanPoints)
+      throw InputError(file, "$.grid", "too many points (list entries x the product of the grid axis lengths)",
+                       "more than " + std::to_string(kMaxPlanPoints) + " at axis '" + k + "'",
+                       "at most " + std::to_string(kMaxPlanPoints) + " points");
+  // Templates must resolve: build the first point now (cheap) so that errors come before any simulation.
+  (void)point_at(p, 0, n);
   return p;
 }
 
@@ -189,28 +226,7 @@ std::vector<PlanPoint> expand(const SweepPlan& plan) {
   std::vector<PlanPoint> out;
   const std::size_t n = point_count(plan);
   out.reserve(n);
-  const std::size_t entries = std::max<std::size_t>(1, plan.list.size());
-  const std::size_t per_entry = n / entries;
-  for (std::size_t i = 0; i < n; ++i) {
-    PlanPoint pt;
-    pt.index = i;
-    pt.params = plan.base;
-    if (!plan.list.empty())
-      for (const auto& [k, v] : plan.list[i / per_entry]) pt.params[k] = v;
-    std::size_t rest = i % per_entry;
-    for (std::size_t a = plan.grid.size(); a-- > 0;) {  // last axis fastest
-      const auto& [k, vals] = plan.grid[a];
-      pt.params[k] = vals[rest % vals.size()];
-      rest /= vals.size();
-    }
-    fill_templates(pt.params, plan.file);
-    if (auto it = pt.params.find("label"); it != pt.params.end()) pt.label = scalar_text(it->second);
-    const Json canon(pt.params);  // std::map: sorted keys, so the dump is canonical
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(canon.dump())));
-    pt.id = buf;
-    out.push_back(std::move(pt));
-  }
+  for (std::size_t i = 0; i < n; ++i) out.push_back(point_at(plan, i, n));
   return out;
 }
 
