@@ -203,23 +203,23 @@ std::vector<Measurement> import_nccl_tests_text(const std::string& text, const s
   auto apply_hint = [&](Stated& s, std::int64_t hint, const std::string& name) {
     if (hint <= 0) return;
     if (s.value != 0 && s.value != hint)
-      throw InputError(file, s.line > 0 ? at_line(s.line) : "", "hint " + name + "=" + std::to_string(hint) +
+      throw InputError(file, s.line > 0 ? at_line(s.line) : "", name + " " + std::to_string(hint) +
                        " contradicts the file", std::to_string(s.value) + " (stated by " + s.what + ")",
                        "hints that agree with the file, or none");
     if (s.value == 0) s.value = hint, s.what = "the caller's hint";
   };
-  apply_hint(L.nranks, hints.nranks, "nranks");
-  apply_hint(L.nnodes, hints.nnodes, "nnodes");
-  apply_hint(L.gpn, hints.gpus_per_node, "gpus_per_node");
+  apply_hint(L.nranks, hints.nranks, "--nranks");
+  apply_hint(L.nnodes, hints.nnodes, "--nodes");
+  apply_hint(L.gpn, hints.gpus_per_node, "--gpus-per-node");
   std::int64_t nranks = L.nranks.value, nnodes = L.nnodes.value, gpn = L.gpn.value;
   if (!nranks && nnodes && gpn) nranks = nnodes * gpn;
   if (!nranks)
     throw InputError(file, "", "the number of ranks is not stated in the header", "",
-                     "a header saying it (e.g. 'mpirun -np 16 ... -g 1', '#  Rank' lines) or hints.nranks");
+                     "a header saying it (e.g. 'mpirun -np 16 ... -g 1', '#  Rank' lines) or --nranks N");
   if (!nnodes && gpn && nranks % gpn == 0) nnodes = nranks / gpn;
   if (!nnodes)
     throw InputError(file, "", "the number of nodes is not stated in the header", "",
-                     "a header saying it (e.g. 'single node', '-npernode 8') or hints.nnodes");
+                     "a header saying it (e.g. 'single node', '-npernode 8') or --nodes N");
   if (!gpn) {
     if (nranks % nnodes != 0)
       throw InputError(file, "", "ranks do not divide evenly over nodes",
@@ -283,7 +283,7 @@ std::vector<Measurement> import_nccl_tests_text(const std::string& text, const s
     };
     if (!cols) bad("data row before any column header", raw, "a '#  size ... time algbw busbw' header first");
     if (op.empty()) bad("cannot tell which collective this table measures", raw,
-                        "a '<name>_perf' command in the header or hints.op");
+                        "a '<name>_perf' command in the header or --op OP");
     if (static_cast<int>(toks.size()) != cols->ncols)
       bad("wrong number of columns", std::to_string(toks.size()) + " in '" + raw + "'",
           std::to_string(cols->ncols) + " as in the header on " + at_line(cols->line));

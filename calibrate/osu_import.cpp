@@ -50,7 +50,7 @@ std::vector<Measurement> import_osu_text(const std::string& text, const std::str
   }
   if (op.empty())
     throw InputError(file, "", "cannot tell the collective", base,
-                     "a file name allreduce-<net>-<N>cpu-algo<k>-step<...>.txt or hints.op");
+                     "a file name allreduce-<net>-<N>cpu-algo<k>-step<...>.txt or --op OP");
   if (algo.empty()) algo = "default";
 
   const auto lines = detail::split_lines(text);

@@ -259,6 +259,8 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
     spec.sets = c.sets;
     spec.sets_origin = file + " line " + std::to_string(c.line);
     spec.nccl_origin = spec.sets_origin;
+    spec.cluster_at = {file, "line " + std::to_string(c.line) + ": cluster"};
+    spec.workload_at = {file, "line " + std::to_string(c.line) + ": workload"};
     if (c.ib_disable) spec.nccl.ib_disable = true;
     if (c.gdr_disable) spec.nccl.gdr_disable = true;
     if (!c.gdr_level.empty()) spec.nccl.gdr_level = c.gdr_level;

@@ -84,7 +84,15 @@ std::vector<std::vector<std::uint32_t>> os_instances(const topo::Cluster& cluste
   return out;
 }
 
+void require_gpu_endpoints(const topo::Cluster& cluster) {
+  if (!cluster.endpoints().empty()) return;
+  const std::string tmpl = cluster.hosts().empty() ? std::string("*") : cluster.hosts().front().template_name;
+  throw InputError(cluster.file(), "$.host_templates." + tmpl + ".gpus", "no GPUs in cluster '" + cluster.name() + "'",
+                   "[]", "at least one GPU in the host templates its hosts use");
+}
+
 std::vector<std::uint32_t> place_ranks(const topo::Cluster& cluster, std::uint32_t nodes, std::uint32_t gpus_per_node) {
+  require_gpu_endpoints(cluster);
   const auto instances = os_instances(cluster);
   if (nodes == 0 || nodes > instances.size())
     throw InputError(cluster.file(), "--nodes", "not enough hosts or VMs in cluster '" + cluster.name() + "'",

@@ -766,11 +766,14 @@ Cluster Cluster::resolve(const std::string& name, const Catalog& catalog) {
   if (fs::is_regular_file(name, ec)) return load(name, catalog);
   const fs::path preset = fs::path(presets_dir()) / (name + ".json");
   if (fs::is_regular_file(preset, ec)) return load(preset.string(), catalog);
+  // "--cluster": where the name came from when the caller does not say otherwise (JobSpec::cluster_at).
+  if (fs::is_directory(name, ec))
+    throw InputError("", "--cluster", "is a directory", "\"" + name + "\"", "a cluster JSON file or a preset name");
   const auto names = preset_names();
   const std::string g = did_you_mean(name, names);
-  throw InputError("(cluster argument)", "cluster", "neither a file nor a preset name", "\"" + name + "\"",
-                   (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "a cluster JSON file or a preset in " +
-                       presets_dir() + ": " + list_of(names));
+  throw InputError("", "--cluster",
+                   "neither a file nor a preset name" + (g.empty() ? std::string() : " (did you mean '" + g + "'?)"),
+                   "\"" + name + "\"", "a cluster JSON file or a preset in " + presets_dir() + ": " + list_of(names));
 }
 
 }  // namespace vgsim::topo

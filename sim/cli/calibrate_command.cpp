@@ -98,8 +98,21 @@ void run_import(const ImportArgs& a) {
   ImportHints h;
   h.nranks = a.nranks, h.nnodes = a.nnodes, h.gpus_per_node = a.gpus_per_node, h.op = a.op;
   h.allow_simulated = a.allow_simulated;
+  for (const auto& [name, v] : {std::pair<const char*, std::int64_t>{"--nranks", a.nranks}, {"--nodes", a.nnodes},
+                                {"--gpus-per-node", a.gpus_per_node}})
+    if (v < 0) throw InputError("", name, "not a count", std::to_string(v), "an integer >= 1");
+  if (const auto& ops = collective_ops(); !a.op.empty() && std::find(ops.begin(), ops.end(), a.op) == ops.end()) {
+    std::string list;
+    for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
+    const std::string hint = did_you_mean(a.op, ops);
+    throw InputError("", "--op", "unknown collective" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), a.op,
+                     "one of " + list);
+  }
   std::vector<Measurement> all;
   for (const auto& f : a.files) {
+    std::error_code ec;
+    if (fs::is_directory(f, ec))
+      throw InputError(f, "", "is a directory", "", "an nccl-tests or OSU output file or a Horovod timeline JSON");
     if (looks_like_horovod_timeline(f)) {
       HorovodPhaseTotals t;
       auto r = import_horovod_timeline(f, h, &t);

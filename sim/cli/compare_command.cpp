@@ -25,7 +25,8 @@ void add_compare_command(CLI::App& app) {
   c->callback([a] {
     using namespace sim::planning;
     const auto cal = calibration_sets(a->calibration);
-    const Json cmp = compare_designs(load_design(a->a, cal), a->a, load_design(a->b, cal), a->b);
+    const Json design_a = load_design(a->a, cal);  // A first: its errors are reported before B's
+    const Json cmp = compare_designs(design_a, a->a, load_design(a->b, cal), a->b);
     if (a->json_out == "-") {
       std::cout << cmp.dump(2) << "\n";
       return;

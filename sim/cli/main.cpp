@@ -29,12 +29,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11 quotes the bad value in full: print a bounded, escaped excerpt of its message instead.
+    std::cerr << vgsim::excerpt(e.what(), 1000, true) << "\nRun with --help for more information.\n";
+    return 2;
   } catch (const vgsim::InputError& e) {
     std::cerr << "vgsim: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "vgsim: internal error: " << e.what() << "\n";
+    std::cerr << "vgsim: internal error: " << vgsim::excerpt(e.what(), 1000, true) << "\n";
     return 1;
   }
   return 0;

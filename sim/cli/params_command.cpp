@@ -35,6 +35,8 @@ std::string text(const Json& v) {
 
 void run(const ParamsArgs& a) {
   if (a.scenario.empty() && a.cluster.empty() && a.workload.empty()) {
+    if (!a.sets.empty())  // the NCCL constants alone take no overrides: they would be silently ignored
+      throw InputError("", "--set", "needs a job", a.sets.front(), "--scenario S, or --cluster C --workload W, with it");
     sim::NcclKnobs kn;
     kn.version = a.version;
     const auto t = kn.tuning();  // an unknown version is an InputError naming --nccl-version
@@ -47,8 +49,8 @@ void run(const ParamsArgs& a) {
   }
   sim::training::JobSpec spec;
   if (!a.scenario.empty()) spec = sim::training::load_scenario(a.scenario).spec;
-  if (!a.cluster.empty()) spec.cluster = a.cluster;
-  if (!a.workload.empty()) spec.workload = a.workload;
+  if (!a.cluster.empty()) spec.cluster = a.cluster, spec.cluster_at = {"", "--cluster"};
+  if (!a.workload.empty()) spec.workload = a.workload, spec.workload_at = {"", "--workload"};
   for (const auto& kv : a.sets) spec.sets.push_back(kv);
   spec.nccl.version = a.version;
   const topo::Catalog catalog = topo::Catalog::load_default();

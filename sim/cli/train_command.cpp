@@ -5,6 +5,7 @@
 #include "nccl_options.hpp"
 
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -19,13 +20,15 @@ namespace vgsim::cli {
 
 namespace {
 
+constexpr int kNotGiven = std::numeric_limits<int>::min();
+
 struct TrainArgs {
   std::string scenario, cluster, workload;
   std::uint32_t nodes = 0, gpus_per_node = 0;
   std::vector<std::string> sets;
   std::string calibration;
   std::uint64_t max_transfers = sim::kDefaultMaxTransfers;
-  int iterations = 0;
+  int iterations = kNotGiven;  // 0 and negatives are refused by resolve_job, not taken as "not given"
   std::string json_out, trace_out;
   sim::NcclKnobs nccl = [] {  // only what the command line sets overrides a scenario's knobs
     sim::NcclKnobs k;
@@ -43,11 +46,11 @@ void run(const TrainArgs& a) {
   }
   JobSpec spec;
   if (!a.scenario.empty()) spec = load_scenario(a.scenario).spec;
-  if (!a.cluster.empty()) spec.cluster = a.cluster;
-  if (!a.workload.empty()) spec.workload = a.workload;
+  if (!a.cluster.empty()) spec.cluster = a.cluster, spec.cluster_at = {"", "--cluster"};
+  if (!a.workload.empty()) spec.workload = a.workload, spec.workload_at = {"", "--workload"};
   if (a.nodes) spec.nodes = a.nodes;
   if (a.gpus_per_node) spec.gpus_per_node = a.gpus_per_node;
-  if (a.iterations) spec.iterations = a.iterations;
+  if (a.iterations != kNotGiven) spec.iterations = a.iterations;
   if (!a.sets.empty()) {
     // Scenario pairs first, then the command line's (last one wins); keep their origins apart in the report.
     for (const auto& kv : a.sets) spec.sets.push_back(kv);

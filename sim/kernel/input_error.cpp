@@ -9,20 +9,55 @@ namespace vgsim {
 namespace {
 std::string compose(const std::string& file, const std::string& path, const std::string& problem,
                     const std::string& value, const std::string& expected) {
-  std::string m = file.empty() ? std::string("<input>") : file;
-  if (!path.empty()) m += ": " + path;
-  m += ": " + problem;
-  if (!value.empty()) m += ": got " + value;
-  if (!expected.empty()) m += (value.empty() ? ": expected " : ", expected ") + expected;
+  // Bounds per part: the value is the user's (cut short); the expectation may list choices (preset names).
+  std::string m = file.empty() ? std::string("<input>") : excerpt(file, 300);
+  if (!path.empty()) m += ": " + excerpt(path, 300);
+  m += ": " + excerpt(problem, 400, true);
+  if (!value.empty()) m += ": got " + excerpt(value, 200);
+  if (!expected.empty()) m += (value.empty() ? ": expected " : ", expected ") + excerpt(expected, 1600, true);
   return m;
 }
 }  // namespace
+
+std::string excerpt(std::string_view text, std::size_t max, bool keep_newlines) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (out.size() >= max) return out + "...";
+    const auto c = static_cast<unsigned char>(text[i]);
+    // Length of a well-formed UTF-8 sequence starting here (0: not one).
+    std::size_t n = c < 0x80 ? 1
+                    : (c & 0xE0) == 0xC0 && c >= 0xC2 ? 2
+                    : (c & 0xF0) == 0xE0              ? 3
+                    : (c & 0xF8) == 0xF0 && c <= 0xF4 ? 4
+                                                      : 0;
+    for (std::size_t k = 1; k < n; ++k)
+      if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) n = 0;
+    const bool control = c < 0x20 || c == 0x7F;
+    if (n == 0 || (control && !(keep_newlines && (c == '\n' || c == '\t')))) {
+      static const char* hex = "0123456789abcdef";
+      const char esc[] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+      out.append(esc, sizeof esc);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
 
 InputError::InputError(std::string file, std::string json_path, std::string problem, std::string value,
                        std::string expected)
     : std::runtime_error(compose(file, json_path, problem, value, expected)),
       file_(std::move(file)),
-      json_path_(std::move(json_path)) {}
+      json_path_(std::move(json_path)),
+      problem_(std::move(problem)),
+      value_(std::move(value)),
+      expected_(std::move(expected)) {}
+
+InputError InputError::located(std::string file, std::string json_path) const {
+  return InputError(std::move(file), std::move(json_path), problem_, value_, expected_);
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);

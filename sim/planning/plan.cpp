@@ -255,8 +255,9 @@ training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
       throw InputError(plan.file, origin + ": " + k, "bad value", json_snippet(it->second), "true or false");
     return it->second.get<bool>();
   };
-  if (auto v = str("cluster")) spec.cluster = *v;
-  if (auto v = str("workload")) spec.workload = *v;
+  const std::string point = "point " + std::to_string(pt.index) + ": ";
+  if (auto v = str("cluster")) spec.cluster = *v, spec.cluster_at = {plan.file, point + "cluster"};
+  if (auto v = str("workload")) spec.workload = *v, spec.workload_at = {plan.file, point + "workload"};
   if (auto v = num("nodes", 1, 100000)) spec.nodes = static_cast<std::uint32_t>(*v);
   if (auto v = num("gpus_per_node", 1, 1024)) spec.gpus_per_node = static_cast<std::uint32_t>(*v);
   if (auto v = num("iterations", 1, 1000)) spec.iterations = static_cast<int>(*v);

@@ -75,9 +75,10 @@ std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cl, const std:
     const auto e = cl.find_endpoint(n);
     if (!e) {
       const std::string dym = did_you_mean(n, all);
-      throw InputError(cl.file(), "--endpoints", "unknown endpoint", "'" + n + "'",
-                       (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") +
-                           "an endpoint of the cluster (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
+      throw InputError(cl.file(), "--endpoints",
+                       "unknown endpoint" + (dym.empty() ? std::string() : " (did you mean '" + dym + "'?)"),
+                       "'" + n + "'",
+                       "an endpoint of the cluster (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
     }
     for (std::uint32_t o : out)
       if (o == *e) throw InputError(cl.file(), "--endpoints", "endpoint listed twice", "'" + n + "'", "distinct endpoints");
@@ -151,15 +152,28 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   job.serialize_collectives = spec.serialize_collectives;
   job.reuse_collective_times = spec.reuse_collective_times;
 
-  job.cluster = std::make_shared<const topo::Cluster>(topo::Cluster::resolve(spec.cluster, catalog));
+  // An error reported against an option ("--cluster", "--workload", "--endpoints") moves to where the value was given
+  // when that is a file (a scenario, jobs or plan file).
+  auto at = [](const InputError& e, const std::pair<std::string, std::string>& where, const char* option) {
+    return e.json_path() == option && !where.first.empty() ? e.located(where.first, where.second) : e;
+  };
+  try {
+    job.cluster = std::make_shared<const topo::Cluster>(topo::Cluster::resolve(spec.cluster, catalog));
+  } catch (const InputError& e) {
+    throw at(e, spec.cluster_at, "--cluster");
+  }
   const topo::Cluster& cl = *job.cluster;
   // NCCL's node is an OS instance (a bare-metal host or a VM).
   const auto instances = os_instances(cl);
-  if (instances.empty()) throw InputError(cl.file(), "endpoints", "no GPU endpoints in the cluster", cl.name(), "GPUs");
+  require_gpu_endpoints(cl);
   job.nodes = spec.nodes ? spec.nodes : static_cast<std::uint32_t>(instances.size());
   job.gpus_per_node = spec.gpus_per_node ? spec.gpus_per_node : static_cast<std::uint32_t>(instances[0].size());
   if (!spec.endpoints.empty()) {
-    job.rank_to_endpoint = resolve_endpoints(cl, spec.endpoints, job.nodes, job.gpus_per_node);
+    try {
+      job.rank_to_endpoint = resolve_endpoints(cl, spec.endpoints, job.nodes, job.gpus_per_node);
+    } catch (const InputError& e) {
+      throw at(e, spec.endpoints_at, "--endpoints");
+    }
   } else {
     job.rank_to_endpoint = place_ranks(cl, job.nodes, job.gpus_per_node);
   }
@@ -194,7 +208,11 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   P.push_back({"gpu.memory_bandwidth", format_bandwidth(job.gpu.memory_bandwidth), gsrc});
   for (const auto& [k, v] : g0.peak_flops) P.push_back({"gpu.peak_flops." + k, v, gsrc});
 
-  job.model = models::load_model(spec.workload);
+  try {
+    job.model = models::load_model(spec.workload);
+  } catch (const InputError& e) {
+    throw at(e, spec.workload_at, "--workload");
+  }
   P.push_back({"model", job.model.name, "model file " + job.model.file + " (" + job.model.source + ")"});
 
   // Split the key=value pairs by prefix.
@@ -241,7 +259,10 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
     throw InputError(spec.settings_origin, "settings", "wrong type", json_snippet(spec.settings), "an object");
   for (auto it = spec.settings.begin(); it != spec.settings.end(); ++it) base[it.key()] = it.value();
   job.settings = models::parse_training_settings(
-      base, train_pairs.empty() ? spec.settings_origin : spec.settings_origin + " + " + spec.sets_origin, train_pairs);
+      base,
+      train_pairs.empty() || spec.sets_origin == spec.settings_origin ? spec.settings_origin
+                                                                      : spec.settings_origin + " + " + spec.sets_origin,
+      train_pairs);
   std::map<std::string, std::string> src;
   src["batch_per_gpu"] = "default [assumption]: 64, tf_cnn_benchmarks batch (workloads.md table 2)";
   flatten(spec.settings, "", src, spec.settings_origin);

@@ -22,6 +22,8 @@ Scenario parse_scenario(JsonReader& r) {
   JobSpec& j = s.spec;
   j.cluster = r.string("cluster");
   j.workload = r.string("workload");
+  j.cluster_at = {s.file, r.path_of("cluster")};
+  j.workload_at = {s.file, r.path_of("workload")};
   j.nodes = static_cast<std::uint32_t>(r.opt_integer("nodes", 1, 1 << 20).value_or(0));
   j.gpus_per_node = static_cast<std::uint32_t>(r.opt_integer("gpus_per_node", 1, 1 << 10).value_or(0));
   j.iterations = static_cast<int>(r.opt_integer("iterations", 1, 1000).value_or(kDefaultIterations));

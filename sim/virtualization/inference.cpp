@@ -52,8 +52,7 @@ InferenceResult simulate_inference(const InferenceSpec& spec, const topo::Catalo
   if (spec.all_endpoints)
     for (const auto& e : cluster.endpoints()) names.push_back(e.name);
   if (names.empty()) {
-    if (cluster.endpoints().empty())
-      throw InputError(cluster.file(), "endpoints", "no GPU endpoints in the cluster", cluster.name(), "GPUs");
+    require_gpu_endpoints(cluster);
     names.push_back(cluster.endpoints().front().name);
   }
   std::vector<std::uint32_t> ids;

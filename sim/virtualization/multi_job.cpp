@@ -35,6 +35,9 @@ MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
     if (!seen.insert(name).second) jr.fail("name", "duplicate job name", "unique names");
     js.cluster = s.cluster;
     js.workload = jr.string("workload");
+    js.cluster_at = {file, r.path_of("cluster")};
+    js.workload_at = {file, jr.path_of("workload")};
+    js.endpoints_at = {file, jr.path_of("endpoints")};
     JobPlacement place;
     place.path = jr.path();
     const int given = int(jr.has("endpoints")) + int(jr.has("nodes")) + int(jr.has("mpijob"));
@@ -55,6 +58,9 @@ MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
       const Json& m = jr.json()["mpijob"];
       if (m.is_string()) {
         const fs::path mp = fs::path(file).parent_path() / m.get<std::string>();
+        std::error_code ec;
+        if (!fs::is_regular_file(mp, ec))
+          jr.fail("mpijob", "no such MPIJob manifest: " + mp.string(), "a manifest file, relative to the jobs file");
         place.mpijob = load_mpijob(mp.string());
       } else {
         place.mpijob = parse_mpijob(m, file + " " + jr.path() + ".mpijob");

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/communicator.hpp"
 
 namespace vgsim::sim::virt {
 
@@ -110,6 +111,7 @@ MpiJob load_mpijob(const std::string& path) { return parse_mpijob(load_json_file
 
 std::vector<std::string> place_on_nodes(const topo::Cluster& c, const NodeRanks& p, std::set<std::string>& taken,
                                         const std::string& file, const std::string& path) {
+  require_gpu_endpoints(c);
   const std::vector<Node> nodes = kubernetes_nodes(c);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -133,6 +135,7 @@ std::vector<std::string> place_on_nodes(const topo::Cluster& c, const NodeRanks&
 
 std::vector<std::string> place_mpijob(const topo::Cluster& c, const MpiJob& job, std::set<std::string>& taken,
                                       const std::string& file, const std::string& path) {
+  require_gpu_endpoints(c);
   const std::vector<Node> nodes = kubernetes_nodes(c);
   if (!job.pinned_node.empty()) {
     bool known = false;

@@ -231,7 +231,7 @@ double* find_param(NcclTuning& t, const std::string& name) {
   }
   std::string hint = did_you_mean(name, names);
   throw UnitError("unknown NCCL tuning parameter '" + name + "'" +
-                  (hint.empty() ? std::string(", see NcclTuning::list() for the accepted names")
+                  (hint.empty() ? std::string(" (`vgsim params` lists the accepted names)")
                                 : ", did you mean '" + hint + "'?"));
 }
 }  // namespace

@@ -52,10 +52,11 @@ Model load_model(const std::string& name_or_path) {
     }
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  std::string expected = "a model in " + models_dir() + " (" + (list.empty() ? "none found" : list) + ") or a path";
+  const std::string expected = "a model in " + models_dir() + " (" + (list.empty() ? "none found" : list) + ") or a path";
   const std::string hint = did_you_mean(name_or_path, names);
-  if (!hint.empty()) expected += "; did you mean '" + hint + "'?";
-  throw InputError("", "model", "unknown model", "'" + name_or_path + "'", expected);
+  // "--workload": where the name came from when the caller does not say otherwise (JobSpec::workload_at).
+  throw InputError("", "--workload", "unknown model" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"),
+                   "'" + name_or_path + "'", expected);
 }
 
 }  // namespace vgsim::models

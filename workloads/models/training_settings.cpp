@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace vgsim::models {
 
@@ -127,7 +128,8 @@ Json typed_value(const std::string& v) {
   if (ec == std::errc() && p == v.data() + v.size()) return i;
   double d = 0.0;
   auto [p2, ec2] = std::from_chars(v.data(), v.data() + v.size(), d);
-  if (ec2 == std::errc() && p2 == v.data() + v.size()) return d;
+  // NaN and infinities stay strings: a JSON number cannot hold them (it would print as null in a message).
+  if (ec2 == std::errc() && p2 == v.data() + v.size() && std::isfinite(d)) return d;
   return v;
 }
 

@@ -59,6 +59,8 @@ struct CallPlan {
 // The cluster's OS instances in order (a bare-metal host, or a VM), each with its GPU endpoints (indices into
 // Cluster::endpoints()). NCCL's "node" is one OS instance: two VMs on one host talk through the network.
 std::vector<std::vector<std::uint32_t>> os_instances(const topo::Cluster& cluster);
+// InputError naming the cluster file and its first host template's "gpus" when the cluster has no GPU endpoint.
+void require_gpu_endpoints(const topo::Cluster& cluster);
 
 // Ranks on the first `nodes` OS instances x their first `gpus_per_node` endpoints, node-major (endpoint indices).
 // Throws InputError naming --nodes / --gpus-per-node when the cluster is too small.

@@ -38,6 +38,10 @@ constexpr int kDefaultTickPhases = 4;
 struct JobSpec {
   std::string cluster;                  // preset name or cluster JSON file
   std::string workload;                 // model library name or model JSON file
+  // Where `cluster` and `workload` were given: {file, JSON path}, or {"", option} for the command line. An unknown
+  // preset or model name is reported there (e.g. a jobs file's "$.jobs[0].workload").
+  std::pair<std::string, std::string> cluster_at{"", "--cluster"}, workload_at{"", "--workload"},
+      endpoints_at{"", "--endpoints"};
   std::uint32_t nodes = 0;              // 0: all OS instances (hosts or VMs) of the cluster
   std::uint32_t gpus_per_node = 0;      // 0: all GPU endpoints of the first OS instance
   // Explicit ranks: endpoint names (Cluster::endpoints(), e.g. "host0/vm1/gpu0"), node-major; overrides nodes and
