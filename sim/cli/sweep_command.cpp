@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -54,6 +55,7 @@ sim::planning::SweepOptions sweep_options(const SweepArgs& a) {
   o.out = a.out;
   o.jobs = a.jobs;
   o.resume = a.resume;
+  o.keep_journal = true;  // removed by run_and_report once the summary is out: a kill before that loses nothing
   if (!a.fidelity.empty()) o.fidelity = parse_fidelity(a.fidelity);
   o.progress = !a.quiet && (a.progress || ::isatty(STDERR_FILENO));
   if (a.resume && a.out.empty())
@@ -67,6 +69,9 @@ void run_and_report(const SweepArgs& a, const sim::planning::SweepPlan& plan, co
   write_sweep_summary(s, plan, r, a.top);
   std::cout << s.str();
   if (!a.out.empty()) std::cout << "results: " << a.out << "\n";
+  std::cout.flush();
+  sim::planning::finish_sweep(r);
+  if (r.skipped) std::fprintf(stderr, "vgsim sweep: %zu point(s) run now, %zu resumed\n", r.ran, r.skipped);
   // A failed point is the plan's fault (bad nodes, unknown model, ...): exit 2 unless partial sweeps are wanted. The
   // CSV is written either way (its error column says why each point failed).
   std::size_t failed = 0;

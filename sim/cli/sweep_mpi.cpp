@@ -4,7 +4,7 @@
 //   other -> 0  kWork  [a finished PointResult, or nothing on the first request]   0 -> other  kPoint  u64 index
 //   other -> 0  kFail  [error text of an internal error in a point]                0 -> other  kPoint  kStop
 //   other -> 0  kBye   [why this rank could not start, or nothing]                 0 -> other  kStatus int exit code
-// A result travels as its fields in native byte order (the ranks run one vgsim binary on one architecture). Waits
+// A result travels as its lossless JSON (sim/planning/point_result_json.hpp, the sweep journal's payload). Waits
 // poll with short sleeps rather than blocking MPI calls, which spin in Open MPI and would steal cores from points.
 #include "sweep_mpi.hpp"
 
@@ -29,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "vgsim/sim/planning/point_result_json.hpp"
+
 namespace vgsim::cli {
 
 using sim::planning::PointDone;
@@ -46,69 +48,11 @@ void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
 }
 
-// ---- PointResult <-> bytes (every field of point_runner.hpp's PointResult; keep in step with it) ----
-struct Writer {
-  std::string b;
-  void u64(std::uint64_t v) { b.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void f64(double v) { b.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void str(const std::string& s) {
-    u64(s.size());
-    b += s;
-  }
-};
-struct Reader {
-  const std::string& b;
-  std::size_t at = 0;
-  void need(std::size_t n) {
-    if (b.size() - at < n) throw std::runtime_error("truncated sweep result message");
-  }
-  std::uint64_t u64() {
-    std::uint64_t v;
-    need(sizeof v);
-    std::memcpy(&v, b.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  double f64() {
-    double v;
-    need(sizeof v);
-    std::memcpy(&v, b.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  std::string str() {
-    const std::uint64_t n = u64();
-    need(n);
-    std::string s = b.substr(at, n);
-    at += n;
-    return s;
-  }
-};
-
-std::string encode(const PointResult& r) {
-  Writer w;
-  w.u64(r.index);
-  for (const std::string* s : {&r.id, &r.label, &r.error, &r.fidelity, &r.unit, &r.bottleneck}) w.str(*s);
-  for (std::uint32_t v : {r.ranks, r.gpus, r.hosts, r.nic_ports}) w.u64(v);
-  for (double v : {r.throughput, r.efficiency, r.iteration_ms, r.compute_ms, r.exposed_comm_ms, r.comm_busy_ms,
-                   r.bottleneck_utilisation, r.cost, r.cost_per_throughput})
-    w.f64(v);
-  for (double v : r.exposed_cause_ms) w.f64(v);
-  return w.b;
-}
+// A PointResult travels as its lossless JSON (point_result_json.hpp, the journal's record payload).
+std::string encode(const PointResult& r) { return sim::planning::to_json(r).dump(); }
 
 PointResult decode(const std::string& bytes) {
-  Reader rd{bytes};
-  PointResult r;
-  r.index = rd.u64();
-  for (std::string* s : {&r.id, &r.label, &r.error, &r.fidelity, &r.unit, &r.bottleneck}) *s = rd.str();
-  for (std::uint32_t* v : {&r.ranks, &r.gpus, &r.hosts, &r.nic_ports}) *v = static_cast<std::uint32_t>(rd.u64());
-  for (double* v : {&r.throughput, &r.efficiency, &r.iteration_ms, &r.compute_ms, &r.exposed_comm_ms,
-                    &r.comm_busy_ms, &r.bottleneck_utilisation, &r.cost, &r.cost_per_throughput})
-    *v = rd.f64();
-  for (double& v : r.exposed_cause_ms) v = rd.f64();
-  if (rd.at != bytes.size()) throw std::runtime_error("malformed sweep result message");
-  return r;
+  return sim::planning::point_result_from_json(nlohmann::json::parse(bytes), "MPI sweep message", "result");
 }
 
 void wait(MPI_Request& req) {

@@ -1,10 +1,8 @@
 // Sweep orchestration: thread pool, journal, resume, final CSV, summary (see include/vgsim/sim/planning/sweep.hpp).
 #include "vgsim/sim/planning/sweep.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -19,6 +18,7 @@
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/effects.hpp"
+#include "vgsim/sim/planning/journal.hpp"
 #include "vgsim/sim/planning/pareto.hpp"
 #include "vgsim/sim/training/exposure.hpp"
 
@@ -74,6 +74,14 @@ std::vector<std::string> split_csv(const std::string& line) {
   }
   out.push_back(cur);
   return out;
+}
+
+// CSV figures: the shortest text that reads back to the same double (std::to_chars), so a results file is lossless
+// and a sweep resumed from it computes exactly what the uninterrupted run did.
+std::string exact(double v) {
+  char b[64];
+  const auto r = std::to_chars(b, b + sizeof b, v);
+  return std::string(b, r.ptr);
 }
 
 std::string fmt(double v, int prec) {
@@ -149,19 +157,11 @@ void read_previous(const std::string& path, const std::string& header, std::map<
                  path.c_str(), dropped);
 }
 
-// One write() of a full line on an O_APPEND descriptor: concurrent appends never interleave.
-void append_line(int fd, const std::string& line) {
-  const char* p = line.data();
-  std::size_t left = line.size();
-  while (left > 0) {
-    const ssize_t w = ::write(fd, p, left);
-    if (w <= 0) throw std::runtime_error("cannot append to the sweep journal");
-    p += w;
-    left -= static_cast<std::size_t>(w);
-  }
-}
-
 }  // namespace
+
+void finish_sweep(const SweepResult& r) {
+  if (!r.journal.empty()) std::remove(r.journal.c_str());
+}
 
 void run_points_on_threads(const std::vector<std::size_t>& todo, unsigned jobs, const PointRun& run,
                            const PointDone& done) {
@@ -195,13 +195,13 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
     s += "," + (it == p.params.end() ? std::string() : quote(scalar_text(it->second)));
   }
   const bool ok = r.error.empty();
-  auto n = [&](double v, int prec) { return ok ? fmt(v, prec) : std::string(); };
-  s += "," + (ok ? std::to_string(r.ranks) : std::string()) + "," + n(r.throughput, 2) + "," + r.unit + "," +
-       n(r.efficiency, 4) + "," + n(r.iteration_ms, 4) + "," + n(r.compute_ms, 4) + "," + n(r.exposed_comm_ms, 4);
-  for (double v : r.exposed_cause_ms) s += "," + n(v, 4);
-  s += "," + n(r.comm_busy_ms, 4) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_utilisation, 4) + "," +
+  auto n = [&](double v) { return ok ? exact(v) : std::string(); };
+  s += "," + (ok ? std::to_string(r.ranks) : std::string()) + "," + n(r.throughput) + "," + r.unit + "," +
+       n(r.efficiency) + "," + n(r.iteration_ms) + "," + n(r.compute_ms) + "," + n(r.exposed_comm_ms);
+  for (double v : r.exposed_cause_ms) s += "," + n(v);
+  s += "," + n(r.comm_busy_ms) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_utilisation) + "," +
        (ok ? std::to_string(r.gpus) : "") + "," + (ok ? std::to_string(r.hosts) : "") + "," +
-       (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost, 2) + "," + n(r.cost_per_throughput, 6) + "," +
+       (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost) + "," + n(r.cost_per_throughput) + "," +
        r.fidelity + "," + quote(r.error);
   return s + "\n";
 }
@@ -214,22 +214,36 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   const std::string header = csv_header(cols);
   const Fidelity fidelity = o.fidelity.value_or(plan.fidelity);
 
+  // Finished points of an earlier run: rows of its final CSV (values as printed) and the journal's records (full
+  // precision; they win). Rows are keyed by point id, so an edited plan keeps what still applies.
   std::map<std::string, std::string> previous;  // point id -> CSV line
   const std::string journal = o.out.empty() ? std::string() : o.out + ".journal";
+  JournalContents journaled;
   if (o.resume && !o.out.empty()) {
     read_previous(o.out, header, previous);
-    read_previous(journal, header, previous);
+    journaled = read_journal(journal, header);
+    if (journaled.dropped)
+      std::fprintf(stderr, "vgsim sweep: %s: %zu damaged or torn record(s) dropped (first: %s); their points run again\n",
+                   journal.c_str(), journaled.dropped, journaled.first_problem.c_str());
   }
   std::vector<std::string> lines(n);
   out.results.resize(n);
   std::vector<std::size_t> todo;
   const auto header_fields = split_csv(header.substr(0, header.size() - 1));
+  std::vector<PointResult> kept;  // journal records of this plan's points, rewritten into the resumed journal
   for (std::size_t i = 0; i < n; ++i) {
     if (i % o.world != o.rank) continue;
     const PlanPoint& p = out.points[i];
-    if (auto it = previous.find(p.id); it != previous.end()) {
+    if (auto jt = journaled.results.find(p.id); jt != journaled.results.end()) {
+      PointResult r = jt->second;
+      r.index = i;  // the index may have moved if the plan was edited
+      lines[i] = csv_row(p, r, cols);
+      kept.push_back(r);
+      out.results[i] = std::move(r);
+      ++out.skipped;
+    } else if (auto it = previous.find(p.id); it != previous.end()) {
       auto f = split_csv(it->second);
-      f[0] = std::to_string(i);  // the index may have moved if the plan was edited
+      f[0] = std::to_string(i);
       std::string line = f[0];
       for (std::size_t k = 1; k < f.size(); ++k) line += "," + quote(f[k]);
       lines[i] = line + "\n";
@@ -241,12 +255,15 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
     }
   }
 
-  int fd = -1;
+  // A resumed journal is first rewritten with only its intact records (atomically), so that new records never follow
+  // a torn line; then records are appended as points finish.
+  std::optional<SweepJournal> wal;
   if (!journal.empty()) {
-    const bool fresh = !o.resume || ::access(journal.c_str(), F_OK) != 0;
-    fd = ::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | (fresh ? O_TRUNC : 0), 0644);
-    if (fd < 0) throw InputError(journal, "", "cannot open the sweep journal for writing", journal, "a writable path");
-    if (fresh) append_line(fd, header);
+    if (o.resume) {
+      std::string text = journal_text(header, kept);
+      write_file_atomically(journal, text);
+    }
+    wal.emplace(journal, header, /*fresh=*/!o.resume);
   }
 
   const topo::Catalog catalog = topo::Catalog::load_default();
@@ -256,14 +273,11 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   const PointRun run = [&](std::size_t i) { return run_point(plan, out.points[i], catalog, fidelity); };
   const PointDone on_done = [&](std::size_t i, PointResult r) {
     std::string line = csv_row(out.points[i], r, cols);
-    // The summary is computed from what the CSV holds (the same rounded values a resumed run reads back), so a
-    // resumed sweep's summary is identical to an uninterrupted one's.
-    PointResult back = parse_row(header_fields, split_csv(line.substr(0, line.size() - 1)));
-    back.index = i;
+    r.index = i;
     std::lock_guard<std::mutex> lock(mu);
-    if (fd >= 0) append_line(fd, line);
+    if (wal) wal->append(r);
     lines[i] = std::move(line);
-    out.results[i] = std::move(back);
+    out.results[i] = std::move(r);
     ++done;
     if (o.progress) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -277,15 +291,14 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
     if (o.executor) o.executor(todo, run, on_done);
     else run_points_on_threads(todo, o.jobs, run, on_done);
   } catch (...) {
-    if (fd >= 0) ::close(fd);
+    if (wal) wal->close();
     throw;
   }
+  if (wal) wal->close();
   if (done != todo.size()) {
-    if (fd >= 0) ::close(fd);
     throw std::runtime_error("sweep executor finished " + std::to_string(done) + " of " +
                              std::to_string(todo.size()) + " points");
   }
-  if (fd >= 0) ::close(fd);
   out.ran = todo.size();
 
   std::string csv = header;
@@ -293,7 +306,8 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   out.csv = csv;
   if (!o.out.empty()) {
     write_file_atomically(o.out, csv);
-    std::remove(journal.c_str());
+    out.journal = journal;
+    if (!o.keep_journal) finish_sweep(out);
   }
   std::vector<double> cost(n), tput(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -328,8 +342,7 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
     }
     if (vals.size() > 1 && c.rfind("var.", 0) != 0) varied.push_back(c);
   }
-  os << "vgsim sweep " << plan.name << ": " << n << " point(s), " << r.ran << " run, " << r.skipped
-     << " resumed, " << errors << " with errors\n";
+  os << "vgsim sweep " << plan.name << ": " << n << " point(s), " << errors << " with errors\n";
   const bool priced = plan.prices.has_value();
   os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front\n";
   // Fixed-width columns first; the busiest link (its name varies in length) last, so every column lines up.

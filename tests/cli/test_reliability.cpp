@@ -1,16 +1,23 @@
 // Reliability regressions (issue "Reliability"): each case failed before its fix.
-//  1. `sweep --resume` with a journal whose last row is torn re-runs that point instead of copying the fragment;
-//     the resumed CSV and summary are byte-identical to an uninterrupted run's.
+//  1. A sweep killed with SIGKILL at random points resumes to a CSV and summary byte-identical to an uninterrupted
+//     run's (the journal is a checksummed write-ahead log; damaged records: tests/sim/planning/test_sweep.cpp).
 //  2. The OSU importer refuses a row cut inside a number.
 //  3. A sweep whose points fail exits 2 (the CSV is still written); --keep-going exits 0.
 //  7. `train --json r --trace <bad>` leaves no r behind; one path for both outputs is refused.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <thread>
 
 #include "../run_command.hpp"
 
@@ -43,33 +50,65 @@ const std::string kPlan = std::string(VGSIM_DATA_DIR) + "/workloads/plans/seed-w
 
 }  // namespace
 
-TEST_CASE("sweep --resume re-runs a torn journal row and matches an uninterrupted run byte for byte",
+TEST_CASE("a sweep killed with SIGKILL at random points resumes to the uninterrupted CSV and summary, byte for byte",
           "[cli][reliability]") {
-  const std::string full = tmp_path("full.csv"), part = tmp_path("part.csv");
-  const Run a = run_vgsim("sweep " + kPlan + " --out " + full + " --jobs 1");
-  REQUIRE(a.status == 0);
-  const std::string csv = read(full);
-  // The journal of an interrupted run: the header and the first ~70 % of the bytes, cut inside a row.
-  const std::size_t cut = csv.size() * 7 / 10;
-  REQUIRE(csv[cut - 1] != '\n');
-  write(part + ".journal", csv.substr(0, cut));
-  const Run b = run_vgsim("sweep " + kPlan + " --out " + part + " --jobs 1 --resume");
-  REQUIRE(b.status == 0);
-  CHECK(b.out.find("incomplete row(s) dropped") != std::string::npos);
-  CHECK(read(part) == csv);
-  // The summary (everything but the "N run, M resumed" count line and the results path) is the same too.
-  auto summary = [](const std::string& out, const std::string& path) {
-    std::istringstream in(out);
-    std::string line, s;
-    while (std::getline(in, line))
-      if (line.find(" resumed, ") == std::string::npos && line.find("results: ") == std::string::npos &&
-          line.find("dropped") == std::string::npos && line.find(path) == std::string::npos)
-        s += line + "\n";
-    return s;
+  // A plan long enough to be killed mid-run: the seed what-if's 10 designs x nodes {1, 2, 4} x 24 batch sizes.
+  const std::string dir = tmp_path("kill");
+  std::filesystem::create_directories(dir);
+  std::string batches;
+  for (int b = 64; b <= 64 * 24; b += 64) batches += (batches.empty() ? "" : ", ") + std::to_string(b);
+  std::string plan = read(kPlan);
+  const std::size_t grid = plan.find("\"grid\"");
+  REQUIRE(grid != std::string::npos);
+  plan.insert(plan.find('{', grid) + 1, "\"batch_per_gpu\": [" + batches + "], ");
+  write(dir + "/plan.json", plan);
+  // stdout (the summary and "results: r.csv") is compared; notes about resuming go to stderr.
+  auto sweep = [&](const std::string& sub, bool resume) {
+    std::filesystem::create_directories(dir + "/" + sub);
+    return "cd " + dir + "/" + sub + " && exec " + VGSIM_EXE + " sweep ../plan.json --out r.csv --jobs 2 --quiet" +
+           (resume ? " --resume" : "") + " >>stdout.txt 2>>stderr.txt";
   };
-  CHECK(summary(b.out, part) == summary(a.out, full));
-  std::filesystem::remove(full);
-  std::filesystem::remove(part);
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(std::system(sweep("full", false).c_str()) == 0);
+  const double full_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string csv = read(dir + "/full/r.csv"), summary = read(dir + "/full/stdout.txt");
+  REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 1 + 10 * 3 * 24);
+  // Kill points drawn from a fixed seed (reproducible), spread over the whole run, the final writes included; each
+  // interrupted run is killed again while resuming before a last resume runs to the end.
+  std::mt19937 rng(20261125);
+  std::uniform_real_distribution<double> when(0.05, 1.0);
+  int killed = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::string sub = "kill" + std::to_string(trial);
+    std::filesystem::remove_all(dir + "/" + sub);
+    for (int kill = 0; kill < 2; ++kill) {
+      const double at_s = when(rng) * full_s;
+      const pid_t pid = ::fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", sweep(sub, kill > 0).c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(at_s));
+      ::kill(pid, SIGKILL);
+      int st = 0;
+      ::waitpid(pid, &st, 0);
+      INFO("trial " << trial << ", kill " << kill << " after " << at_s << " s of " << full_s << " s");
+      // Either it was killed, or it had already finished (exit 0): both must resume to the same result.
+      CHECK((WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) == 0)));
+      killed += WIFSIGNALED(st);
+      if (WIFSIGNALED(st)) std::filesystem::remove(dir + "/" + sub + "/stdout.txt");  // a killed run's partial output
+    }
+    std::filesystem::remove(dir + "/" + sub + "/stdout.txt");
+    INFO("trial " << trial);
+    REQUIRE(std::system(sweep(sub, true).c_str()) == 0);
+    CHECK(read(dir + "/" + sub + "/r.csv") == csv);
+    CHECK(read(dir + "/" + sub + "/stdout.txt") == summary);
+    CHECK(!std::filesystem::exists(dir + "/" + sub + "/r.csv.journal"));
+  }
+  WARN(killed << " of 8 runs were killed mid-run; an uninterrupted run took " << full_s << " s");
+  CHECK(killed >= 4);  // the test exercised interruptions, not only finished runs
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the OSU importer refuses a row cut inside a number", "[cli][reliability]") {

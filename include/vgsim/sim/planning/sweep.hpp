@@ -1,8 +1,11 @@
 // Runs a sweep plan: expands the points, runs them on a pool of std::threads (each finished point is appended to
-// the journal <out>.journal as one write() of a full CSV line), then writes the final CSV atomically with the rows
-// sorted by point index (byte-identical whatever the thread count or completion order) and removes the journal.
-// With resume, points whose id is already in the final CSV or the journal are not run again (their rows are kept;
-// the header must match). The CSV has one row per point: index, point_id, label, the parameter columns, then the
+// the write-ahead journal <out>.journal as a checksummed record at full precision, journal.hpp), then writes the
+// final CSV atomically with the rows sorted by point index (byte-identical whatever the thread count or completion
+// order) and removes the journal (or leaves that to finish_sweep, so a caller can print its summary first).
+// With resume, points whose id is already in the journal (full precision) or the final CSV (printed precision) are
+// not run again; damaged journal records are dropped and their points run again; the header must match. Results,
+// CSV rows and the summary are computed from the same full-precision values whether a point ran now or was resumed
+// from the journal, so a resumed sweep's CSV and summary are byte-identical to an uninterrupted run's. The CSV has one row per point: index, point_id, label, the parameter columns, then the
 // figures (see csv_header). Errors of single points are rows with an error column, not a failed sweep.
 // Where the points run is pluggable (SweepOptions::executor): the default is the local thread pool; the CLI's MPI
 // coordinator (sim/cli/sweep_mpi.cpp) hands them to other ranks. Either way this process alone writes the files.
@@ -38,15 +41,20 @@ struct SweepOptions {
   bool progress = false;               // progress + ETA on stderr
   std::uint32_t rank = 0, world = 1;   // points with index % world == rank (static split; the CLI uses executor)
   PointExecutor executor;              // empty = run_points_on_threads(todo, jobs, ...)
+  bool keep_journal = false;           // leave <out>.journal for finish_sweep (the CLI prints the summary first)
 };
 
 struct SweepResult {
   std::vector<PlanPoint> points;
-  std::vector<PointResult> results;    // by point index; resumed points are parsed back from the CSV
+  std::vector<PointResult> results;    // by point index; resumed points from the journal (or the final CSV's rows)
   std::vector<bool> pareto;            // by point index (points with errors are never on it)
   std::size_t ran = 0, skipped = 0;    // run now / taken from a previous run (--resume)
   std::string csv;                     // the final CSV text
+  std::string journal;                 // <out>.journal once the final CSV is written ("" without --out)
 };
+
+// Removes the journal of a finished sweep (run_sweep does it itself unless SweepOptions::keep_journal).
+void finish_sweep(const SweepResult& r);
 
 std::string csv_header(const std::vector<std::string>& param_columns);
 std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<std::string>& param_columns);
