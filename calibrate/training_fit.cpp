@@ -166,7 +166,7 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
       const double v = std::strtod(s.c_str(), &end);
       if (s.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
         throw InputError(path, where(c), "not a number in range", "'" + s.substr(0, 40) + "'",
-                         "a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+                         "a number in [" + json_snippet(Json(lo)) + ", " + json_snippet(Json(hi)) + "]");
       return v;
     };
     auto count = [&](const std::string& c) {  // a whole count of hosts or GPUs

@@ -10,8 +10,9 @@ namespace {
 std::string compose(const std::string& file, const std::string& path, const std::string& problem,
                     const std::string& value, const std::string& expected) {
   // Bounds per part: the value is the user's (cut short); the expectation may list choices (preset names).
-  std::string m = file.empty() ? std::string("<input>") : excerpt(file, 300);
-  if (!path.empty()) m += ": " + excerpt(path, 300);
+  // A command-line option alone names the place ("--op: ..."); "<input>" only stands in for an unnamed source.
+  std::string m = !file.empty() ? excerpt(file, 300) : path.rfind('-', 0) == 0 ? std::string() : std::string("<input>");
+  if (!path.empty()) m += (m.empty() ? "" : ": ") + excerpt(path, 300);
   m += ": " + excerpt(problem, 400, true);
   if (!value.empty()) m += ": got " + excerpt(value, 200);
   if (!expected.empty()) m += (value.empty() ? ": expected " : ", expected ") + excerpt(expected, 1600, true);

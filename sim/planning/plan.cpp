@@ -235,6 +235,7 @@ training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
   JobSpec spec;
   const auto& P = pt.params;
   const std::string origin = plan.file + " point " + std::to_string(pt.index);
+  const std::string point = "point " + std::to_string(pt.index) + ": ";  // JSON-path label for errors
   if (auto it = P.find("scenario"); it != P.end()) spec = training::load_scenario(scalar_text(it->second)).spec;
   auto str = [&](const char* k) -> std::optional<std::string> {
     auto it = P.find(k);
@@ -244,7 +245,7 @@ training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
     auto it = P.find(k);
     if (it == P.end()) return std::nullopt;
     if (!it->second.is_number_integer() || it->second.get<std::int64_t>() < lo || it->second.get<std::int64_t>() > hi)
-      throw InputError(plan.file, origin + ": " + k, "bad value", json_snippet(it->second),
+      throw InputError(plan.file, point + k, "bad value", json_snippet(it->second),
                        "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
     return it->second.get<std::int64_t>();
   };
@@ -252,10 +253,9 @@ training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
     auto it = P.find(k);
     if (it == P.end()) return std::nullopt;
     if (!it->second.is_boolean())
-      throw InputError(plan.file, origin + ": " + k, "bad value", json_snippet(it->second), "true or false");
+      throw InputError(plan.file, point + k, "bad value", json_snippet(it->second), "true or false");
     return it->second.get<bool>();
   };
-  const std::string point = "point " + std::to_string(pt.index) + ": ";
   if (auto v = str("cluster")) spec.cluster = *v, spec.cluster_at = {plan.file, point + "cluster"};
   if (auto v = str("workload")) spec.workload = *v, spec.workload_at = {plan.file, point + "workload"};
   if (auto v = num("nodes", 1, 100000)) spec.nodes = static_cast<std::uint32_t>(*v);
