@@ -608,13 +608,22 @@ Cluster Cluster::load(const std::string& file, const Catalog& catalog) {
   return from_json(load_json_file(file), file, catalog);
 }
 
-Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog& cat) {
+Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog& catalog) {
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
   m.file = file;
   JsonReader r(j, file);
   m.name = r.string("name");
   m.description = r.opt_string("description").value_or("");
+  // The cluster's inline device models ("catalog", the schema of a catalog file) join the catalog for this cluster
+  // only; every command resolves clusters here, so they work wherever a cluster does. A key the catalog already has
+  // must be the identical entry (Catalog::add).
+  std::optional<Catalog> with_inline;
+  if (auto cr = r.opt_object("catalog")) {
+    with_inline.emplace(catalog);
+    with_inline->add(*cr);
+  }
+  const Catalog& cat = with_inline ? *with_inline : catalog;
 
   // Templates.
   std::map<std::string, std::uint32_t> tmpl_index;

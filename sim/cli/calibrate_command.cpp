@@ -1,6 +1,7 @@
 // `vgsim calibrate ...` (see calibrate_command.hpp). The work is in vgsim::calibrate; this file parses options,
 // reads and writes files (atomically) and prints tables. Bad input -> InputError (exit status 2).
 #include "calibrate_command.hpp"
+#include "catalog_option.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -185,6 +186,7 @@ CalibrationProvenance provenance_for(const std::string& input, const std::vector
 
 void add_target_options(CLI::App* c, TargetArgs& t) {
   c->add_option("--cluster", t.cluster, "cluster preset name or JSON file the NCCL records ran on");
+  add_catalog_option(c);
   c->add_option("--nodes", t.nodes, "nodes (default: from the records)");
   c->add_option("--gpus-per-node", t.gpus_per_node, "GPUs per node (default: from the records)");
   c->add_flag("--gdr-disable", t.gdr_disable, "no GPUDirect RDMA on the measured cluster");
@@ -358,6 +360,7 @@ void add_calibrate_command(CLI::App& app) {
                 "precision, framework, transport, gdr_level, gdr_disable]")
       ->required();
   t->add_option("--out", tf->out, "training profile JSON to write")->required();
+  add_catalog_option(t);
   t->callback([tf] { run_fit_training(*tf); });
 
   auto val = std::make_shared<ValidateArgs>();

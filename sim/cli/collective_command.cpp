@@ -1,6 +1,7 @@
 // `vgsim collective --cluster <preset|file> --op allreduce --nodes N --gpus-per-node G -b 8 -e 1G -f 2 ...`:
 // simulates one call per size on a fresh engine and prints what nccl-tests would print; --json writes the rows.
 #include "collective_command.hpp"
+#include "catalog_option.hpp"
 #include "nccl_options.hpp"
 
 #include <unistd.h>
@@ -223,6 +224,7 @@ void add_collective_command(CLI::App& app) {
                 "refuse a size whose schedule needs more step transfers (~64 B each; 0 = no limit)")
       ->capture_default_str();
   add_nccl_options(c, args->nccl);
+  add_catalog_option(c);
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");

@@ -1,6 +1,7 @@
 // `vgsim compare a.json b.json [--json out.json]`: A and B are `vgsim train --json` reports or sweep plan points
 // ("plan.json#INDEX"); prints a markdown table (throughput, breakdown, saturated link, differing parameters).
 #include "compare_command.hpp"
+#include "catalog_option.hpp"
 
 #include <iostream>
 #include <memory>
@@ -22,6 +23,7 @@ void add_compare_command(CLI::App& app) {
   c->add_option("b", a->b, "design B: report JSON or plan.json#INDEX")->required();
   c->add_option("--json", a->json_out, "also write the comparison as JSON ('-' for stdout instead of markdown)");
   c->add_option("--calibration", a->calibration, "training profile applied to plan points (reports are read as is)");
+  add_catalog_option(c);
   c->callback([a] {
     using namespace sim::planning;
     const auto cal = calibration_sets(a->calibration);

@@ -2,6 +2,7 @@
 // [--set k=v] [--batches N] [--json file]`: runs batches of forward passes on every chosen endpoint at once and prints
 // samples/s and latency per batch per endpoint plus the aggregate. Bad input is an InputError (exit 2).
 #include "infer_command.hpp"
+#include "catalog_option.hpp"
 
 #include <iostream>
 #include <memory>
@@ -24,6 +25,7 @@ void add_infer_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand("infer", "Simulate inference (forward-only) throughput per GPU endpoint");
   c->add_option("--cluster", a->spec.cluster, "cluster preset name or JSON file")->required();
   c->add_option("--workload", a->spec.workload, "model library name or model JSON file")->required();
+  add_catalog_option(c);
   c->add_option("--batch", a->spec.batch, "samples per batch (default 8 [assumption])");
   c->add_option("--batches", a->spec.batches, "batches per endpoint (default 20)");
   c->add_option("--endpoints", a->spec.endpoints, "endpoint names (comma separated), e.g. host0/mig0/gpu0/1g.10gb@0")

@@ -1,6 +1,7 @@
 // `vgsim jobs <file.json> [--json out]` (`--jobs` means worker threads elsewhere, so the file is positional): runs the jobs of a jobs file together (see
 // include/vgsim/sim/virtualization/multi_job.hpp) and prints one report per job with its slowdown from sharing.
 #include "jobs_command.hpp"
+#include "catalog_option.hpp"
 
 #include <iostream>
 #include <memory>
@@ -24,6 +25,7 @@ void add_jobs_command(CLI::App& app) {
   c->add_option("file", a->file, "jobs file: {cluster, vgpu{scheduler,time_slice,switch_cost}, jobs[...]}")->required();
   c->add_option("--json", a->json_out, "write every job's report as JSON");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every job");
+  add_catalog_option(c);
   c->callback([a] {
     const topo::Catalog catalog = topo::Catalog::load_default();
     auto spec = sim::virt::load_jobs_file(a->file);

@@ -3,6 +3,7 @@
 // would use — training settings, compute.*, nccl.*, vgpu.*, virtualization — exactly as `vgsim train --json` records
 // them. `vgsim presets` lists the cluster presets.
 #include "params_command.hpp"
+#include "catalog_option.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -68,6 +69,7 @@ void add_params_command(CLI::App& app) {
   p->add_option("--cluster", a->cluster, "with --workload: list every parameter of this job");
   p->add_option("--workload", a->workload, "model library name or model JSON file");
   p->add_option("--set", a->sets, "key=value overrides, as for vgsim train");
+  add_catalog_option(p);
   p->callback([a] { run(*a); });
   CLI::App* s = app.add_subcommand("presets", "List cluster presets");
   s->callback([] {

@@ -4,6 +4,7 @@
 // (VGSIM_HAVE_MPI), rank 0 does all of that while the points spread over the ranks (sweep_mpi.hpp); the files and
 // stdout are byte-identical to a single process. Built without MPI, more than one rank is refused.
 #include "sweep_command.hpp"
+#include "catalog_option.hpp"
 
 #include <unistd.h>
 
@@ -153,6 +154,7 @@ void add_sweep_command(CLI::App& app) {
   c->add_flag("--resume", a->resume, "skip points already in --out or its journal (matched by point id)");
   c->add_option("--fidelity", a->fidelity, "step (engine, default) or analytical (closed form, fast)");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every point");
+  add_catalog_option(c);
   c->add_flag("--keep-going", a->keep_going, "exit 0 even when some points fail (default: exit 2, CSV still written)");
   c->add_option("--top", a->top, "rows in the ranked summary (Pareto points are always shown; default 20)");
   c->add_option("--rank0-jobs", a->rank0_jobs,

@@ -2,6 +2,7 @@
 // resolves the job (scenario < command line), simulates it and its 1-GPU baseline, prints the summary, and writes
 // --json / --trace atomically. Bad input is an InputError (exit 2).
 #include "train_command.hpp"
+#include "catalog_option.hpp"
 #include "nccl_options.hpp"
 
 #include <iostream>
@@ -102,6 +103,7 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
   add_nccl_options(c, a->nccl);
+  add_catalog_option(c);
   c->add_flag("--overlap-collectives", a->overlap_collectives,
               "start every group's collective when it is ready (they contend for links) instead of one NCCL stream");
   c->add_flag("--no-replay", a->no_replay, "simulate every collective on the engine (no reuse of identical ones)");

@@ -1,6 +1,8 @@
 // The device catalog: GPU, NIC, CPU and PCIe-generation models read from topologies/catalog/*.json, every number
 // with its source. GPU entries carry what the compute model needs (peak FLOP/s per precision, memory bandwidth,
 // SM count, architecture) and what the network needs (NVLink and PCIe capabilities, MIG profile table).
+// A catalog is built in layers: the built-in files, then user directories (--catalog DIR), then a cluster file's
+// inline "catalog" object; all go through the same reader, and a key defined twice must be the same JSON entry.
 // Units: FLOP/s as double, bandwidths as Bandwidth (bytes/s per direction unless named otherwise).
 #pragma once
 
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/json_input.hpp"
 #include "vgsim/kernel/units.hpp"
 
 namespace vgsim::topo {
@@ -93,10 +96,26 @@ class Catalog {
  public:
   // Loads every *.json file in `dir` (default: the repository's topologies/catalog).
   static Catalog load(const std::string& dir);
+  // The built-in catalog (default_dir()) plus, in order, the user directories given to set_user_dirs().
   static Catalog load_default();
-  // The directory load_default() reads: $VGSIM_DATA_DIR/topologies/catalog if the variable is set, else the
+  // The directory load_default() reads first: $VGSIM_DATA_DIR/topologies/catalog if the variable is set, else the
   // source tree the library was built from.
   static std::string default_dir();
+  // User catalog directories that load_default() adds after the built-in one (the CLI's repeatable --catalog DIR).
+  // Process-wide: the CLI sets it once while parsing its options, before any thread starts; the library never does.
+  static void set_user_dirs(std::vector<std::string> dirs);
+  static const std::vector<std::string>& user_dirs();
+
+  // Adds every *.json file of `dir` (sorted by name; the format of topologies/catalog). References (MIG / vGPU
+  // tables, PCIe generations) may point into any file of `dir` or into what the catalog already holds.
+  void add_dir(const std::string& dir);
+  // Adds the entries of one catalog object read through `r` (a cluster file's inline "catalog"), with the schema,
+  // validation and messages of a catalog file; `r` is finished (unknown keys refused).
+  void add(JsonReader& r);
+  // Both: an entry whose kind and key the catalog already has is an InputError naming both places (file and JSON
+  // path) unless the two entries are the same JSON value (a copy of a built-in entry is accepted, a change is not).
+  // Where an entry was defined: "<file> $.nics[3]".
+  std::string origin(const std::string& kind, const std::string& key) const;  // kind: "gpus", "nics", ...
   // The data root (VGSIM_DATA_DIR environment variable, else the build-time source tree).
   static std::string data_dir();
 
@@ -114,6 +133,21 @@ class Catalog {
   std::map<std::string, NicModel> nics_;
   std::map<std::string, PcieGen> pcie_;
   std::map<std::string, CpuModel> cpus_;
+  // Tables referenced by GPU entries, kept so that a later layer may reference an earlier layer's table.
+  std::map<std::string, std::vector<MigProfile>> mig_tables_;
+  std::map<std::string, std::vector<VgpuProfile>> vgpu_tables_;
+  // Per kind ("gpus", "nics", "pcie_generations", "cpus", "mig_tables", "vgpu_tables") and key: where the entry was
+  // defined and its JSON, for the collision rule.
+  struct Origin {
+    std::string file, path;
+    Json json;
+  };
+  std::map<std::string, std::map<std::string, Origin>> origins_;
+  struct Batch;  // references read in one add / add_dir, resolved at its end
+  void read_object(JsonReader& r, Batch& b);
+  void resolve(const Batch& b);
+  // False when `key` is already defined by an identical entry (skip it); throws when it is defined differently.
+  bool claim(const std::string& kind, const std::string& key, const JsonReader& entry, const std::string& key_path);
 };
 
 }  // namespace vgsim::topo

@@ -94,7 +94,9 @@ struct HostInfo {
 
 class Cluster {
  public:
-  // Loads a cluster JSON file (validated; errors name file, JSON path, value and expectation).
+  // Loads a cluster JSON file (validated; errors name file, JSON path, value and expectation). Device models the file
+  // defines in an optional top-level "catalog" object (the schema of a catalog file) are added to a copy of `catalog`
+  // for this cluster (Catalog::add: a key `catalog` has must be the identical entry).
   static Cluster load(const std::string& file, const Catalog& catalog);
   static Cluster from_json(const Json& j, const std::string& file_label, const Catalog& catalog);
   // A preset name ("r750xa-4x-100gbe") or a path to a JSON file.
