@@ -1,5 +1,5 @@
 // User catalogs end to end: a cluster file's inline "catalog" and `--catalog DIR` give the same collective; commands
-// that load a job (params, train) take them too; a key that collides with the built-in catalog exits 2 naming both
+// that load a job (params, sweep points, train) take them too; a key that collides with the built-in catalog exits 2 naming both
 // files; a collective over the new 10 GbE part is slower than over 25 GbE by the line-rate ratio at large sizes.
 #include <catch2/catch.hpp>
 
@@ -80,6 +80,41 @@ TEST_CASE("an inline NIC and the same NIC in --catalog DIR give the same collect
     CHECK(p.status == 0);
     CHECK(p.out.find("cluster = r750xa-2x-25gbe") != std::string::npos);
   }
+  fs::remove_all(d);
+}
+
+TEST_CASE("sweep points take inline models and --catalog alike", "[catalog][user]") {
+  // One plan, two points: the cluster with the NIC inline, and without it under --catalog; same design, same row.
+  const fs::path d = scratch("user-catalog-sweep");
+  vgsim::Json with_inline = preset_with_nic("test-nic-50g");
+  with_inline["catalog"] = {{"nics", vgsim::Json::array({user_nic()})}};
+  write(d / "inline.json", with_inline);
+  write(d / "plain.json", preset_with_nic("test-nic-50g"));
+  fs::create_directories(d / "cat");
+  write(d / "cat" / "mine.json", {{"nics", vgsim::Json::array({user_nic()})}});
+  write(d / "plan.json", {{"name", "p"}, {"fidelity", "analytical"},
+                          {"base", {{"workload", "resnet50"}, {"nodes", 2}, {"gpus_per_node", 1}, {"batch_per_gpu", 64}}},
+                          {"list", {{{"label", "a"}, {"cluster", (d / "inline.json").string()}},
+                                    {{"label", "b"}, {"cluster", (d / "plain.json").string()}}}}});
+  const Run r = run_vgsim("sweep " + (d / "plan.json").string() + " --jobs 1 --catalog " + (d / "cat").string() +
+                          " --out " + (d / "r.csv").string());
+  REQUIRE(r.status == 0);
+  std::ifstream csv(d / "r.csv");
+  std::string header, a, b;
+  std::getline(csv, header);
+  std::getline(csv, a);
+  std::getline(csv, b);
+  // From the "ranks" column on, the rows are equal (before it: index, id, label and the cluster file differ).
+  const auto from = header.find(",ranks,");
+  REQUIRE(from != std::string::npos);
+  auto tail = [&](const std::string& row) {
+    std::size_t commas = 0, at = 0;
+    for (char ch : header.substr(0, from + 1)) commas += ch == ',';
+    for (; at < row.size() && commas; ++at) commas -= row[at] == ',';
+    return row.substr(at);
+  };
+  CHECK(tail(a) == tail(b));
+  CHECK(tail(a).find("host0/nic0/port0/") != std::string::npos);
   fs::remove_all(d);
 }
 
