@@ -2,6 +2,7 @@
 #include "vgsim/calibrate/sim_fit.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <tuple>
 #include <cmath>
@@ -331,6 +332,9 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
     // catalog values are the first candidate; the candidate with the lowest median error is kept.
     PhysParams cur, best;
     double best_score = median_error(before), last_score = best_score;
+    auto report = [&](int pass, const std::string& what) {
+      if (target->progress) target->progress("pass " + std::to_string(pass + 1) + "/3: " + what);
+    };
     for (int pass = 0; pass < 3; ++pass) {
       const sim::CommOptions o = options_of(cur, *target, bottleneck);
       NcclReplayer now(*target, o);
@@ -364,6 +368,7 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
       std::vector<Row> rows;
       std::map<std::string, Eigen::Index> pair_col;
       for (const auto* m : nccl) {
+        report(pass, "linearizing record " + std::to_string(rows.size() + 1) + "/" + std::to_string(nccl.size()));
         const auto r0 = now.run(*m);
         const double L = variant(r0.algo, r0.proto, 0).run(*m).time_us;
         const double LC = variant(r0.algo, r0.proto, 1).run(*m).time_us;
@@ -422,6 +427,10 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
       double s = 1e300;
       PhysParams taken = next;
       for (double w : {1.0, 0.5, 0.25}) {
+        char state[96];
+        std::snprintf(state, sizeof state, "replaying a step of %.2f (best median error so far %.1f %%)", w,
+                      100 * best_score);
+        report(pass, state);
         const PhysParams q = mix(w);
         NcclReplayer replay(*target, options_of(q, *target, bottleneck));
         std::vector<double> times(nccl.size());

@@ -22,28 +22,39 @@ double avg_busbw(const std::vector<NcclTestsRow>& rows) {
 }
 }  // namespace
 
-void write_nccl_tests_table(std::ostream& out, const NcclTestsHeader& header, const std::vector<NcclTestsRow>& rows) {
+void write_nccl_tests_head(std::ostream& out, const NcclTestsHeader& header) {
   out << "# " << header.title << "\n";
   for (const auto& n : header.notes) out << "# " << n << "\n";
   out << "#\n";
   out << "#                                                              out-of-place                       in-place          \n";
   out << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n";
+}
+
+void write_nccl_tests_row(std::ostream& out, const NcclTestsRow& r) {
   char buf[256];
-  for (const auto& r : rows) {
-    std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d", static_cast<long long>(r.size),
-                  static_cast<long long>(r.count), r.type.c_str(), r.redop.c_str(), r.root);
+  std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d", static_cast<long long>(r.size),
+                static_cast<long long>(r.count), r.type.c_str(), r.redop.c_str(), r.root);
+  out << buf;
+  for (int g = 0; g < 2; ++g) {
+    std::snprintf(buf, sizeof buf, "  %7s  %6.2f  %6.2f  %5s", time_str(r.time.us()).c_str(), r.algbw_GBps,
+                  r.busbw_GBps, "N/A");
     out << buf;
-    for (int g = 0; g < 2; ++g) {
-      std::snprintf(buf, sizeof buf, "  %7s  %6.2f  %6.2f  %5s", time_str(r.time.us()).c_str(), r.algbw_GBps,
-                    r.busbw_GBps, "N/A");
-      out << buf;
-    }
-    out << "\n";
   }
+  out << "\n";
+}
+
+void write_nccl_tests_tail(std::ostream& out, const std::vector<NcclTestsRow>& rows) {
+  char buf[256];
   out << "# Out of bounds values : 0 OK\n";
   std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n", avg_busbw(rows));
   out << buf << "#\n";
+}
+
+void write_nccl_tests_table(std::ostream& out, const NcclTestsHeader& header, const std::vector<NcclTestsRow>& rows) {
+  write_nccl_tests_head(out, header);
+  for (const auto& r : rows) write_nccl_tests_row(out, r);
+  write_nccl_tests_tail(out, rows);
 }
 
 Json nccl_tests_json(const NcclTestsHeader& header, const std::vector<NcclTestsRow>& rows) {

@@ -20,6 +20,7 @@
 #include "vgsim/calibrate/training_fit.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/progress.hpp"
 
 namespace vgsim::cli {
 
@@ -210,7 +211,10 @@ void run_fit(const FitArgs& a) {
   const auto target = make_target(a.target, recs, cluster, catalog);
   CalibrationProvenance prov = provenance_for(a.input, recs, a.date, a.target.cluster);
   prov.note = a.note;
+  ProgressLine progress("vgsim calibrate fit");  // on a terminal, after 2 s: the pass and record being replayed
+  if (target && progress.enabled()) target->progress = [&progress](const std::string& s) { progress.update(s); };
   const CalibrationProfile p = fit_calibration(recs, target.get(), prov);
+  progress.done();
   print_quality(p);
   if (!p.cluster.empty()) {
     const FittedScalars& f = p.fitted;

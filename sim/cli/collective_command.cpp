@@ -17,6 +17,7 @@
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/progress.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/nccl_tests_report.hpp"
@@ -159,13 +160,15 @@ void run(const CollectiveArgs& a) {
                                       profile->provenance.date + ")");
   header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
 
-  std::vector<sim::NcclTestsRow> rows;
-  const bool progress = ::isatty(STDERR_FILENO);
+  // The sizes first (whole elements, as nccl-tests rounds counts; rounding may repeat a size, kept once).
   const Bytes granule = tsize * ((op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? comm.ranks() : 1);
+  std::vector<Bytes> sizes;
   for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9);
        s = step_b > 0 ? s + static_cast<double>(step_b) : s * a.factor) {
-    Bytes size = static_cast<Bytes>(s) / granule * granule;  // whole elements, as nccl-tests rounds counts
-    if (size == 0 || (!rows.empty() && size == rows.back().size)) continue;  // whole elements: sizes may repeat
+    const Bytes size = static_cast<Bytes>(s) / granule * granule;
+    if (size > 0 && (sizes.empty() || size != sizes.back())) sizes.push_back(size);
+  }
+  auto row_of = [&](Bytes size) {
     const sim::CollectiveResult r = sim::simulate_collective(comm, op, size, a.root);
     sim::NcclTestsRow row;
     row.size = size;
@@ -183,17 +186,25 @@ void run(const CollectiveArgs& a) {
     row.algo = coll::to_string(r.plan.algo);
     row.proto = coll::to_string(r.plan.proto);
     row.channels = r.plan.channels;
-    if (!rows.empty() && rows.back().size == size) continue;
-    rows.push_back(row);
-    // Progress on a terminal (the table is printed whole at the end; long sweeps were silent).
-    if (progress)
-      std::fprintf(stderr, "\rvgsim collective: %lld B done (%zu sizes, about %.0f to go)   ",
-                   static_cast<long long>(size), rows.size(), std::max(0.0, visits - static_cast<double>(rows.size())));
+    return row;
+  };
+  // The largest size runs first: the resource guard (--max-transfers) grows with the size, so a refused size stops
+  // the command before any row is printed (no half table). Then rows stream as sizes finish, as nccl-tests prints.
+  std::optional<sim::NcclTestsRow> largest;
+  if (!sizes.empty()) largest = row_of(sizes.back());
+  sim::write_nccl_tests_head(std::cout, header);
+  std::cout.flush();
+  std::vector<sim::NcclTestsRow> rows;
+  ProgressLine progress("vgsim collective");  // on a terminal, after 2 s
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    rows.push_back(k + 1 == sizes.size() ? *largest : row_of(sizes[k]));
+    progress.done();  // the row goes where the progress line was
+    sim::write_nccl_tests_row(std::cout, rows.back());
+    std::cout.flush();
+    progress.update(std::to_string(rows.size()) + " of " + std::to_string(sizes.size()) + " sizes done");
   }
-  if (progress) std::fprintf(stderr, "\r%*s\r", 70, "");
-  std::ostringstream table;
-  sim::write_nccl_tests_table(table, header, rows);
-  std::cout << table.str();
+  progress.done();
+  sim::write_nccl_tests_tail(std::cout, rows);
   if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
 }
 

@@ -35,6 +35,7 @@ struct SweepArgs {
   unsigned jobs = 0, top = 20;
   std::optional<unsigned> rank0_jobs;  // under mpirun: threads that run points on rank 0 (default: jobs)
   bool resume = false, quiet = false, progress = false, keep_going = false;
+  std::size_t max_points = sim::planning::kDefaultMaxPoints;
 };
 
 // The plan with a training profile's pairs (--calibration) added to its base where the plan does not set them
@@ -56,6 +57,7 @@ sim::planning::SweepOptions sweep_options(const SweepArgs& a) {
   o.out = a.out;
   o.jobs = a.jobs;
   o.resume = a.resume;
+  o.max_points = a.max_points;
   o.keep_journal = true;  // removed by run_and_report once the summary is out: a kill before that loses nothing
   if (!a.fidelity.empty()) o.fidelity = parse_fidelity(a.fidelity);
   o.progress = !a.quiet && (a.progress || ::isatty(STDERR_FILENO));
@@ -160,6 +162,9 @@ void add_sweep_command(CLI::App& app) {
   c->add_option("--rank0-jobs", a->rank0_jobs,
                  "under mpirun: threads running points on rank 0 (default: as --jobs; 0 = rank 0 only hands out "
                  "points and writes the results)");
+  c->add_option("--max-points", a->max_points,
+                "refuse plans of more points (each holds about 3.8 KiB until the CSV is written; 0 = no limit)")
+      ->capture_default_str();
   c->add_flag("--quiet", a->quiet, "no progress on stderr");
   c->add_flag("--progress", a->progress, "progress and ETA on stderr even when it is not a terminal (e.g. mpirun)");
   c->callback([a] { run(*a); });

@@ -12,6 +12,7 @@
 
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/progress.hpp"
 #include "calibration_option.hpp"
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
@@ -31,6 +32,7 @@ struct TrainArgs {
   std::uint64_t max_transfers = sim::kDefaultMaxTransfers;
   int iterations = kNotGiven;  // 0 and negatives are refused by resolve_job, not taken as "not given"
   std::string json_out, trace_out;
+  bool quiet = false;
   sim::NcclKnobs nccl = [] {  // only what the command line sets overrides a scenario's knobs
     sim::NcclKnobs k;
     k.version.clear();
@@ -68,8 +70,13 @@ void run(const TrainArgs& a) {
   if (a.no_replay) spec.reuse_collective_times = false;
 
   const topo::Catalog catalog = topo::Catalog::load_default();
-  const TrainingJob job = resolve_job(spec, catalog);
+  // A long run is not silent: after 2 s a terminal shows which collective of which iteration is simulated (the study
+  // runs several passes: tick phases, the 1-GPU baseline and the exposure counterfactuals).
+  ProgressLine progress("vgsim train", a.quiet ? ProgressLine::Show::Never : ProgressLine::Show::OnTerminal);
+  TrainingJob job = resolve_job(spec, catalog);
+  if (progress.enabled()) job.progress = [&progress](const std::string& state) { progress.update(state); };
   const TrainingStudy study = simulate_study(job);
+  progress.done();
   std::ostringstream summary;
   write_training_summary(summary, job, study);
   std::cout << summary.str();
@@ -95,6 +102,7 @@ void add_train_command(CLI::App& app) {
                 "horovod.fusion_threshold=64MiB, ddp.bucket_cap_mb=50, grad_accumulation_steps=4, scaling=strong, "
                 "global_batch=4096), compute.* (eff_compute, eff_memory, saturation, measured_throughput) or nccl.* "
                 "(see vgsim params)");
+  c->add_flag("--quiet", a->quiet, "no progress line on stderr (shown on a terminal after 2 s)");
   c->add_option("--iterations", a->iterations, "iterations to simulate (default 3; the last is reported)");
   c->add_option("--json", a->json_out, "write the full report as JSON");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) to apply");

@@ -208,6 +208,14 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   SweepResult out;
+  if (const std::size_t count = point_count(plan); o.max_points && count > o.max_points) {
+    const double mib = static_cast<double>(count) * kSweepBytesPerPoint / (1024.0 * 1024.0);
+    throw InputError(plan.file, "--max-points",
+                     "the plan has " + std::to_string(count) + " points (about " + fmt(mib, 0) +
+                         " MiB of points and results held in memory until the CSV is written)",
+                     std::to_string(o.max_points) + " allowed",
+                     "a smaller grid, or --max-points " + std::to_string(count) + " to run it");
+  }
   out.points = expand(plan);
   const std::size_t n = out.points.size();
   const auto cols = parameter_columns(out.points);

@@ -244,6 +244,9 @@ class JobRunner : public EventHandler {
 
   void issue(int g) {
     busy_ = true;
+    if (job_.progress)
+      job_.progress("iteration " + std::to_string(out_.iterations.size()) + "/" + std::to_string(job_.iterations) +
+                    ", collective " + std::to_string(g + 1) + "/" + std::to_string(groups_.size()));
     CollectiveRecord& c = out_.iterations.back().collectives[g];
     c.start = sim_.now();
     const CallPlan& plan = plan_for(c);

@@ -258,3 +258,27 @@ TEST_CASE("calibrate import refuses a table vgsim simulated unless told", "[cli]
   std::filesystem::remove(table);
   std::filesystem::remove(jsonl);
 }
+
+TEST_CASE("resource guards refuse before any output: a collective's largest size, a sweep's point count",
+          "[cli][reliability]") {
+  // The largest size of -b 8 -e 1G on 1,024 ranks needs 3.8 million step transfers (tree allreduce): with 100,000
+  // allowed it is refused before the first row, so stdout holds no half table.
+  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) +
+                                          " collective --cluster dgx-a100-128 -b 8 -e 1G --max-transfers 100000 2>/dev/null");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  // A plan of 600 x 1,000 = 600,000 points (about 2.2 GiB of points and results at 3.9 kB each) is refused with the
+  // option that allows it; nothing is expanded or run.
+  const std::string plan = tmp_path("huge-plan.json");
+  std::string nodes, batches;
+  for (int k = 1; k <= 600; ++k) nodes += (k > 1 ? "," : "") + std::to_string(k);
+  for (int k = 1; k <= 1000; ++k) batches += (k > 1 ? "," : "") + std::to_string(k);
+  write(plan, R"({"name": "huge", "base": {"cluster": "r750xa-2x-25gbe", "workload": "resnet50"}, "grid": {"nodes": [)" +
+                  nodes + R"(], "batch_per_gpu": [)" + batches + "]}}");
+  const Run s = run_vgsim("sweep " + plan + " --out " + tmp_path("huge.csv"));
+  CHECK(s.status == 2);
+  CHECK(s.out.find("the plan has 600000 points (about 2232 MiB") != std::string::npos);
+  CHECK(s.out.find("--max-points 600000 to run it") != std::string::npos);
+  CHECK(!std::filesystem::exists(tmp_path("huge.csv")));
+  std::filesystem::remove(plan);
+}

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct SimTarget {
   const topo::Cluster* cluster = nullptr;
   std::uint32_t nodes = 0, gpus_per_node = 0;
   sim::CommOptions options;
+  // Called as the fit advances ("pass 2/3: record 40/120", "pass 2/3: step 0.5, median error 4.1 %"); the CLI
+  // shows it on a progress line. May be empty.
+  std::function<void(const std::string& state)> progress;
 };
 
 struct ValidationRow {

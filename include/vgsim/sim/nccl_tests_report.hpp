@@ -34,6 +34,11 @@ struct NcclTestsHeader {
 
 // Writes the nccl-tests style table (header, rows, "# Avg bus bandwidth" footer).
 void write_nccl_tests_table(std::ostream& out, const NcclTestsHeader& header, const std::vector<NcclTestsRow>& rows);
+// The same table in three parts, for streaming rows as they finish: head (title, notes, column headings), one row,
+// tail (out-of-bounds line and the average bus bandwidth of all rows).
+void write_nccl_tests_head(std::ostream& out, const NcclTestsHeader& header);
+void write_nccl_tests_row(std::ostream& out, const NcclTestsRow& row);
+void write_nccl_tests_tail(std::ostream& out, const std::vector<NcclTestsRow>& rows);
 // The rows as a JSON document {"title", "notes", "rows": [...], "avg_busbw_GBps"}.
 Json nccl_tests_json(const NcclTestsHeader& header, const std::vector<NcclTestsRow>& rows);
 

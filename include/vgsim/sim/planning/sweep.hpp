@@ -33,6 +33,13 @@ using PointExecutor = std::function<void(const std::vector<std::size_t>& todo, c
 void run_points_on_threads(const std::vector<std::size_t>& todo, unsigned jobs, const PointRun& run,
                            const PointDone& done);
 
+// Resource guard: a sweep holds every point and its result in memory until the final CSV is written, about
+// kSweepBytesPerPoint each (measured: an 18,000-point analytical sweep of the seed what-if peaked at 77 MB RSS against
+// 8.4 MB for its 30 points, (77 - 8.4) MB / 17,970 = 3.8 KiB; docs/BENCHMARKS.md). Plans of more than
+// kDefaultMaxPoints points are refused before anything runs unless SweepOptions::max_points allows them.
+inline constexpr std::size_t kSweepBytesPerPoint = 3900;
+inline constexpr std::size_t kDefaultMaxPoints = 100'000;
+
 struct SweepOptions {
   std::string out;                     // final CSV; "" = no file
   unsigned jobs = 0;                   // 0 = std::thread::hardware_concurrency()
@@ -41,6 +48,7 @@ struct SweepOptions {
   bool progress = false;               // progress + ETA on stderr
   std::uint32_t rank = 0, world = 1;   // points with index % world == rank (static split; the CLI uses executor)
   PointExecutor executor;              // empty = run_points_on_threads(todo, jobs, ...)
+  std::size_t max_points = 0;          // refuse plans of more points (0 = no limit; the CLI: kDefaultMaxPoints)
   bool keep_journal = false;           // leave <out>.journal for finish_sweep (the CLI prints the summary first)
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,6 +100,8 @@ struct TrainingJob {
   // gradient group as soon as its last gradient is ready (no Horovod tick, no response or bucket order wait).
   bool framework_waits = true;
   std::vector<ParamRecord> params;               // every parameter used, in a stable order
+  // Called as each collective is issued ("iteration 2/3, collective 5/12"): the CLI shows it on a progress line.
+  std::function<void(const std::string& state)> progress;
   std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_endpoint.size()); }
 };
 

@@ -1,0 +1,47 @@
+// Progress line on stderr (see include/vgsim/kernel/progress.hpp).
+#include "vgsim/kernel/progress.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vgsim {
+
+ProgressLine::ProgressLine(std::string label, Show show, std::chrono::milliseconds delay)
+    : label_(std::move(label)),
+      enabled_(show == Show::Always || (show == Show::OnTerminal && ::isatty(STDERR_FILENO))),
+      delay_(delay),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_ - std::chrono::seconds(1)) {}
+
+ProgressLine::~ProgressLine() { done(); }
+
+double ProgressLine::elapsed_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void ProgressLine::update(const std::string& state, bool force) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (now - start_ < delay_ || (!force && now - last_ < std::chrono::milliseconds(100))) return;
+  last_ = now;
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof elapsed, ", %.1f s", std::chrono::duration<double>(now - start_).count());
+  std::string line = label_ + ": " + state + elapsed;
+  shown_width_ = std::max(shown_width_, line.size());
+  line.append(shown_width_ - line.size(), ' ');  // erase the rest of a longer earlier line
+  std::fprintf(stderr, "\r%s", line.c_str());
+  std::fflush(stderr);
+}
+
+void ProgressLine::done() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!shown_width_) return;
+  std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown_width_), "");
+  std::fflush(stderr);
+  shown_width_ = 0;
+}
+
+}  // namespace vgsim
