@@ -49,13 +49,14 @@ Json summarize(const Json& j, const std::string& label) {
   s["exposed_by_cause_ms"] = causes;
   s["overlap_fraction"] = res.number("overlap_fraction", 0, 1);
   s["transports"] = res.opt_string("transports").value_or("");
-  s["saturated_link"] = nullptr;
-  auto resources = res.opt_objects("resources");
-  if (!resources.empty()) {  // sorted by utilisation (desc) by the report
-    auto& top = resources.front();
-    s["saturated_link"] = {{"name", top.string("name")},
-                           {"kind", top.string("kind")},
-                           {"utilisation", top.number("utilisation", 0)}};
+  // What limits the iteration and the busiest resource while communicating (training/bottleneck.hpp); reports
+  // written before the bottleneck existed have none.
+  s["bottleneck"] = nullptr;
+  if (res.json().contains("bottleneck") && res.json()["bottleneck"].is_object()) {
+    const Json& b = res.json()["bottleneck"];
+    s["bottleneck"] = {{"what", b.value("what", "")}, {"share", b.value("share", 0.0)},
+                       {"busiest", b.value("busiest", "")},
+                       {"busiest_utilisation_during_comm", b.value("busiest_utilisation_during_comm", 0.0)}};
   }
   Json params = Json::object();
   for (auto& p : r.opt_objects("parameters")) {
@@ -151,13 +152,20 @@ void write_compare_markdown(std::ostream& os, const Json& c) {
   }
   row("communication busy", "communication_busy_ms", 1, 3, " ms");
   row("overlap hidden", "overlap_fraction", 100, 1, " %");
-  auto link = [&](const Json& s) {
-    const Json& l = s["saturated_link"];
-    return l.is_null() ? std::string("-")
-                       : text(l["name"]) + " (" + text(l["kind"]) + ", " +
-                             fmt(100 * l["utilisation"].get<double>(), 1) + " %)";
+  auto limit = [&](const Json& s) {
+    const Json& b = s["bottleneck"];
+    return b.is_null() || text(b["what"]).empty() ? std::string("-")
+                                                  : text(b["what"]) + " (" + fmt(100 * b["share"].get<double>(), 1) +
+                                                        " % of the iteration)";
   };
-  os << "| saturated link | " << link(A) << " | " << link(B) << " | |\n";
+  auto link = [&](const Json& s) {
+    const Json& b = s["bottleneck"];
+    return b.is_null() || text(b["busiest"]).empty()
+               ? std::string("-")
+               : text(b["busiest"]) + " (" + fmt(100 * b["busiest_utilisation_during_comm"].get<double>(), 1) + " %)";
+  };
+  os << "| limited by | " << limit(A) << " | " << limit(B) << " | |\n";
+  os << "| busiest link while communicating | " << link(A) << " | " << link(B) << " | |\n";
   os << "| transports | " << text(A["transports"]) << " | " << text(B["transports"]) << " | |\n";
   os << "\n**What differs** (" << c["differences"].size() << " parameter(s)):\n\n";
   if (c["differences"].empty()) os << "nothing: the parameters are identical\n";

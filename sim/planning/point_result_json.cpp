@@ -70,7 +70,9 @@ nlohmann::ordered_json to_json(const PointResult& r) {
   for (double v : r.exposed_cause_ms) causes.push_back(number(v));
   j["exposed_cause_ms"] = causes;
   j["bottleneck"] = r.bottleneck;
-  j["bottleneck_utilisation"] = number(r.bottleneck_utilisation);
+  j["bottleneck_share"] = number(r.bottleneck_share);
+  j["busiest_link"] = r.busiest_link;
+  j["busiest_link_utilisation"] = number(r.busiest_link_utilisation);
   j["gpus"] = r.gpus;
   j["hosts"] = r.hosts;
   j["nic_ports"] = r.nic_ports;
@@ -108,7 +110,9 @@ PointResult point_result_from_json(const nlohmann::json& j, const std::string& f
   for (std::size_t k = 0; k < r.exposed_cause_ms.size(); ++k)
     r.exposed_cause_ms[k] = f.real(causes[k], where + ".exposed_cause_ms[" + std::to_string(k) + "]");
   r.bottleneck = f.str("bottleneck");
-  r.bottleneck_utilisation = f.real("bottleneck_utilisation");
+  r.bottleneck_share = f.real("bottleneck_share");
+  r.busiest_link = f.str("busiest_link");
+  r.busiest_link_utilisation = f.real("busiest_link_utilisation");
   r.gpus = u32("gpus");
   r.hosts = u32("hosts");
   r.nic_ports = u32("nic_ports");

@@ -5,6 +5,7 @@
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/analytical.hpp"
+#include "vgsim/sim/training/bottleneck.hpp"
 #include "vgsim/sim/training/report.hpp"
 
 namespace vgsim::sim::planning {
@@ -31,10 +32,11 @@ PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo:
     r.comm_busy_ms = res.communication_busy.us() / 1e3;
     for (std::size_t k = 0; k < res.exposure.size() && k < r.exposed_cause_ms.size(); ++k)
       r.exposed_cause_ms[k] = res.exposure[k].time.us() / 1e3;
-    if (!res.resources.empty()) {
-      r.bottleneck = res.resources.front().name;
-      r.bottleneck_utilisation = res.resources.front().utilisation;
-    }
+    const training::IterationBottleneck b = training::iteration_bottleneck(res);
+    r.bottleneck = b.what;
+    r.bottleneck_share = b.share;
+    r.busiest_link = b.busiest;
+    r.busiest_link_utilisation = b.busiest_utilisation_during_comm;
     // Hardware used: distinct physical GPUs and hosts of the ranks, and every cabled NIC port of those hosts.
     const auto& eps = job.cluster->endpoints();
     std::set<std::uint32_t> gpus, hosts;

@@ -32,7 +32,7 @@ const std::vector<std::string> kFigures = [] {
   std::vector<std::string> f = {"ranks", "throughput", "unit", "efficiency", "iteration_ms", "compute_ms",
                                 "exposed_comm_ms"};
   for (std::size_t k = 0; k < training::kExposureCauses.size(); ++k) f.push_back(cause_column(k));
-  for (const char* x : {"comm_busy_ms", "bottleneck", "bottleneck_utilisation", "gpus", "hosts", "nic_ports", "cost",
+  for (const char* x : {"comm_busy_ms", "bottleneck", "bottleneck_share", "busiest_link", "busiest_link_utilisation", "gpus", "hosts", "nic_ports", "cost",
                         "cost_per_throughput", "fidelity", "error"})
     f.push_back(x);
   return f;
@@ -110,7 +110,9 @@ PointResult parse_row(const std::vector<std::string>& header, const std::vector<
   r.comm_busy_ms = num(m["comm_busy_ms"]);
   for (std::size_t k = 0; k < r.exposed_cause_ms.size(); ++k) r.exposed_cause_ms[k] = num(m[cause_column(k)]);
   r.bottleneck = m["bottleneck"];
-  r.bottleneck_utilisation = num(m["bottleneck_utilisation"]);
+  r.bottleneck_share = num(m["bottleneck_share"]);
+  r.busiest_link = m["busiest_link"];
+  r.busiest_link_utilisation = num(m["busiest_link_utilisation"]);
   r.gpus = static_cast<std::uint32_t>(num(m["gpus"]));
   r.hosts = static_cast<std::uint32_t>(num(m["hosts"]));
   r.nic_ports = static_cast<std::uint32_t>(num(m["nic_ports"]));
@@ -199,7 +201,8 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
   s += "," + (ok ? std::to_string(r.ranks) : std::string()) + "," + n(r.throughput) + "," + r.unit + "," +
        n(r.efficiency) + "," + n(r.iteration_ms) + "," + n(r.compute_ms) + "," + n(r.exposed_comm_ms);
   for (double v : r.exposed_cause_ms) s += "," + n(v);
-  s += "," + n(r.comm_busy_ms) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_utilisation) + "," +
+  s += "," + n(r.comm_busy_ms) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_share) + "," +
+       quote(r.busiest_link) + "," + n(r.busiest_link_utilisation) + "," +
        (ok ? std::to_string(r.gpus) : "") + "," + (ok ? std::to_string(r.hosts) : "") + "," +
        (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost) + "," + n(r.cost_per_throughput) + "," +
        r.fidelity + "," + quote(r.error);
@@ -353,10 +356,11 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
   os << "vgsim sweep " << plan.name << ": " << n << " point(s), " << errors << " with errors\n";
   const bool priced = plan.prices.has_value();
   os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front\n";
-  // Fixed-width columns first; the busiest link (its name varies in length) last, so every column lines up.
+  // Fixed-width columns first; the busiest link (its name varies in length) last, so every column lines up. "limited
+  // by" is the largest term of the iteration (compute or an exposure cause, training/bottleneck.hpp).
   os << "  #  pt   design" << std::string(44, ' ') << "throughput   eff   exposed_ms";
   if (priced) os << std::setw(14) << ("cost (" + plan.prices->currency + ")") << std::setw(17) << "cost/throughput";
-  os << "  busiest link (utilisation)\n";
+  os << "  limited by      busiest link (busy while communicating)\n";
   std::size_t shown = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
     const std::size_t i = order[k];
@@ -380,8 +384,9 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
        << std::setw(48) << design << std::right << std::setw(10) << fmt(x.throughput, 1) << " " << std::setw(6)
        << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3);
     if (priced) os << std::setw(14) << fmt(x.cost, 0) << std::setw(17) << fmt(x.cost_per_throughput, 3);
-    os << "  " << (x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_utilisation, 0) + "%")
-       << "\n";
+    const std::string limit = x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_share, 0) + "%";
+    os << "  " << std::left << std::setw(15) << limit << std::right << " "
+       << (x.busiest_link.empty() ? "-" : x.busiest_link + " " + fmt(100 * x.busiest_link_utilisation, 0) + "%") << "\n";
   }
   if (shown < order.size()) os << "  (" << order.size() - shown << " more in the CSV)\n";
   // Which design choice moves throughput most (pairs that differ in one or two design parameters; effects.hpp).

@@ -1,6 +1,8 @@
 // Training reports: human summary, JSON, Chrome trace (see include/vgsim/sim/training/report.hpp).
 #include "vgsim/sim/training/report.hpp"
 
+#include "vgsim/sim/training/bottleneck.hpp"
+
 #include "vgsim/sim/virtualization/assumptions.hpp"
 
 #include <cstdio>
@@ -101,6 +103,9 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
     res.push_back({{"name", u.name}, {"kind", u.kind}, {"capacity_GBps", u.capacity_bytes_per_s / 1e9},
                    {"bytes", u.bytes}, {"utilisation", u.utilisation}});
   j["resources"] = res;
+  const IterationBottleneck b = iteration_bottleneck(r);  // the largest term of the iteration (bottleneck.hpp)
+  j["bottleneck"] = {{"what", b.what}, {"share", b.share}, {"busiest", b.busiest},
+                     {"busiest_utilisation_during_comm", b.busiest_utilisation_during_comm}};
   j["engine"] = {{"events", r.events}, {"flows", r.flows}};
   return j;
 }
@@ -156,6 +161,7 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
   out << "    1-GPU baseline        " << fmt("%.2f", st.single_gpu.work_per_s) << " " << unit << "\n";
   out << "    scaling efficiency    " << fmt("%.1f", 100.0 * st.scaling_efficiency) << " % of " << r.ranks
       << " x 1 GPU\n";
+  out << "    limited by            " << describe(iteration_bottleneck(r)) << "\n";
   const IterationRecord& last = r.iterations.back();
   if (!last.collectives.empty()) {
     out << "  collectives (last iteration" << (r.tick_phases.empty() ? "" : " of the first tick phase")

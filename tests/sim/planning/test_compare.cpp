@@ -26,7 +26,8 @@ TEST_CASE("compare names the parameter that differs", "[planning]") {
   std::ostringstream md;
   write_compare_markdown(md, c);
   CHECK(md.str().find("plan.gdr_disable") != std::string::npos);
-  CHECK(md.str().find("saturated link") != std::string::npos);
+  CHECK(md.str().find("| limited by | ") != std::string::npos);
+  CHECK(md.str().find("busiest link while communicating") != std::string::npos);
   // The same design twice: nothing differs, throughput ratio 1.
   const Json same = compare_designs(a, "A", a, "A");
   CHECK(same["differences"].empty());

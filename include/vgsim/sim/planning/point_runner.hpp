@@ -25,8 +25,12 @@ struct PointResult {
   double iteration_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_busy_ms = 0;
   // exposed_comm_ms by cause, in training::kExposureCauses order (sums to exposed_comm_ms)
   std::array<double, 5> exposed_cause_ms{};
-  std::string bottleneck;            // resource with the highest utilisation ("" for one GPU)
-  double bottleneck_utilisation = 0;
+  // What limits the iteration (training/bottleneck.hpp): "compute" or an exposure cause, with its share of the
+  // iteration; and the busiest resource with its utilisation while the NCCL stream was busy ("" for one GPU).
+  std::string bottleneck;
+  double bottleneck_share = 0;
+  std::string busiest_link;
+  double busiest_link_utilisation = 0;
   std::uint32_t gpus = 0, hosts = 0, nic_ports = 0;  // hardware the design uses (cost basis)
   double cost = 0;                   // 0 when the plan has no prices
   double cost_per_throughput = 0;    // cost / throughput
