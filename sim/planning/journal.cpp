@@ -18,22 +18,6 @@ namespace {
 
 const std::string kMagic = "vgsim-sweep-journal 1";
 
-// A bounded, printable excerpt of bytes read from a file (never echo raw bytes to a terminal).
-std::string excerpt(const std::string& s, std::size_t max = 60) {
-  std::string o;
-  for (std::size_t i = 0; i < s.size() && o.size() < max; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      o += static_cast<char>(c);
-    } else {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", c);
-      o += b;
-    }
-  }
-  return "'" + o + (s.size() > max ? "...'" : "'");
-}
-
 void write_all(int fd, const std::string& bytes, const std::string& path) {
   const char* p = bytes.data();
   std::size_t left = bytes.size();
@@ -179,16 +163,17 @@ JournalContents read_journal(const std::string& path, const std::string& csv_hea
   if (!next_line(line)) return out;  // empty file: killed before the header was written
   if (line != kMagic) {
     if (line.size() && line[0] == '\0') return out;  // the magic line itself was torn: nothing finished
-    throw InputError(path, "line 1", "not a vgsim sweep journal", excerpt(line),
+    throw InputError(path, "line 1", "not a vgsim sweep journal", vgsim::excerpt(line, 60),
                      "'" + kMagic + "' (remove the file, or run without --resume)");
   }
   if (!next_line(line) || line[0] == '\0') return out;  // header torn: nothing finished
   std::string payload, why;
   if (!unframe(line, 'H', payload, why))
-    throw InputError(path, "line 2", "damaged plan header record (" + why + ")", excerpt(line),
+    throw InputError(path, "line 2", "damaged plan header record (" + why + ")", vgsim::excerpt(line, 60),
                      "an intact header (remove the file, or run without --resume)");
   if (payload != header_line(csv_header))
-    throw InputError(path, "line 2", "journal was written by a different plan (columns differ)", excerpt(payload),
+    throw InputError(path, "line 2", "journal was written by a different plan (columns differ)",
+                     vgsim::excerpt(payload, 60),
                      "the columns of this plan, or run without --resume");
   while (next_line(line)) {
     const bool torn = line[0] == '\0';
