@@ -1,4 +1,4 @@
-// nccl-tests busbw factors for measurement records (op names as strings, alltoall included): delegates to the one
+// nccl-tests busbw factors for measurement records (op names as strings): delegates to the one
 // definition in workloads/collectives (coll::busbw_factor, coll::algbw_GBps; nccl-model.md section 2 table).
 #include "vgsim/calibrate/bus_bandwidth.hpp"
 
@@ -11,7 +11,6 @@ namespace vgsim::calibrate {
 
 double busbw_factor(const std::string& op, std::int64_t n) {
   if (n < 1) throw std::invalid_argument("busbw_factor: nranks must be >= 1, got " + std::to_string(n));
-  if (op == "alltoall") return (static_cast<double>(n) - 1.0) / static_cast<double>(n);  // not a simulated op
   try {
     return coll::busbw_factor(coll::parse_op(op), static_cast<std::uint32_t>(n));
   } catch (const UnitError&) {

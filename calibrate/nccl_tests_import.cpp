@@ -299,18 +299,18 @@ std::vector<Measurement> import_nccl_tests_text(const std::string& text, const s
     const std::string dtype = cols->type >= 0 ? tok(cols->type) : default_dtype;
     const std::int64_t tsize = dtype_size_bytes(dtype);
     if (tsize == 0) bad("unknown data type", "'" + dtype + "'", "an nccl-tests type name (float, half, ...)");
-    const bool total_size = op == "allgather" || op == "reducescatter";
+    // allgather / reducescatter print the per-rank count of a total-array size; alltoall the count per peer
+    // (nccl-tests alltoall.cu: size = count x n x type size; nccl-model.md section 2 table).
+    const bool total_size = op == "allgather" || op == "reducescatter" || op == "alltoall";
     std::int64_t count = 0;
     if (cols->count >= 0) {
       count = integer(cols->count, "count", 0);
-      if (op != "alltoall") {
-        const std::int64_t expect = count * tsize * (total_size ? nranks : 1);
-        if (expect != size)
-          bad("size does not match count x type size" + std::string(total_size ? " x ranks" : ""),
-              std::to_string(size) + " B",
-              std::to_string(expect) + " B (" + std::to_string(count) + " x " + std::to_string(tsize) +
-                  (total_size ? " x " + std::to_string(nranks) + " ranks" : "") + "); is nranks right?");
-      }
+      const std::int64_t expect = count * tsize * (total_size ? nranks : 1);
+      if (expect != size)
+        bad("size does not match count x type size" + std::string(total_size ? " x ranks" : ""),
+            std::to_string(size) + " B",
+            std::to_string(expect) + " B (" + std::to_string(count) + " x " + std::to_string(tsize) +
+                (total_size ? " x " + std::to_string(nranks) + " ranks" : "") + "); is nranks right?");
     } else {
       count = size / tsize / (total_size ? nranks : 1);
     }

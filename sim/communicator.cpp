@@ -23,6 +23,9 @@
 //   NVLS efficiency (StepCosts::switch_efficiency), its network legs at the protocol's; a quarter of the NVLink
 //   NVLSTree latency per switch leg and the NET NVLSTree latency per tree hop (NCCL: intraLat + 2 log2(N) interLat).
 //   Only when forced for now: plan() withholds it from the default argmin (see there).
+// - Alltoall is NCCL point-to-point: Ring/Simple markers only (NCCL_ALGO does not apply; LL for small p2p is not
+//   modelled), p2p_geometry() for NCCL's p2p channels, channels per peer and chunk, every channel with the identity
+//   rank -> GPU map (a rank's p2p connections leave from its own GPU on every channel).
 #include "vgsim/sim/communicator.hpp"
 
 #include <algorithm>
@@ -254,6 +257,15 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
       throw InputError("", "--proto", "NCCL runs " + name + " with the Simple protocol only",
                        coll::to_string(*options_.proto), "Simple (or no --proto) with --algo " + key);
   }
+  if (op == coll::Op::AllToAll) {  // NCCL point-to-point: no algorithm or protocol choice (nccl_tuning.hpp select)
+    if (options_.algo && *options_.algo != coll::Algo::Ring)
+      throw InputError("", "--algo", "alltoall is a group of NCCL sends and receives, which NCCL_ALGO does not steer",
+                       coll::to_string(*options_.algo), "no --algo (or ring) for alltoall");
+    if (options_.proto && *options_.proto != coll::Proto::Simple)
+      throw InputError("", "--proto", "vgsim runs NCCL's sends and receives with the Simple protocol only (NCCL's LL "
+                       "for small p2p operations is not modelled)", coll::to_string(*options_.proto),
+                       "Simple (or no --proto) for alltoall");
+  }
   const coll::Selection sel = coll::select(t, op, size, shape, allowed);
 
   CallPlan plan;
@@ -265,6 +277,8 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   std::uint32_t channels = options_.channels ? *options_.channels : sel.launch.channels;
   const bool two_trees = plan.algo == coll::Algo::Tree || plan.algo == coll::Algo::NVLSTree;  // half per tree
   if (two_trees && channels % 2 == 1) channels = channels == 1 ? 2 : channels - 1;
+  const P2pGeometry p2p = op == coll::Op::AllToAll ? p2p_geometry() : P2pGeometry{};
+  if (op == coll::Op::AllToAll) channels = p2p.channels;
   plan.channels = channels;
 
   // Step costs.
@@ -276,7 +290,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   if (plan.algo == coll::Algo::NVLSTree) c.switch_efficiency = t.nvls_efficiency[arch_row(shape.arch)];
   c.base_latency = Time::from_us(t.base_latency_us[a][p]);
   c.launch_overhead = options_.launch_overhead;
-  c.staging_granule = coll::default_slice_bytes(op, plan.algo, plan.proto);
+  c.staging_granule = op == coll::Op::AllToAll ? p2p.chunk_bytes : coll::default_slice_bytes(op, plan.algo, plan.proto);
   c.staged_copies = options_.staged_copies;
   // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node
   // communicators the intra-node hop latency is raised to at least the network post overhead (x3 for Simple).
@@ -296,7 +310,9 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
 
   plan.channel_gpus.resize(channels);
   for (std::uint32_t ch = 0; ch < channels; ++ch) {
-    const std::uint32_t shift = static_cast<std::uint32_t>(std::uint64_t{ch} * ranks_per_node_ / channels);
+    // Point-to-point channels do not permute GPUs: rank r is its own GPU on every channel (alltoall's pairs stay).
+    const std::uint32_t shift =
+        op == coll::Op::AllToAll ? 0 : static_cast<std::uint32_t>(std::uint64_t{ch} * ranks_per_node_ / channels);
     auto& map = plan.channel_gpus[ch];
     map.resize(ranks());
     for (std::uint32_t r = 0; r < ranks(); ++r) {
@@ -309,9 +325,63 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   gen.max_transfers = options_.max_transfers;
   gen.channels = channels;
   gen.root = root;
+  if (op == coll::Op::AllToAll) {
+    gen.chunk_bytes = p2p.chunk_bytes;
+    gen.p2p_channels_per_peer = p2p.channels_per_peer;
+    gen.p2p_ops_per_batch = p2p.ops_per_batch;
+  }
   plan.schedule = std::make_shared<const coll::CollectiveSchedule>(
       coll::generate(op, plan.algo, plan.proto, ranks(), ranks_per_node_, size, gen));
   return plan;
+}
+
+Communicator::P2pGeometry Communicator::p2p_geometry() const {
+  const coll::NcclTuning& t = options_.nccl;
+  auto whole = [](const char* name, double v, double lo, double hi, bool pow2) {
+    const auto u = static_cast<std::uint64_t>(v);
+    if (!(v >= lo && v <= hi) || static_cast<double>(u) != v || (pow2 && (u & (u - 1)) != 0))
+      throw InputError("", std::string("--set ") + name, "p2p parameter out of range", std::to_string(v),
+                       std::string(pow2 ? "a power of two" : "a whole number") + " in " +
+                           std::to_string(static_cast<long long>(lo)) + ".." + std::to_string(static_cast<long long>(hi)));
+    return static_cast<std::uint32_t>(u);
+  };
+  auto pow2_up = [](std::uint32_t v) {
+    std::uint32_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+  };
+  const std::uint32_t per_net_peer = whole("nccl.p2p.net_channels_per_peer", t.p2p_net_channels_per_peer, 1, 64, true);
+  const std::uint32_t min_ch = whole("nccl.p2p.min_channels", t.p2p_min_channels, 1, 64, false);
+  const std::uint32_t max_ch = whole("nccl.p2p.max_channels", t.p2p_max_channels, 1, 64, false);
+  P2pGeometry g;
+  g.ops_per_batch = whole("nccl.p2p.ops_per_batch", t.p2p_ops_per_batch, 1, 64, false);
+  // paths.cc ncclTopoComputeP2pChannels [recalled]: p2pnChannels = pow2Up(max(min(nChannels, MAX_P2P), MIN_P2P));
+  // p2pnChannelsPerPeer = pow2Up(min over peers of ncclTopoGetNchannels), at most p2pnChannels.
+  g.channels = std::min<std::uint32_t>(64, pow2_up(std::max(std::min(shape_.channels, max_ch), min_ch)));
+  std::uint32_t per_peer = g.channels;
+  if (nodes_ > 1) per_peer = std::min(per_peer, per_net_peer);  // a remote peer: NCCL_NCHANNELS_PER_NET_PEER
+  bool all_nvlink = ranks_per_node_ > 1;
+  const double link_GBps = t.nvlink_bw_per_link_GBps[static_cast<std::size_t>(shape_.arch)];
+  for (std::uint32_t a = 0; a < ranks_per_node_; ++a)  // a local peer: 2 (x NVLink links) channels
+    for (std::uint32_t b = 0; b < ranks_per_node_; ++b) {
+      if (a == b) continue;
+      const topo::Path p = cluster_.endpoint_path(rank_to_endpoint_[a], rank_to_endpoint_[b], options_.path);
+      std::uint32_t ch = 2;
+      if (p.link_class == topo::LinkClass::NVLink && link_GBps > 0)
+        ch = 2 * std::max<std::uint32_t>(1, static_cast<std::uint32_t>(p.bottleneck.GBps() / link_GBps));
+      else
+        all_nvlink = false;
+      per_peer = std::min(per_peer, ch);
+    }
+  g.channels_per_peer = std::min(g.channels, pow2_up(per_peer));
+  // init.cc p2pChunkSize [recalled]: NET on several nodes, NVL when every path is NVLink, else PCI.
+  const coll::Link chunk_link = nodes_ > 1 ? coll::Link::Net : all_nvlink ? coll::Link::NVLink : coll::Link::PCIe;
+  const double chunk = t.p2p_chunk_bytes[static_cast<std::size_t>(chunk_link)];
+  if (!(chunk >= 1024 && chunk <= 64.0 * 1024 * 1024))
+    throw InputError("", std::string("--set nccl.p2p.chunk.") + coll::to_string(chunk_link), "p2p chunk out of range",
+                     std::to_string(chunk), "1 KiB .. 64 MiB");
+  g.chunk_bytes = static_cast<Bytes>(chunk);
+  return g;
 }
 
 CollectiveResult simulate_collective(const Communicator& comm, coll::Op op, Bytes size, std::uint32_t root) {

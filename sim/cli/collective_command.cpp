@@ -161,7 +161,9 @@ void run(const CollectiveArgs& a) {
   header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
 
   // The sizes first (whole elements, as nccl-tests rounds counts; rounding may repeat a size, kept once).
-  const Bytes granule = tsize * ((op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? comm.ranks() : 1);
+  // allgather / reducescatter: S is the total array; alltoall: S = count per peer x ranks (nccl-tests alltoall.cu).
+  const bool per_rank_count = op == coll::Op::AllGather || op == coll::Op::ReduceScatter || op == coll::Op::AllToAll;
+  const Bytes granule = tsize * (per_rank_count ? comm.ranks() : 1);
   std::vector<Bytes> sizes;
   for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9);
        s = step_b > 0 ? s + static_cast<double>(step_b) : s * a.factor) {
@@ -172,9 +174,10 @@ void run(const CollectiveArgs& a) {
     const sim::CollectiveResult r = sim::simulate_collective(comm, op, size, a.root);
     sim::NcclTestsRow row;
     row.size = size;
-    row.count = (op == coll::Op::AllGather || op == coll::Op::ReduceScatter) ? size / tsize / comm.ranks() : size / tsize;
+    row.count = per_rank_count ? size / tsize / comm.ranks() : size / tsize;
     row.type = a.dtype;
-    row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv) ? "none" : redop;
+    row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv ||
+                 op == coll::Op::AllToAll) ? "none" : redop;
     row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(a.root) : -1;
     row.time = r.time;
     if (profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
@@ -215,7 +218,7 @@ void add_collective_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand("collective", "Simulate an nccl-tests style sweep of one collective");
   c->add_option("--cluster", args->cluster, "cluster preset name or JSON file")->capture_default_str();
   c->add_option("-o,--op", args->op,
-                "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv), or nccl-tests' "
+                "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall), or nccl-tests' "
                 "reduction (sum, prod, min, max, avg: an allreduce with that reduction)")
       ->capture_default_str();
   c->add_option("--nodes", args->nodes, "hosts to use (default: all)");

@@ -63,6 +63,9 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
   CollectiveSchedule hdr;
   detail::check_and_init(hdr, op, algo, proto, n, ppn, size, o);
   if (n <= 1) return costs.base;
+  if (op == Op::AllToAll)  // the planning path runs training collectives only (allreduce, allgather)
+    throw std::invalid_argument("analytical model: alltoall has no closed form here (its p2p rounds and batches "
+                                "contend by design); simulate it on the step engine");
   const double eff = costs.payload_efficiency;
   const std::uint32_t c = hdr.channels, N = n / ppn;
   if (hdr.ring_order.empty()) {

@@ -17,6 +17,7 @@ constexpr Bytes kLL128StepPayload = (120LL * 640 * 8 * 8 / kNcclSteps) / 16 * 15
 constexpr std::uint32_t kRingChunkSteps = 4;                      // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
 constexpr std::uint32_t kRingSliceSteps = 2;                      // SLICESTEPS for ring AR/AG/RS (collectives.h)
 constexpr Bytes kP2pNvlChunk = 512 * KiB;                         // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
+constexpr Bytes kP2pNetChunk = 128 * KiB;                         // NCCL_P2P_NET_CHUNKSIZE (init.cc; nccl-model.md 1.6)
 // NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
 // keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
 // NVLS Tree uses the same NVLS buffers and chunk for its switch and network legs (the same assumption).
@@ -26,6 +27,7 @@ constexpr Bytes kNvlsChunk = 128 * KiB;
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) {
   if (algo == Algo::NVLS || algo == Algo::NVLSTree) return kNvlsChunk;
   if (op == Op::SendRecv) return kP2pNvlChunk;
+  if (op == Op::AllToAll) return kP2pNetChunk;
   switch (proto) {
     case Proto::LL: return kLLStepPayload;
     case Proto::LL128: return kLL128StepPayload;
@@ -93,7 +95,7 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
       seen[r] = 1;
     }
   }
-  if (algo == Algo::Ring && op != Op::SendRecv) s.ring_order = order;
+  if (algo == Algo::Ring && op != Op::SendRecv && op != Op::AllToAll) s.ring_order = order;
   return order;
 }
 }  // namespace detail
@@ -123,6 +125,7 @@ CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, 
     case Op::Broadcast: return ring_broadcast(ranks, ppn, size, proto, o);
     case Op::Reduce: return ring_reduce(ranks, ppn, size, proto, o);
     case Op::SendRecv: return sendrecv(ranks, ppn, size, proto, o);
+    case Op::AllToAll: return alltoall(ranks, ppn, size, proto, o);
   }
   throw std::invalid_argument("unknown collective");
 }

@@ -130,6 +130,30 @@ std::vector<Entry> entries(NcclTuning& t) {
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.max_threads.") + kProtoKey[p], "threads",
                  std::string(kRef) + "1.6: Simple 512, LL 512, LL128 640", &t.max_threads[p]});
+  // Point-to-point (alltoall). Grades: [ref] the stored reference; [recalled] NCCL source not in it, [verify].
+  e.push_back({"nccl.p2p.net_channels_per_peer", "channels",
+               "NCCL_NCHANNELS_PER_NET_PEER default 2 (graph/paths.cc ncclTopoGetNchannels) [recalled, verify; " +
+                   std::string(kRef) + "1.6 names the variable, not its value]; power of two 1..64",
+               &t.p2p_net_channels_per_peer});
+  e.push_back({"nccl.p2p.min_channels", "channels", "NCCL_MIN_P2P_NCHANNELS default 1 (paths.cc) [recalled, verify]",
+               &t.p2p_min_channels});
+  e.push_back({"nccl.p2p.max_channels", "channels",
+               "NCCL_MAX_P2P_NCHANNELS default MAXCHANNELS (paths.cc) [recalled]; MAXCHANNELS 64: " + std::string(kRef) + "1.6",
+               &t.p2p_max_channels});
+  e.push_back({"nccl.p2p.ops_per_batch", "works",
+               "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 (device.h, NCCL >= 2.19) [recalled, verify]; 1..64",
+               &t.p2p_ops_per_batch});
+  for (int l = 0; l < 3; ++l)
+    e.push_back({std::string("nccl.p2p.chunk.") + kLinkKey[l], "bytes",
+                 std::string(kRef) + "1.6 init.cc NCCL_P2P_NVL_CHUNKSIZE 512 KiB, _PCI_ 128 KiB, _NET_ 128 KiB [ref]; "
+                                     "one per communicator: NET on several nodes, NVL when all paths are NVLink, else "
+                                     "PCI [recalled]",
+                 &t.p2p_chunk_bytes[l]});
+  for (int a = 0; a < 4; ++a)
+    e.push_back({std::string("nccl.p2p.nvlink_bw_per_link.") + kArchKey[a], "GB/s",
+                 std::string(kRef) + "1.5 topo.h NVLink per link: SM70 20, SM80 20, SM90 20.6, SM100 40.1 [ref]; an "
+                                     "NVLink peer gets 2 max(1, path bw / this) channels (paths.cc) [recalled]",
+                 &t.nvlink_bw_per_link_GBps[a]});
   return e;
 }
 }  // namespace
@@ -318,7 +342,7 @@ double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const Comm
     const double hwl = t.hw_latency_us[N == 1 ? intra : net][0][p];
     return base + (c.same_channels ? 1.0 : static_cast<double>(n)) * hwl;
   }
-  if (op == Op::SendRecv) return base + (N > 1 ? inter_lat : intra_lat);  // one hop (assumption, see header)
+  if (op == Op::SendRecv || op == Op::AllToAll) return base + (N > 1 ? inter_lat : intra_lat);  // one hop (assumption)
   const double nsteps = op == Op::AllReduce ? 2.0 * (n - 1) : n - 1.0;
   const double ninter = N > 1 ? (op == Op::AllReduce ? 2.0 * (N - 1) : N - 1.0) : 0.0;
   if (N > 1) {
@@ -360,6 +384,8 @@ double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const 
     if (proto == Proto::LL) bus = std::min(ll_max, bus * t.ring_ll_bw_factor);
     if (proto == Proto::LL128) bus = std::min(bus * t.ring_ll128_bw_factor, nch * t.per_ch_max_ring_ll128_bw_GBps[arch]);
     if (op == Op::SendRecv) return bus;
+    // AllToAll [derived; NCCL's model has no p2p]: bus as the per-rank rate, algBw = busBw n / (n-1) (nccl-tests).
+    if (op == Op::AllToAll) return n <= 1 ? bus : bus * n / (n - 1.0);
     const double nsteps = op == Op::AllReduce ? 2.0 * (n - 1) : (op == Op::AllGather || op == Op::ReduceScatter) ? n - 1.0 : n;
     return n <= 1 ? bus : bus * n / nsteps;
   }
@@ -414,7 +440,7 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
       const Algo algo = static_cast<Algo>(a);
       const Proto proto = static_cast<Proto>(p);
       if (!allowed.algo[a] || !allowed.proto[p]) continue;
-      if (op == Op::SendRecv && (algo != Algo::Ring || proto != Proto::Simple)) continue;
+      if ((op == Op::SendRecv || op == Op::AllToAll) && (algo != Algo::Ring || proto != Proto::Simple)) continue;
       if (algo == Algo::Tree && op != Op::AllReduce) continue;
       if (algo == Algo::NVLS && (!c.nvls_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
       if (algo == Algo::NVLSTree && (!c.nvls_tree_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
@@ -442,13 +468,14 @@ double busbw_factor(Op op, std::uint32_t n) {
   switch (op) {
     case Op::AllReduce: return 2.0 * (n - 1) / n;
     case Op::AllGather:
-    case Op::ReduceScatter: return static_cast<double>(n - 1) / n;
+    case Op::ReduceScatter:
+    case Op::AllToAll: return static_cast<double>(n - 1) / n;
     default: return 1.0;
   }
 }
 
 Bytes nccl_tests_size(Op op, Bytes count_bytes, std::uint32_t n) {
-  return (op == Op::AllGather || op == Op::ReduceScatter) ? count_bytes * n : count_bytes;
+  return (op == Op::AllGather || op == Op::ReduceScatter || op == Op::AllToAll) ? count_bytes * n : count_bytes;
 }
 
 double algbw_GBps(Bytes size, double time_us) { return time_us > 0 ? static_cast<double>(size) / (time_us * 1e3) : 0.0; }

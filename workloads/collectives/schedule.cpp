@@ -16,6 +16,7 @@ const char* to_string(Op o) {
     case Op::Broadcast: return "broadcast";
     case Op::Reduce: return "reduce";
     case Op::SendRecv: return "sendrecv";
+    case Op::AllToAll: return "alltoall";
   }
   return "?";
 }
@@ -59,7 +60,8 @@ Op parse_op(const std::string& s) {
   if (n == "broadcast" || n == "bcast") return Op::Broadcast;
   if (n == "reduce") return Op::Reduce;
   if (n == "sendrecv") return Op::SendRecv;
-  bad("collective", s, "allreduce, allgather, reducescatter, broadcast, reduce, sendrecv");
+  if (n == "alltoall") return Op::AllToAll;  // also nccl-tests' binary name alltoall_perf, and "all_to_all"
+  bad("collective", s, "allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall");
 }
 Algo parse_algo(const std::string& s) {
   const std::string n = normalize(s);

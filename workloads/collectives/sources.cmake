@@ -5,6 +5,7 @@ set(VGSIM_COLLECTIVES_SOURCES
   collectives/ring.cpp
   collectives/chain.cpp
   collectives/sendrecv.cpp
+  collectives/alltoall.cpp
   collectives/tree.cpp
   collectives/nvls.cpp
   collectives/nvls_tree.cpp

@@ -169,6 +169,21 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
       if (recv[r] != S) fail("rank " + std::to_string(r) + " receives " + std::to_string(recv[r]) + ", expected " + std::to_string(S));
     return err;
   }
+  if (s.op == Op::AllToAll) {
+    // Rank r sends block d of its buffer (S/n, the first S % n blocks one byte more) to every d != r: each pair
+    // (r, d) carries block_d, so r sends S - block_r and receives (n-1) block_r.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Bytes> pair;
+    for (const Transfer& t : s.transfers) pair[{t.src, t.dst}] += t.bytes;
+    auto block = [&](std::uint32_t d) { return S / n + (static_cast<Bytes>(d) < S % n ? 1 : 0); };
+    for (std::uint32_t r = 0; r < n; ++r)
+      for (std::uint32_t d = 0; d < n; ++d) {
+        if (r == d) continue;
+        const auto it = pair.find({r, d});
+        const Bytes got = it == pair.end() ? 0 : it->second;
+        if (got != block(d)) fail("alltoall pair " + std::to_string(r) + "->" + std::to_string(d) + " carries " + std::to_string(got) + " bytes, expected " + std::to_string(block(d)));
+      }
+    return err;
+  }
   // Rings and chains: every transfer goes from a position to the next one in ring_order.
   if (s.ring_order.size() != n) { fail("ring schedule without a ring_order of " + std::to_string(n) + " ranks"); return err; }
   std::vector<std::uint32_t> pos(n, 0);

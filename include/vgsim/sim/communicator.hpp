@@ -84,6 +84,15 @@ class Communicator {
 
   CallPlan plan(coll::Op op, Bytes size, std::uint32_t root = 0) const;
 
+  // NCCL's point-to-point geometry for this communicator (alltoall): p2pnChannels, p2pnChannelsPerPeer, the p2p
+  // chunk and the works per batch, from the nccl.p2p.* parameters (sim/communicator.cpp says which NCCL rule each
+  // follows). InputError naming the parameter when one is out of range.
+  struct P2pGeometry {
+    std::uint32_t channels = 1, channels_per_peer = 1, ops_per_batch = 8;
+    Bytes chunk_bytes = 0;
+  };
+  P2pGeometry p2p_geometry() const;
+
  private:
   const topo::Cluster& cluster_;
   std::vector<std::uint32_t> rank_to_endpoint_;

@@ -17,6 +17,8 @@
 //   nvlstree allreduce (the same switch legs per node plus a node tree of depth D): with P_l = s_intra((ppn+1) x_l)
 //       and Q_l = s_inter(deg x_l), base + 4a_i + 2 P_0 + 2D(a_n + s_n(x_0)) [+ max(P_0, Q_0) with more loops]
 //       + sum_{l>=1} max(P_l, Q_l); checked against the engine like NVLS.
+//   alltoall: none (std::invalid_argument): the planning path that uses these forms runs training jobs, whose
+//       collectives are allreduce and allgather; alltoall's p2p rounds share links by construction (step engine).
 // Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 % (not NVLS:
 // its legs share UP / DOWN by construction, so its form is checked against the engine, tests/sim/planning).
 #pragma once

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "vgsim/workloads/collectives/schedule.hpp"
@@ -36,6 +37,11 @@ struct GenOptions {
   std::uint32_t slots = 0;     // in-flight chunks per connection; 0 = NCCL default (NCCL_STEPS / chunk steps)
   std::uint32_t root = 0;      // broadcast / reduce root rank
   std::vector<std::uint32_t> ring_order;  // ring position -> rank (a permutation); empty = 0, 1, ..., n-1
+  // Point-to-point geometry of alltoall (alltoall.cpp; the communicator derives it from NCCL's rules): `channels`
+  // is NCCL's p2pnChannels (a power of two), p2p_channels_per_peer its p2pnChannelsPerPeer (a power of two, at most
+  // `channels`), p2p_ops_per_batch NCCL_MAX_DEV_WORK_P2P_PER_BATCH. 0 = 2 and 8 (alltoall.cpp says where from).
+  std::uint32_t p2p_channels_per_peer = 0;
+  std::uint32_t p2p_ops_per_batch = 0;
   // Resource guard: a schedule of more transfers than this (about 64 B of memory each, plus the engine's events) is
   // refused before it is built, with an InputError naming --max-transfers and the estimate. 0 = no limit.
   std::uint64_t max_transfers = 0;
@@ -47,6 +53,7 @@ struct GenOptions {
 //   LL:     buffer 512 KiB / 8 = 64 KiB of lines per step, half of it payload -> 32 KiB chunks, 8 slots.
 //   LL128:  buffer 120*640*8*8 B = 4,915,200 B / 8 = 614,400 B per step, 120/128 payload -> 576,000 B, 8 slots.
 //   SendRecv (p2p): NCCL_P2P_NVL_CHUNKSIZE 512 KiB (use 128 KiB for NET / PCI paths), 8 slots.
+//   AllToAll (p2p): NCCL_P2P_NET_CHUNKSIZE 128 KiB (the communicator passes the NVL / PCI size where it applies).
 //   NVLS:   NCCL_NVLS_CHUNKSIZE 128 KiB per shard chunk (recalled from nvls.cc [verify]), 8 slots (assumption).
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto);
 std::uint32_t default_slots(Op op, Algo algo, Proto proto);
@@ -74,6 +81,18 @@ CollectiveSchedule ring_reduce(std::uint32_t ranks, std::uint32_t ranks_per_node
                                const GenOptions& options = {});
 CollectiveSchedule sendrecv(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
                             const GenOptions& options = {});
+// nccl-tests alltoall_perf: every rank sends block d of its S-byte buffer (S/n, the first S % n blocks one byte more)
+// to every other rank d, as NCCL runs it: one ncclSend / ncclRecv per peer in a group, scheduled in NCCL's p2p
+// rounds over the p2p channels, each channel's operations in batches run one after the other (alltoall.cpp has the
+// mechanism and its sources). Per rank r: bytes out = S - block_r, bytes in = (n-1) block_r ((n-1)/n S when n divides
+// S); the self block is a local copy and moves nothing. Algo must be Ring (vgsim's marker for p2p), Simple protocol.
+CollectiveSchedule alltoall(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
+                            const GenOptions& options = {});
+// NCCL's p2p round order (init.cc p2pSchedule, NCCL >= 2.19): round i pairs a send to the rank (node + dn, local + dl)
+// with a receive from (node - dn, local - dl), node deltas dn in the quadratic order (x^2 + x)/2 mod pow2Up(nodes)
+// (values >= nodes skipped), within each the local deltas dl likewise over pow2Up(ranks_per_node). Round 0 is (0, 0),
+// the rank itself. Returns the (dn, dl) of every round.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> p2p_rounds(std::uint32_t nodes, std::uint32_t ranks_per_node);
 CollectiveSchedule tree_allreduce(std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size, Proto proto,
                                   const GenOptions& options = {});
 // NVLS (NVLink SHARP) allreduce on the ranks of ONE node behind one NVSwitch (nvls.cpp has the physics): transfers

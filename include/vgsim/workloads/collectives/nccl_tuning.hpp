@@ -42,6 +42,12 @@ struct NcclTuning {
          tree_ll128_bw_factor_one_node = 7.0 / 9.0, tree_ll128_bw_factor = 120.0 / 128.0, tree_algbw_ratio = 0.5;
   double thread_threshold[3]{};          // [Proto] bytes per thread before trimming (ring LL: x nranks)
   double max_threads[3]{};               // [Proto]
+  // Point-to-point (alltoall; generators.hpp alltoall, sim/communicator.cpp): NCCL's p2p channel and chunk rules.
+  double p2p_net_channels_per_peer = 2;  // NCCL_NCHANNELS_PER_NET_PEER (a power of two, 1..64)
+  double p2p_min_channels = 1, p2p_max_channels = 64;  // NCCL_MIN_P2P_NCHANNELS / NCCL_MAX_P2P_NCHANNELS (1..64)
+  double p2p_ops_per_batch = 8;          // NCCL_MAX_DEV_WORK_P2P_PER_BATCH: works one thread block runs at once
+  double p2p_chunk_bytes[3]{512.0 * 1024, 128.0 * 1024, 128.0 * 1024};  // [Link] NCCL_P2P_NVL / _PCI / _NET_CHUNKSIZE
+  double nvlink_bw_per_link_GBps[4]{20.0, 20.0, 20.6, 40.1};  // [GpuArch] topo.h NVLink per link (p2p channels)
 
   // NCCL's defaults for `version`: "2.18" .. "2.30" (the tables are identical there except Tree/Simple base
   // latency, 0 before 2.30 and 8.4 at 2.30). Throws UnitError naming the accepted versions.
@@ -130,13 +136,15 @@ struct Selection {
 // argmin of algo_time over the allowed (algo, proto) pairs (Tree only for allreduce, LL128 only when enabled, NVLS
 // only for allreduce with Simple where CommShape::nvls_supported; NCCL 2.19+ also picks NVLS for allgather /
 // reducescatter, not modelled); ties keep the first in (Ring, Tree, NVLS) x (LL, LL128, Simple) order, as NCCL's loop. Throws std::invalid_argument when
-// nothing is allowed. SendRecv always uses Ring/Simple (p2p does not go through this model; an assumption).
+// nothing is allowed. SendRecv and AllToAll always use Ring/Simple (p2p does not go through this model; an
+// assumption: NCCL >= 2.19 runs p2p operations up to NCCL_P2P_LL_THRESHOLD with LL, not modelled).
 Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed = {});
 
-// nccl-tests (section 2): busbw = algbw * factor; allreduce 2(n-1)/n; allgather, reducescatter (n-1)/n;
+// nccl-tests (section 2): busbw = algbw * factor; allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n;
 // broadcast, reduce, sendrecv 1.
 double busbw_factor(Op op, std::uint32_t ranks);
-// nccl-tests' S from the per-rank element bytes (count * typesize): allgather / reducescatter multiply by n.
+// nccl-tests' S from the per-rank element bytes (count * typesize): allgather / reducescatter multiply by n, and so
+// does alltoall (count is per peer there).
 Bytes nccl_tests_size(Op op, Bytes count_bytes, std::uint32_t ranks);
 // algbw in GB/s (1e9 bytes) for S bytes in `time_us` microseconds.
 double algbw_GBps(Bytes size, double time_us);

@@ -12,7 +12,8 @@
 
 namespace vgsim::coll {
 
-enum class Op : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv };
+// AllToAll: nccl-tests alltoall_perf, a group of ncclSend / ncclRecv to every peer (generators.hpp alltoall).
+enum class Op : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv, AllToAll };
 // NVLS = NVLink SHARP (Hopper+ NVSwitch multicast/reduction, one node, allreduce only; generators.hpp nvls_allreduce).
 // NVLSTree = NVLS inside each node plus a tree across nodes (NCCL_ALGO=NVLSTree; generators.hpp nvls_tree_allreduce).
 enum class Algo : std::uint8_t { Ring, Tree, NVLS, NVLSTree };
@@ -22,7 +23,8 @@ enum class Proto : std::uint8_t { LL, LL128, Simple };
 const char* to_string(Op o);
 const char* to_string(Algo a);
 const char* to_string(Proto p);
-// Parsers accept NCCL's spellings case-insensitively ("allreduce", "all_reduce", "Ring", "LL128", "simple");
+// Parsers accept NCCL's spellings case-insensitively ("allreduce", "all_reduce", "alltoall", "all_to_all", "Ring",
+// "LL128", "simple");
 // they throw UnitError listing the accepted values.
 Op parse_op(const std::string& s);
 Algo parse_algo(const std::string& s);
@@ -68,7 +70,7 @@ struct CollectiveSchedule {
   Bytes chunk_bytes = 0;        // payload bytes per transfer (at most; the last loop may be smaller)
   std::uint32_t slots = 0;      // in-flight chunks per connection (buffer slots)
   std::uint32_t loops = 0;      // iterations of the algorithm over the data (NCCL's loopSize rule)
-  std::vector<std::uint32_t> ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv)
+  std::vector<std::uint32_t> ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv, alltoall)
   std::vector<Transfer> transfers;
   std::vector<std::uint32_t> deps;
 };
