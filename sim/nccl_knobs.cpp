@@ -1,6 +1,9 @@
 // Parsing and overlaying NCCL's user-facing knobs (include/vgsim/sim/nccl_knobs.hpp).
 #include "vgsim/sim/nccl_knobs.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "vgsim/kernel/input_error.hpp"
 
 namespace vgsim::sim {
@@ -29,6 +32,31 @@ void NcclKnobs::merge(const NcclKnobs& over) {
   if (!over.version.empty()) version = over.version;
 }
 
+topo::PathType parse_path_level(const std::string& value, const std::string& nccl_version) {
+  const int minor = coll::parse_nccl_minor(nccl_version);
+  const bool integer = !value.empty() && value.size() <= 9 &&
+                       std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!integer) {
+    if (!value.empty() && (value[0] == '-' || value[0] == '+' || std::isdigit(static_cast<unsigned char>(value[0]))))
+      throw UnitError("'" + value + "' is not a path level: a name (LOC, NVL, PIX, PXB, PHB, SYS) or an integer " +
+                      std::string(minor == 4 ? "0..5" : "0..4"));
+    return topo::parse_path_type(value);
+  }
+  const long n = std::stol(value);
+  using P = topo::PathType;
+  if (minor == 4) {  // 2.4.8: GDR / P2P used while distance < n, enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4
+    static const P k24[] = {P::LOC, P::PIX, P::PXB, P::PHB, P::PHB, P::SYS};
+    if (n <= 5) return k24[n];
+    throw UnitError("NCCL 2.4 path level " + value + " is out of range: 0..5 (0 none, 1 PIX, 2 PXB, 3 PHB, 4 up to "
+                    "NODE, 5 SYS; NCCL 2.4.8 compares distance >= level) or a name");
+  }
+  static const P kLegacy[] = {P::LOC, P::PIX, P::PXB, P::PHB, P::SYS};  // paths.cc levelsOldToNew
+  if (n <= 4) return kLegacy[n];
+  throw UnitError("NCCL " + nccl_version + " path level " + value + " is out of range: 0..4 (NCCL's legacy integers: 0 LOC, "
+                  "1 PIX, 2 PXB, 3 PHB, 4 SYS; NCCL reads larger numbers as SYS, write SYS to mean it) or a name (LOC, "
+                  "NVL, PIX, PXB, PHB, SYS)");
+}
+
 coll::NcclTuning NcclKnobs::tuning(const std::string& origin) const {
   return parsed(origin, "--nccl-version", version, [](const std::string& v) { return coll::NcclTuning::defaults(v); });
 }
@@ -37,8 +65,24 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
   if (!algo.empty()) opt.algo = parsed(origin, "--algo", algo, coll::parse_algo);
   if (!proto.empty()) opt.proto = parsed(origin, "--proto", proto, coll::parse_proto);
   if (channels) opt.channels = channels;
-  if (!p2p_level.empty()) opt.path.p2p_level = parsed(origin, "--p2p-level", p2p_level, topo::parse_path_type);
-  if (!gdr_level.empty()) opt.path.gdr_level = parsed(origin, "--gdr-level", gdr_level, topo::parse_path_type);
+  const std::string v = version.empty() ? "2.30" : version;
+  if (!p2p_level.empty() || !gdr_level.empty()) (void)tuning(origin);  // a bad version is named as --nccl-version
+  auto level = [&](const std::string& s) { return parse_path_level(s, v); };
+  if (!p2p_level.empty()) opt.path.p2p_level = parsed(origin, "--p2p-level", p2p_level, level);
+  if (!gdr_level.empty()) opt.path.gdr_level = parsed(origin, "--gdr-level", gdr_level, level);
+  // A forced algorithm or protocol the release does not have (NCCL would reject NCCL_ALGO / NCCL_PROTO).
+  if (!algo.empty() || !proto.empty()) {
+    const coll::NcclTuning t = tuning(origin);
+    if (opt.proto == coll::Proto::LL128 && !t.has_ll128)
+      throw InputError(origin, "--proto", "NCCL " + v + " has no LL128 protocol (it arrived in 2.5)", proto,
+                       "ll or simple, or --nccl-version 2.5 or later");
+    if (opt.algo == coll::Algo::NVLS && !t.has_nvls)
+      throw InputError(origin, "--algo", "NCCL " + v + " has no NVLS algorithm (from 2.17)", algo,
+                       "ring or tree, or --nccl-version 2.17 or later");
+    if (opt.algo == coll::Algo::NVLSTree && !t.has_nvls_tree)
+      throw InputError(origin, "--algo", "NCCL " + v + " has no NVLS Tree algorithm (from 2.18)", algo,
+                       "ring or tree, or --nccl-version 2.18 or later");
+  }
   if (ib_disable) opt.path.ib_disable = *ib_disable;
   if (p2p_disable) opt.path.p2p_disable = *p2p_disable;
   if (shm_disable) opt.path.shm_disable = *shm_disable;

@@ -153,6 +153,7 @@ void run(const CollectiveArgs& a) {
       header.notes.push_back("  Rank " + std::to_string(r) + " on " + eps[comm.rank_to_endpoint()[r]].name + " device " +
                              std::to_string(r % gpn) + " [simulated] " + cluster.gpus()[eps[comm.rank_to_endpoint()[r]].gpu].model);
   }
+  if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
   header.notes.push_back("transports: " + comm.describe_transports());
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));

@@ -41,6 +41,7 @@ void run(const ParamsArgs& a) {
     sim::NcclKnobs kn;
     kn.version = a.version;
     const auto t = kn.tuning();  // an unknown version is an InputError naming --nccl-version
+    if (!t.approximation.empty()) std::cout << "# " << t.approximation << "\n";
     for (const auto& prm : t.list()) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%g", prm.value);
@@ -64,7 +65,7 @@ void add_params_command(CLI::App& app) {
   CLI::App* p = app.add_subcommand(
       "params", "List model parameters with their values and sources (NCCL constants; or every parameter of a job)");
   auto a = std::make_shared<ParamsArgs>();
-  p->add_option("--nccl-version", a->version, "NCCL tuning tables")->capture_default_str();
+  p->add_option("--nccl-version", a->version, "NCCL release 2.4 .. 2.30 whose tuning tables to list (what is approximated is said first)")->capture_default_str();
   p->add_option("--scenario", a->scenario, "list every parameter this training scenario uses");
   p->add_option("--cluster", a->cluster, "with --workload: list every parameter of this job");
   p->add_option("--workload", a->workload, "model library name or model JSON file");

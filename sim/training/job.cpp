@@ -346,7 +346,9 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   kn.apply(job.comm);
   job.comm.max_transfers = spec.max_transfers;
   auto nsrc = [&](bool given) { return given ? spec.nccl_origin : std::string("NCCL default"); };
-  P.push_back({"nccl.version", job.comm.nccl.version, "tuning tables (--nccl-version)"});
+  P.push_back({"nccl.version", job.comm.nccl.version,
+               "tuning tables (--nccl-version)" +
+                   (job.comm.nccl.approximation.empty() ? std::string() : "; " + job.comm.nccl.approximation)});
   P.push_back({"nccl.algo", kn.algo.empty() ? "auto" : kn.algo, nsrc(!kn.algo.empty())});
   P.push_back({"nccl.proto", kn.proto.empty() ? "auto" : kn.proto, nsrc(!kn.proto.empty())});
   P.push_back({"nccl.channels", kn.channels ? Json(kn.channels) : Json("auto"), nsrc(kn.channels != 0)});

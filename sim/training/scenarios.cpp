@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/topologies/catalog.hpp"
 
 namespace fs = std::filesystem;
@@ -39,9 +40,27 @@ Scenario parse_scenario(JsonReader& r) {
     j.nccl.algo = n->opt_one_of("algo", {"ring", "tree", "nvls", "nvlstree"}).value_or("");
     j.nccl.proto = n->opt_one_of("proto", {"ll", "ll128", "simple"}).value_or("");
     j.nccl.channels = static_cast<std::uint32_t>(n->opt_integer("channels", 1, 64).value_or(0));
-    const std::vector<std::string> levels = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
-    j.nccl.p2p_level = n->opt_one_of("p2p_level", levels).value_or("");
-    j.nccl.gdr_level = n->opt_one_of("gdr_level", levels).value_or("");
+    // A name or NCCL's legacy integer (a JSON number or a string), read by the one parser, sim::parse_path_level,
+    // with the version of this file (read first) or the default.
+    const std::string level_version = n->has("version") && n->json().at("version").is_string()
+                                          ? n->json().at("version").get<std::string>()
+                                          : j.nccl.version;
+    auto level = [&](const char* key) -> std::string {
+      if (!n->has(key)) return "";
+      n->allow(key);
+      const Json& v = n->json().at(key);
+      if (!v.is_string() && !v.is_number_integer())
+        n->fail(key, "wrong type", "a path name (LOC, NVL, PIX, PXB, PHB, SYS) or an integer level");
+      const std::string text = v.is_string() ? v.get<std::string>() : std::to_string(v.get<std::int64_t>());
+      try {
+        (void)sim::parse_path_level(text, level_version);
+      } catch (const UnitError& e) {
+        n->fail(key, e.what(), "a path name or an integer level of NCCL " + level_version);
+      }
+      return text;
+    };
+    j.nccl.p2p_level = level("p2p_level");
+    j.nccl.gdr_level = level("gdr_level");
     j.nccl.ib_disable = n->opt_boolean("ib_disable");
     j.nccl.p2p_disable = n->opt_boolean("p2p_disable");
     j.nccl.shm_disable = n->opt_boolean("shm_disable");

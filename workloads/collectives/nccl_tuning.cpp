@@ -11,6 +11,7 @@
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
+#include "nccl_versions.hpp"
 
 namespace vgsim::coll {
 
@@ -177,16 +178,13 @@ GpuArch parse_gpu_arch(const std::string& s) {
 }
 
 NcclTuning NcclTuning::defaults(const std::string& version) {
-  static const char* kVersions[] = {"2.18", "2.19", "2.20", "2.21", "2.22", "2.23", "2.24", "2.25", "2.26",
-                                    "2.27", "2.28", "2.29", "2.30"};
-  bool known = false;
-  for (const char* v : kVersions) known = known || version == v;
-  if (!known) throw UnitError("unknown NCCL tuning version '" + version + "', expected one of: 2.18 .. 2.30");
+  const int minor = parse_nccl_minor(version);
   NcclTuning t;
   t.version = version;
-  // 1.2 baseLatencies, LL / LL128 / Simple. Tree/Simple: 0 until 2.29, 8.4 at 2.30 HEAD (1.3 drift note).
+  t.minor = minor;
+  // 1.2 baseLatencies, LL / LL128 / Simple. Tree/Simple: 8.4 at 2.30 HEAD (0 before: 1.3 drift note).
   const double ring_base[3] = {6.6, 14.0, 8.4};
-  const double tree_base[3] = {6.8, 14.0, version == "2.30" ? 8.4 : 0.0};
+  const double tree_base[3] = {6.8, 14.0, 8.4};
   std::copy(ring_base, ring_base + 3, t.base_latency_us[0]);
   std::copy(tree_base, tree_base + 3, t.base_latency_us[1]);
   // 1.3 hwLatencies [link][algo][proto]: NVLink Tree .6/1.25/4, Ring .6/1.9/3.4; PCI Tree 1/1.9/4, Ring 1/2.5/5.7;
@@ -236,12 +234,41 @@ NcclTuning NcclTuning::defaults(const std::string& version) {
   t.max_threads[0] = 512;
   t.max_threads[1] = 640;
   t.max_threads[2] = 512;
+  if (minor < 30) detail::apply_version_tables(t, minor);  // 2.4 .. 2.29 (nccl_versions.cpp)
   return t;
+}
+
+int parse_nccl_minor(const std::string& version) {
+  // "2.<minor>", optionally ".<patch>" and "-<build>" (NCCL's own spelling, e.g. 2.18.3-1).
+  const std::string range = "NCCL 2.4 .. 2.30 (a patch level such as 2.18.3 is accepted; vgsim has no tables "
+                            "before 2.4)";
+  std::size_t i = 0;
+  auto number = [&](int& out) {
+    const std::size_t start = i;
+    out = 0;
+    while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])) && i - start < 6)
+      out = out * 10 + (version[i++] - '0');
+    return i > start;
+  };
+  int major = 0, minor = 0, patch = 0, build = 0;
+  bool ok = number(major) && i < version.size() && version[i++] == '.' && number(minor);
+  if (ok && i < version.size() && version[i] == '.') ok = (++i, number(patch));
+  if (ok && i < version.size() && version[i] == '-') ok = (++i, number(build));
+  ok = ok && i == version.size();
+  if (!ok) throw UnitError("'" + version + "' is not an NCCL version (expected " + range + ")");
+  if (major != 2 || minor < 4 || minor > 30)
+    throw UnitError("unsupported NCCL version '" + version + "', expected " + range);
+  return minor;
 }
 
 std::vector<NcclTuning::Param> NcclTuning::list() const {
   std::vector<Param> out;
-  for (auto& e : entries(const_cast<NcclTuning&>(*this))) out.push_back({e.name, e.unit, e.source, *e.p});
+  for (auto& e : entries(const_cast<NcclTuning&>(*this))) {
+    std::string source = e.source;  // the HEAD tables' source unless the version's tables name another
+    for (const auto& [prefix, s] : sources)
+      if (e.name.compare(0, prefix.size(), prefix) == 0) source = s;
+    out.push_back({e.name, e.unit, source, *e.p});
+  }
   return out;
 }
 
@@ -402,6 +429,9 @@ AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes byt
   if (algo != Algo::Ring && op != Op::AllReduce) { r.time_us = -1; return r; }
   if (algo == Algo::NVLS && (proto != Proto::Simple || c.nodes > 1)) { r.time_us = -1; return r; }
   if (algo == Algo::NVLSTree && (proto != Proto::Simple || c.nodes < 2)) { r.time_us = -1; return r; }
+  // The release's algorithms and protocols (nccl_versions.cpp): no LL128 before 2.5, no NVLS before 2.17 ...
+  if ((proto == Proto::LL128 && !t.has_ll128) || (algo == Algo::NVLS && !t.has_nvls) ||
+      (algo == Algo::NVLSTree && !t.has_nvls_tree)) { r.time_us = -1; return r; }
   r.latency_us = latency_us(t, op, algo, proto, c);
   r.bandwidth_GBps = bandwidth_GBps(t, op, algo, proto, c);
   if (algo == Algo::Tree) {
@@ -435,6 +465,10 @@ Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, 
 Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed) {
   Selection best;
   bool found = false;
+  // A single allowed algorithm / protocol is forced (NCCL_ALGO, NCCL_PROTO; 2.4: NCCL_TREE_THRESHOLD): forcing
+  // overrides the release's default enable rules (trees on one node in 2.4, LL128 by GPU architecture).
+  const bool forced_algo = std::count(allowed.algo, allowed.algo + kAlgoCount, true) == 1;
+  const bool forced_proto = std::count(allowed.proto, allowed.proto + 3, true) == 1;
   for (int a = 0; a < kAlgoCount; ++a) {
     for (int p = 0; p < 3; ++p) {
       const Algo algo = static_cast<Algo>(a);
@@ -445,6 +479,8 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
       if (algo == Algo::NVLS && (!c.nvls_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
       if (algo == Algo::NVLSTree && (!c.nvls_tree_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
       if (proto == Proto::LL128 && !c.ll128_enabled) continue;
+      if (algo == Algo::Tree && c.nodes < 2 && !t.tree_on_one_node && !forced_algo) continue;
+      if (proto == Proto::LL128 && !forced_proto && !((t.ll128_default_archs >> static_cast<int>(c.arch)) & 1u)) continue;
       const AlgoTime at = algo_time(t, op, algo, proto, bytes, c);
       if (at.time_us < 0) continue;
       if (!found || at.time_us < best.cost.time_us) {

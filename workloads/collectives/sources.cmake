@@ -12,6 +12,7 @@ set(VGSIM_COLLECTIVES_SOURCES
   collectives/validate.cpp
   collectives/schedule_json.cpp
   collectives/nccl_tuning.cpp
+  collectives/nccl_versions.cpp
   collectives/analytical.cpp
   collectives/ompi_allreduce.cpp
 )

@@ -15,7 +15,7 @@ namespace vgsim::sim {
 struct NcclKnobs {
   std::string algo, proto;          // "ring" / "tree"; "ll" / "ll128" / "simple" (any case, NCCL spellings)
   std::uint32_t channels = 0;       // 0: from the route bottleneck, trimmed per size as NCCL does
-  std::string p2p_level, gdr_level;  // LOC, NVL, PIX, PXB, PHB, SYS (empty: PXB, NCCL's default)
+  std::string p2p_level, gdr_level;  // LOC, NVL, PIX, PXB, PHB, SYS or a legacy integer (parse_path_level); "": PXB
   std::optional<bool> ib_disable, p2p_disable, shm_disable, gdr_disable;
   std::string version = "2.30";     // NCCL tuning tables (coll::NcclTuning::defaults)
 
@@ -27,5 +27,16 @@ struct NcclKnobs {
   // --set overrides applied to it survive). Errors name `origin` and the knob's option name.
   void apply(CommOptions& opt, const std::string& origin = "") const;
 };
+
+// NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL as NCCL `nccl_version` reads them: a path-type name (LOC, NVL, PIX, PXB, PHB,
+// SYS, NET; case-sensitive, as NCCL's strcmp) or an integer. Integers are NCCL's legacy numbering, not the PATH_*
+// enum of the release (which moved: PIX is 2 in 2.6, 3 from 2.8; reference/nccl-horovod/nccl-tuning-by-version.md
+// section 6): from 2.5 paths.cc ncclGetLevel maps 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS (levelsOldToNew; NCCL's env docs
+// "Integer Values (Legacy)") [recalled, not in the stored reference; verify]; in 2.4.8 the integer is the bound of
+// `distance >= level` over its enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4 (nccl-net-path-by-version.md section 1,
+// grade high for GDR, assumed for P2P), so 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 up to NODE (vgsim's PHB), 5 SYS. NCCL reads a
+// larger integer as SYS; vgsim refuses it (it is most likely a PATH_* number meant otherwise). Throws UnitError
+// naming the accepted names and the version's integer range.
+topo::PathType parse_path_level(const std::string& value, const std::string& nccl_version);
 
 }  // namespace vgsim::sim

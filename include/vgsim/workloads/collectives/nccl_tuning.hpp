@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vgsim/workloads/collectives/schedule.hpp"
@@ -21,6 +22,10 @@ const char* to_string(Link l);
 const char* to_string(GpuArch a);
 Link parse_link(const std::string& s);         // "nvlink", "pcie"/"pci", "net"; UnitError lists accepted values
 GpuArch parse_gpu_arch(const std::string& s);  // "volta", "ampere", "hopper", "blackwell" (or "sm70".."sm100")
+
+// The minor number of an NCCL release "2.<minor>[.<patch>[-<build>]]" between 2.4 and 2.30. UnitError otherwise,
+// naming the supported range.
+int parse_nccl_minor(const std::string& version);
 
 struct NcclTuning {
   std::string version = "2.30";
@@ -49,8 +54,22 @@ struct NcclTuning {
   double p2p_chunk_bytes[3]{512.0 * 1024, 128.0 * 1024, 128.0 * 1024};  // [Link] NCCL_P2P_NVL / _PCI / _NET_CHUNKSIZE
   double nvlink_bw_per_link_GBps[4]{20.0, 20.0, 20.6, 40.1};  // [GpuArch] topo.h NVLink per link (p2p channels)
 
-  // NCCL's defaults for `version`: "2.18" .. "2.30" (the tables are identical there except Tree/Simple base
-  // latency, 0 before 2.30 and 8.4 at 2.30). Throws UnitError naming the accepted versions.
+  // What the version has (nccl_versions.cpp; not overridable, they are facts of the release): LL128 (2.5+),
+  // trees on a single node by default (2.4.8 computes a tree threshold of 0 there), NVLS (2.17+), NVLS Tree (2.18+),
+  // and the GPU architectures on which NCCL enables LL128 by default (bit per GpuArch; forcing LL128 enables it).
+  bool has_ll128 = true, tree_on_one_node = true, has_nvls = true, has_nvls_tree = true;
+  unsigned ll128_default_archs = 0xF;
+  int minor = 30;                        // the release, 2.<minor>
+  // One line naming what of this version's model is approximated ("" when its constants are its own), and the
+  // source of each constant that differs from the HEAD tables' (param-name prefix -> source; the last entry whose
+  // prefix matches wins).
+  std::string approximation;
+  std::vector<std::pair<std::string, std::string>> sources;
+
+  // NCCL's defaults for `version` ("2.4" .. "2.30", a patch level like "2.18.3" is accepted): the version's own
+  // constants where reference/nccl-horovod/nccl-tuning-by-version.md gives them (2.5.6, 2.6.4, 2.8.4, 2.12.12,
+  // 2.18.3) or reference/nccl-model.md (2.30 HEAD), else the nearest known version's, said in `approximation`.
+  // Throws UnitError naming the supported range (2.3 and older are refused).
   static NcclTuning defaults(const std::string& version = "2.30");
 
   struct Param {
