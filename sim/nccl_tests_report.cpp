@@ -36,9 +36,12 @@ void write_nccl_tests_row(std::ostream& out, const NcclTestsRow& r) {
   std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d", static_cast<long long>(r.size),
                 static_cast<long long>(r.count), r.type.c_str(), r.redop.c_str(), r.root);
   out << buf;
+  const std::string wrong = r.wrong >= 0 ? std::to_string(r.wrong) : "N/A";
   for (int g = 0; g < 2; ++g) {
-    std::snprintf(buf, sizeof buf, "  %7s  %6.2f  %6.2f  %5s", time_str(r.time.us()).c_str(), r.algbw_GBps,
-                  r.busbw_GBps, "N/A");
+    if (g == 1 && !r.in_place) std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %5s", "N/A", "N/A", "N/A", "N/A");
+    else
+      std::snprintf(buf, sizeof buf, "  %7s  %6.2f  %6.2f  %5s", time_str(r.time.us()).c_str(), r.algbw_GBps,
+                    r.busbw_GBps, wrong.c_str());
     out << buf;
   }
   out << "\n";

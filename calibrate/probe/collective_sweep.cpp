@@ -6,12 +6,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collective_shape.hpp"
 #include "environment_record.hpp"
+#include "vgsim/sim/nccl_tests_report.hpp"
 
 namespace vgsim::probe {
 namespace {
@@ -160,6 +162,27 @@ std::vector<cudaStream_t> streams_of(const std::vector<DeviceSlot>& slots) {
 
 }  // namespace
 
+// The head of one --table: nccl-tests' preamble line (parsers look for it) and what was measured.
+static vgsim::sim::NcclTestsHeader table_header(const ProbeContext& ctx, const ProbeOptions& o, const std::string& op,
+                                         const std::string& label) {
+  int version = 0;
+  ncclGetVersion(&version);  // e.g. 21803 for 2.18.3 (NCCL_VERSION_CODE encoding from 2.9; 2.x.y earlier: 2xyy)
+  vgsim::sim::NcclTestsHeader h;
+  h.title = "vgsim-probe: " + op + " (" + label + "), " + std::to_string(ctx.nccl_ranks) + " rank(s) on " +
+            std::to_string(ctx.nnodes) + " node(s) (measured; NCCL " + std::to_string(version) + ")";
+  char pre[256];
+  const std::string step = o.collective.step_bytes > 0 ? std::to_string(o.collective.step_bytes) + "(bytes)"
+                                                       : std::to_string(o.collective.factor).substr(0, 4) + "(factor)";
+  std::snprintf(pre, sizeof pre,
+                "nThread 1 nGpus %zu minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
+                "validation: 1 graph: 0",
+                ctx.devices.size(), static_cast<long long>(o.collective.min_bytes),
+                static_cast<long long>(o.collective.max_bytes), step.c_str(), o.warmup, o.iters);
+  h.notes.push_back(pre);
+  h.notes.push_back("out-of-place only: the in-place columns are N/A (not measured); float, time averaged over ranks");
+  return h;
+}
+
 long run_collective_sweep(const ProbeContext& ctx, const ProbeOptions& o, RecordWriter& writer, Watchdog& watchdog) {
   const std::vector<std::int64_t> sizes = o.collective.sizes();
   if (sizes.empty() || o.ops.empty()) return 0;
@@ -220,6 +243,9 @@ long run_collective_sweep(const ProbeContext& ctx, const ProbeOptions& o, Record
         }
         continue;
       }
+      // --table: nccl-tests' table for this op and combination, in vgsim collective's format (rank 0, stdout).
+      std::vector<vgsim::sim::NcclTestsRow> table_rows;
+      bool table_head = false;
       for (const std::int64_t requested : sizes) {
         const CollectiveShape shape = collective_shape(op, requested, n);
         if (shape.count == 0) continue;  // fewer than one float per rank
@@ -321,6 +347,32 @@ long run_collective_sweep(const ProbeContext& ctx, const ProbeOptions& o, Record
                  " wrong elements; recorded with \"usable\": false");
         }
         if (wrong > 0) ++wrong_records;
+        if (o.table && ctx.is_writer()) {
+          if (!table_head) {
+            vgsim::sim::write_nccl_tests_head(std::cout, table_header(ctx, o, op, label));
+            table_head = true;
+          }
+          vgsim::sim::NcclTestsRow row;
+          row.size = shape.size_bytes;
+          row.count = shape.count;
+          row.type = "float";
+          row.redop = shape.redop;
+          row.root = shape.root;
+          row.time = vgsim::Time::from_us(time_us);
+          row.algbw_GBps = algbw;
+          row.busbw_GBps = busbw;
+          row.algo = combo.algo;
+          row.proto = combo.proto;
+          row.wrong = wrong;
+          row.in_place = false;
+          vgsim::sim::write_nccl_tests_row(std::cout, row);
+          std::cout.flush();
+          table_rows.push_back(row);
+        }
+      }
+      if (table_head) {
+        vgsim::sim::write_nccl_tests_tail(std::cout, table_rows);
+        std::cout.flush();
       }
     }
     comms.destroy();  // the next combination needs communicators initialised under its NCCL_ALGO/NCCL_PROTO

@@ -134,7 +134,8 @@ std::vector<std::int64_t> SizeSweep::sizes() const {
   while (s <= static_cast<double>(max_bytes) * (1.0 + 1e-12)) {
     const std::int64_t b = (static_cast<std::int64_t>(std::floor(s)) / 4) * 4;
     if (b >= 4 && (out.empty() || out.back() != b)) out.push_back(b);
-    s *= factor;
+    if (step_bytes > 0) s += static_cast<double>(step_bytes);
+    else s *= factor;
   }
   return out;
 }
@@ -153,22 +154,29 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
       "Exit status: 0 ok, 2 bad option or plan, 3 no CUDA GPU visible, 4 a CUDA/NCCL/cuBLAS/MPI call failed or timed "
       "out, 5 some collective results were wrong.",
       "vgsim-probe"};
-  std::string plan, out, min_s, max_s, ops_s, algos_s, protos_s;
+  std::string plan, out, min_s, max_s, step_s, ops_s, algos_s, protos_s;
   std::optional<double> factor, timeout;
   std::optional<int> iters, warmup, gpus;
-  bool no_sweep = false, no_copies = false, no_gemm = false;
+  bool no_sweep = false, no_copies = false, no_gemm = false, table = false;
   app.add_option("--plan", plan, "JSON plan file (sizes, ops, algos, protos, iterations, copy sizes, GEMM sizes)");
   app.add_option("--out", out, "JSON-lines output file, written by rank 0 only (default probe.jsonl)");
-  app.add_option("--min", min_s, "smallest collective size, e.g. 8 or 8B (default 8)");
-  app.add_option("--max", max_s, "largest collective size, e.g. 1G (= GiB, as nccl-tests) (default 1G)");
-  app.add_option("--factor", factor, "multiplicative size step (default 2)");
-  app.add_option("--iters", iters, "timed iterations per size (default 20)");
-  app.add_option("--warmup", warmup, "warm-up iterations per size (default 5)");
+  // nccl-tests' flags with nccl-tests' meaning (short and long names of nccl-tests src/common.cu); --min / --max /
+  // --factor / --warmup / --gpus, the probe's earlier names, stay as aliases (nothing else in the probe is a size
+  // bound, a factor or a GPU count, so they cannot be confused).
+  app.add_option("-b,--minbytes,--min", min_s, "smallest collective size, e.g. 8 or 8B (nccl-tests -b; default 8)");
+  app.add_option("-e,--maxbytes,--max", max_s, "largest collective size, e.g. 1G (= GiB, as nccl-tests) (nccl-tests -e; default 1G)");
+  app.add_option("-f,--stepfactor,--factor", factor, "multiplicative size step (nccl-tests -f; default 2)");
+  app.add_option("-i,--stepbytes", step_s, "linear size step in bytes instead of -f (nccl-tests -i)");
+  app.add_option("-n,--iters", iters, "timed iterations per size (nccl-tests -n; default 20)");
+  app.add_option("-w,--warmup_iters,--warmup", warmup, "warm-up iterations per size (nccl-tests -w; default 5)");
+  app.add_flag("--table", table, "also print nccl-tests' table per op and algorithm/protocol on stdout (rank 0), in "
+                                 "the format of vgsim collective (in-place: N/A, not measured)");
   app.add_option("--ops", ops_s, "comma-separated: allreduce,allgather,reducescatter,broadcast,sendrecv (default all)");
   app.add_option("--algos", algos_s, "NCCL_ALGO values to force in the sweep: ring,tree,nvls,nvlstree (default ring,tree; nvls only runs on Hopper+ NVSwitch nodes and nvlstree only across several of them, Simple protocol, elsewhere NCCL rejects them and the probe records a skip)");
   app.add_option("--protos", protos_s, "NCCL_PROTO values to force in the sweep: ll,ll128,simple (default all)");
   app.add_flag("--no-sweep-algos", no_sweep, "measure only NCCL's default algorithm/protocol choice");
-  app.add_option("--gpus", gpus, "without mpirun: number of local GPUs to drive (default all visible)");
+  app.add_option("-g,--ngpus,--gpus", gpus, "without mpirun: number of local GPUs to drive, as nccl-tests -g in one "
+                                         "process (default all visible; under mpirun each rank drives one GPU)");
   app.add_flag("--no-copies", no_copies, "skip the host<->device, device<->device and peer copy measurements");
   app.add_flag("--no-gemm", no_gemm, "skip the cuBLAS GEMM measurements");
   app.add_option("--timeout", timeout, "seconds before a stuck init or timed loop ends the job with status 4 (default 600)");
@@ -186,31 +194,41 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
     load_plan(plan, o);
   }
   if (!out.empty()) o.out_path = out;
-  if (!min_s.empty()) o.collective.min_bytes = parse_cli_bytes("--min", min_s);
-  if (!max_s.empty()) o.collective.max_bytes = parse_cli_bytes("--max", max_s);
+  if (!min_s.empty()) o.collective.min_bytes = parse_cli_bytes("-b/--minbytes", min_s);
+  if (!max_s.empty()) o.collective.max_bytes = parse_cli_bytes("-e/--maxbytes", max_s);
   if (factor) {
     if (!(*factor > 1.0) || *factor > 1024.0)
-      throw InputError("command line", "--factor", "out of range", std::to_string(*factor), "a number in (1, 1024]");
+      throw InputError("command line", "-f/--stepfactor", "out of range", std::to_string(*factor), "a number in (1, 1024]");
     o.collective.factor = *factor;
   }
+  if (!step_s.empty()) {
+    o.collective.step_bytes = parse_cli_bytes("-i/--stepbytes", step_s);
+    if (o.collective.step_bytes < 4)
+      throw InputError("command line", "-i/--stepbytes", "too small", step_s, "at least 4 bytes (one float)");
+  }
   if (o.collective.min_bytes < 4)
-    throw InputError("command line", "--min", "too small", std::to_string(o.collective.min_bytes),
+    throw InputError("command line", "-b/--minbytes", "too small", std::to_string(o.collective.min_bytes),
                      "at least 4 bytes (one float)");
   if (o.collective.max_bytes < o.collective.min_bytes)
-    throw InputError("command line", "--max", "smaller than --min", std::to_string(o.collective.max_bytes),
+    throw InputError("command line", "-e/--maxbytes", "smaller than -b/--minbytes", std::to_string(o.collective.max_bytes),
                      "max >= min");
+  if (o.collective.step_bytes > 0 &&
+      (o.collective.max_bytes - o.collective.min_bytes) / o.collective.step_bytes > 100000)
+    throw InputError("command line", "-i/--stepbytes", "so small that the sweep would have more than 100,000 sizes",
+                     step_s, "a larger step (or -f)");
   if (iters) {
-    if (*iters < 1) throw InputError("command line", "--iters", "out of range", std::to_string(*iters), ">= 1");
+    if (*iters < 1) throw InputError("command line", "-n/--iters", "out of range", std::to_string(*iters), ">= 1");
     o.iters = *iters;
   }
   if (warmup) {
-    if (*warmup < 0) throw InputError("command line", "--warmup", "out of range", std::to_string(*warmup), ">= 0");
+    if (*warmup < 0) throw InputError("command line", "-w/--warmup_iters", "out of range", std::to_string(*warmup), ">= 0");
     o.warmup = *warmup;
   }
   if (gpus) {
-    if (*gpus < 1) throw InputError("command line", "--gpus", "out of range", std::to_string(*gpus), ">= 1");
+    if (*gpus < 1) throw InputError("command line", "-g/--ngpus", "out of range", std::to_string(*gpus), ">= 1");
     o.gpus = *gpus;
   }
+  if (table) o.table = true;
   if (timeout) {
     if (!(*timeout > 0))
       throw InputError("command line", "--timeout", "out of range", std::to_string(*timeout), "seconds > 0");
@@ -238,7 +256,8 @@ std::string options_json(const ProbeOptions& o) {
   nlohmann::ordered_json j;
   j["plan"] = o.plan_path;
   j["collectives"] = {{"min_bytes", o.collective.min_bytes}, {"max_bytes", o.collective.max_bytes},
-                      {"factor", o.collective.factor},       {"ops", o.ops},
+                      {"factor", o.collective.factor},       {"step_bytes", o.collective.step_bytes},
+                      {"ops", o.ops},
                       {"sweep_algos", o.sweep_algos},        {"algos", o.algos},
                       {"protos", o.protos},                  {"iters", o.iters},
                       {"warmup", o.warmup}};

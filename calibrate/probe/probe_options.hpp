@@ -14,7 +14,8 @@ struct SizeSweep {
   std::int64_t min_bytes = 0;
   std::int64_t max_bytes = 0;
   double factor = 2.0;  // multiplicative step, as nccl-tests -f
-  // min, min*factor, ... up to max (each rounded down to a multiple of 4 bytes, duplicates removed).
+  std::int64_t step_bytes = 0;  // > 0: linear step instead of the factor, as nccl-tests -i
+  // min, min*factor (or min+step), ... up to max (each rounded down to a multiple of 4 bytes, duplicates removed).
   std::vector<std::int64_t> sizes() const;
 };
 
@@ -29,6 +30,7 @@ struct ProbeOptions {
   int iters = 20;                            // nccl-tests -n default
   int warmup = 5;                            // older nccl-tests -w default (reference/nccl-model.md section 2)
   int gpus = 0;                              // single-process mode: GPUs to drive (0 = all visible), as -g
+  bool table = false;                        // --table: also print nccl-tests' table on stdout (rank 0)
   bool copies = true;
   SizeSweep copy{4096, 256LL << 20, 4.0};
   int copy_iters = 20;

@@ -25,6 +25,8 @@ struct NcclTestsRow {
   std::string algo;           // chosen algorithm and protocol (extra JSON fields)
   std::string proto;
   std::uint32_t channels = 0;
+  std::int64_t wrong = -1;    // #wrong of a measured row (vgsim-probe); -1: "N/A" (a simulation checks nothing)
+  bool in_place = true;       // false: the in-place group was not run (vgsim-probe), printed as N/A
 };
 
 struct NcclTestsHeader {

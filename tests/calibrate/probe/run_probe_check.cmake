@@ -2,7 +2,8 @@
 #   no_gpu:    exit 3, stderr names "no CUDA GPU visible", no output file created.
 #   help:      exit 0, stdout lists every documented option.
 #   bad_plan:  exit 2, stderr names the plan's JSON path ($.collectives.ops) and suggests 'allreduce'; no file.
-#   gpu_smoke: (LABELS gpu) exit 0; first line is the environment record; allreduce lines have "wrong":0.
+#   gpu_smoke: (LABELS gpu) exit 0; first line is the environment record; allreduce lines have "wrong":0; with
+#              nccl-tests flags and --table, stdout holds one nccl-tests table per op.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(out "${WORK_DIR}/probe.jsonl")
@@ -37,7 +38,8 @@ elseif(MODE STREQUAL "help")
   if(NOT (rc EQUAL 0))
     fail("expected exit status 0 for --help")
   endif()
-  foreach(opt --plan --out --min --max --factor --iters --warmup --ops --no-sweep-algos --timeout)
+  foreach(opt --plan --out --min --max --factor --iters --warmup --ops --no-sweep-algos --timeout
+              -b -e -f -i -g -n -w --minbytes --maxbytes --stepfactor --table)
     string(FIND "${so}" "${opt}" pos)
     if(NOT (pos GREATER -1))
       fail("--help does not list ${opt}")
@@ -61,7 +63,8 @@ elseif(MODE STREQUAL "bad_plan")
     fail("an output file was created")
   endif()
 elseif(MODE STREQUAL "gpu_smoke")
-  execute_process(COMMAND "${PROBE}" --out "${out}" --min 1K --max 1M --factor 16 --iters 5 --warmup 2
+  # nccl-tests' flags, and --table: stdout carries nccl-tests' table (vgsim collective's format) per op.
+  execute_process(COMMAND "${PROBE}" --out "${out}" -b 1K -e 1M -f 16 -n 5 -w 2 --table
                           --ops allreduce,allgather --no-sweep-algos --no-copies
                   RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se WORKING_DIRECTORY "${WORK_DIR}")
   if(NOT (rc EQUAL 0))
@@ -85,6 +88,12 @@ elseif(MODE STREQUAL "gpu_smoke")
   endforeach()
   if(NOT (n EQUAL 6))
     fail("expected 6 collective records (2 ops x 3 sizes), got ${n}")
+  endif()
+  string(REGEX MATCHALL "# Avg bus bandwidth" tails "${so}")
+  list(LENGTH tails ntails)
+  if(NOT (ntails EQUAL 2) OR NOT (so MATCHES "#       size         count      type   redop    root")
+     OR NOT (so MATCHES "nThread 1 nGpus"))
+    fail("--table: expected two nccl-tests tables on stdout, got:\n${so}")
   endif()
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")
