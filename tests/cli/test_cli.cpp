@@ -111,11 +111,11 @@ TEST_CASE("vgsim params --scenario lists the job's parameters with sources") {
   CHECK(r.out.find("settings.batch_per_gpu = 1024  # scenario seed-rn50-4x4-100gbe-gdr") != std::string::npos);
   CHECK(r.out.find("gpu.sms = 108  # catalog a100-pcie-40gb") != std::string::npos);
   CHECK(r.out.find("compute.nccl_sm_per_channel = 2  # ") != std::string::npos);
-  // Without a job: NCCL's model constants only (156 ring/tree ones + 5 NVLS ones + 3 NVLS Tree ones = 164, each with
-  // a unit and source).
+  // Without a job: NCCL's model constants only (156 ring/tree ones + 5 NVLS ones + 3 NVLS Tree ones + 11 p2p ones of
+  // alltoall = 175, each with a unit and source).
   const Run n = run_vgsim("params");
   REQUIRE(n.status == 0);
-  CHECK(std::count(n.out.begin(), n.out.end(), '\n') == 164);
+  CHECK(std::count(n.out.begin(), n.out.end(), '\n') == 175);
   CHECK(n.out.find("nccl.hw_latency.nvlink.nvls.simple = 25") != std::string::npos);
   CHECK(n.out.find("nccl.hw_latency.net.nvlstree.simple = 20.9") != std::string::npos);
   CHECK(n.out.find("settings.") == std::string::npos);
