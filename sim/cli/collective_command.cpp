@@ -229,8 +229,10 @@ void add_collective_command(CLI::App& app) {
   c->add_option("-f,--stepfactor", args->factor, "multiplicative size step (nccl-tests -f)")->capture_default_str();
   c->add_option("-d,--datatype,--type", args->dtype, "data type (nccl-tests -d)")->capture_default_str();
   c->add_option("-i,--stepbytes", args->step_bytes, "linear size step in bytes instead of -f (nccl-tests -i)");
-  c->add_option("-g,--ngpus", args->ngpus, "GPUs per process (nccl-tests -g): GPUs per node unless --gpus-per-node");
-  c->add_option("-t,--nthreads", args->nthreads, "threads per process (nccl-tests -t), each with -g GPUs");
+  c->add_option("-g,--ngpus", args->ngpus, "GPUs per process (nccl-tests -g): GPUs per node unless --gpus-per-node")
+      ->check(CLI::Range(1u, 1u << 20));  // nccl-tests refuses 0 GPUs: so does vgsim (it used to mean "default")
+  c->add_option("-t,--nthreads", args->nthreads, "threads per process (nccl-tests -t), each with -g GPUs")
+      ->check(CLI::Range(1u, 1u << 20));
   c->add_option("-n,--iters", args->iters, "accepted for nccl-tests command lines (a simulation is deterministic)");
   c->add_option("-w,--warmup_iters", args->warmup, "accepted for nccl-tests command lines");
   c->add_option("-c,--check", args->check, "accepted for nccl-tests command lines (no data moves: #wrong is N/A)");
