@@ -112,22 +112,24 @@ void run_mpi(const SweepArgs& a) {
     std::exit(status);
   }
   int status = 0;
-  std::exception_ptr err;
   try {
     const SweepPlan plan = load_calibrated_plan(a);
     SweepOptions o = sweep_options(a);
     o.executor = mpi.coordinator(a.rank0_jobs.value_or(jobs), o.progress);
     run_and_report(a, plan, o);
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
     status = 2;
-    err = std::current_exception();
-  } catch (...) {
+    std::cerr << "vgsim: error: " << e.what() << std::endl;  // main()'s wording
+  } catch (const std::exception& e) {
     status = 1;
-    err = std::current_exception();
+    std::cerr << "vgsim: internal error: " << e.what() << std::endl;
   }
+  // The error is printed before the other ranks learn the status: once one of them exits nonzero, mpiexec aborts the
+  // job and could kill this rank before it had said why.
   mpi.finish(status);
   mpi.finalize();
-  if (err) std::rethrow_exception(err);  // main() reports it once and exits with the same status
+  std::cout.flush();
+  if (status) std::exit(status);
 }
 #endif
 
