@@ -9,21 +9,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "../run_command.hpp"
+#include "cli_run.hpp"
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-};
-Run run_vgsim(const std::string& args) {
-  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) + " " + args + " 2>&1");
-  return {r.status, r.out};
-}
-std::string tmp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("vgsim-a2a-" + std::to_string(::getpid()) + "-" + name)).string();
-}
+using Run = vgsim::test::CliRun;
+using vgsim::test::run_vgsim;
+
+std::string tmp_path(const std::string& name) { return vgsim::test::temp_path("vgsim-a2a", name); }
 struct Row {
   long long size = 0, count = 0;
   std::string type, redop;

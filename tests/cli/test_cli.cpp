@@ -12,23 +12,14 @@
 #include <sstream>
 
 #include "vgsim/kernel/json_input.hpp"
-#include "../run_command.hpp"
+#include "cli_run.hpp"
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;  // stdout and stderr together
-};
+using Run = vgsim::test::CliRun;
+using vgsim::test::run_vgsim;
 
-Run run_vgsim(const std::string& args) {
-  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) + " " + args + " 2>&1");
-  return {r.status, r.out};
-}
-
-std::string tmp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("vgsim-test-" + std::to_string(::getpid()) + "-" + name)).string();
-}
+std::string tmp_path(const std::string& name) { return vgsim::test::temp_path("vgsim-test", name); }
 
 }  // namespace
 

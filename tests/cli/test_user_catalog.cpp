@@ -9,21 +9,14 @@
 #include <fstream>
 
 #include "vgsim/kernel/json_input.hpp"
-#include "../run_command.hpp"
+#include "cli_run.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  int status;
-  std::string out;  // stdout and stderr together
-};
-
-Run run_vgsim(const std::string& args) {
-  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) + " " + args + " 2>&1");
-  return {r.status, r.out};
-}
+using Run = vgsim::test::CliRun;
+using vgsim::test::run_vgsim;
 
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("vgsim-test-" + std::to_string(::getpid()) + "-" + name);
