@@ -52,7 +52,11 @@ void check(int rc, const char* what) {
 std::string encode(const PointResult& r) { return sim::planning::to_json(r).dump(); }
 
 PointResult decode(const std::string& bytes) {
-  return sim::planning::point_result_from_json(nlohmann::json::parse(bytes), "MPI sweep message", "result");
+  try {
+    return sim::planning::point_result_from_json(nlohmann::json::parse(bytes), "MPI sweep message", "result");
+  } catch (const std::exception& e) {  // ranks of one binary disagree: an internal error (exit 1), not bad input
+    throw std::runtime_error(std::string("malformed sweep result message: ") + e.what());
+  }
 }
 
 void wait(MPI_Request& req) {
