@@ -42,16 +42,22 @@ vgsim::Json user_nic() {
 
 vgsim::Json rows_of(const fs::path& json) { return vgsim::load_json_file(json.string())["rows"]; }
 
-}  // namespace
-
-TEST_CASE("an inline NIC and the same NIC in --catalog DIR give the same collective", "[catalog][user]") {
-  const fs::path d = scratch("user-catalog-cli");
+// The same user NIC two ways in `d`: inline.json defines it in its "catalog", plain.json names it and cat/mine.json
+// (for --catalog) defines it.
+void write_both_ways(const fs::path& d) {
   vgsim::Json with_inline = preset_with_nic("test-nic-50g");
   with_inline["catalog"] = {{"nics", vgsim::Json::array({user_nic()})}};
   write(d / "inline.json", with_inline);
   write(d / "plain.json", preset_with_nic("test-nic-50g"));
   fs::create_directories(d / "cat");
   write(d / "cat" / "mine.json", {{"nics", vgsim::Json::array({user_nic()})}});
+}
+
+}  // namespace
+
+TEST_CASE("an inline NIC and the same NIC in --catalog DIR give the same collective", "[catalog][user]") {
+  const fs::path d = scratch("user-catalog-cli");
+  write_both_ways(d);
 
   const std::string sizes = " --nodes 2 --gpus-per-node 1 -b 1K -e 64M -f 8 --json ";
   const Run a = run_vgsim("collective --cluster " + (d / "inline.json").string() + sizes + (d / "a.json").string());
@@ -79,12 +85,7 @@ TEST_CASE("an inline NIC and the same NIC in --catalog DIR give the same collect
 TEST_CASE("sweep points take inline models and --catalog alike", "[catalog][user]") {
   // One plan, two points: the cluster with the NIC inline, and without it under --catalog; same design, same row.
   const fs::path d = scratch("user-catalog-sweep");
-  vgsim::Json with_inline = preset_with_nic("test-nic-50g");
-  with_inline["catalog"] = {{"nics", vgsim::Json::array({user_nic()})}};
-  write(d / "inline.json", with_inline);
-  write(d / "plain.json", preset_with_nic("test-nic-50g"));
-  fs::create_directories(d / "cat");
-  write(d / "cat" / "mine.json", {{"nics", vgsim::Json::array({user_nic()})}});
+  write_both_ways(d);
   write(d / "plan.json", {{"name", "p"}, {"fidelity", "analytical"},
                           {"base", {{"workload", "resnet50"}, {"nodes", 2}, {"gpus_per_node", 1}, {"batch_per_gpu", 64}}},
                           {"list", {{{"label", "a"}, {"cluster", (d / "inline.json").string()}},

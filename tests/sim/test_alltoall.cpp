@@ -2,6 +2,8 @@
 // rotated), 2 nodes x 1 GPU against a sendrecv of half the size, and the NIC bound on a single-NIC-per-node cluster.
 #include <catch2/catch.hpp>
 
+#include "test_clusters.hpp"
+
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
@@ -12,23 +14,7 @@
 using namespace vgsim;
 
 namespace {
-const topo::Catalog& catalog() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
-
-// Two hosts of two A100 PCIe each, one single-port 100 GbE NIC per host behind the GPUs' PCIe switch.
-const char* kTwoByTwoOneNic = R"({
-  "name": "test-a2a-2x2-one-nic",
-  "host_templates": {"node": {
-    "cpu": "xeon-gold-6338", "sockets": 1,
-    "pcie_switches": [{"name": "sw0", "gen": "gen4", "lanes": 16, "attach": "socket0"}],
-    "gpus": [{"name": "gpu0", "model": "a100-pcie-40gb", "attach": "sw0"},
-             {"name": "gpu1", "model": "a100-pcie-40gb", "attach": "sw0"}],
-    "nics": [{"name": "nic0", "model": "connectx-6-dx-100g", "ports": 1, "attach": "sw0"}]}},
-  "hosts": [{"template": "node", "count": 2}],
-  "fabric": {"type": "switch", "link_latency": "20ns", "switch_latency": "0.5us", "source": "test"}
-})";
+using vgsim::test::catalog;
 }  // namespace
 
 TEST_CASE("alltoall plan: NCCL's p2p channels, per-peer channels, NET chunk, GPUs not rotated") {
@@ -87,7 +73,7 @@ TEST_CASE("alltoall on 2 nodes x 1 GPU takes the time of a sendrecv of half the 
 }
 
 TEST_CASE("alltoall with one NIC per node: the bytes crossing the NIC bound the time") {
-  const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(kTwoByTwoOneNic), "inline", catalog());
+  const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(vgsim::test::kTwoHostsTwoGpusOneNic), "inline", catalog());
   sim::CommOptions opt;
   sim::Communicator comm(cluster, sim::place_ranks(cluster, 2, 2), opt);
   const std::uint32_t n = 4, L = 2;

@@ -2,29 +2,15 @@
 // channels until the link saturates, determinism.
 #include <catch2/catch.hpp>
 
+#include "test_clusters.hpp"
+
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 
 using namespace vgsim;
 
 namespace {
-const topo::Catalog& catalog() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
-
-// Two single-GPU hosts sharing nothing but a single-port NIC per host: the smallest multi-node cluster.
-const char* kTwoGpuPerHostOneNic = R"({
-  "name": "test-2x2-one-nic",
-  "host_templates": {"node": {
-    "cpu": "xeon-gold-6338", "sockets": 1,
-    "pcie_switches": [{"name": "sw0", "gen": "gen4", "lanes": 16, "attach": "socket0"}],
-    "gpus": [{"name": "gpu0", "model": "a100-pcie-40gb", "attach": "sw0"},
-             {"name": "gpu1", "model": "a100-pcie-40gb", "attach": "sw0"}],
-    "nics": [{"name": "nic0", "model": "connectx-6-dx-100g", "ports": 1, "attach": "sw0"}]}},
-  "hosts": [{"template": "node", "count": 2}],
-  "fabric": {"type": "switch", "link_latency": "20ns", "switch_latency": "0.5us", "source": "test"}
-})";
+using vgsim::test::catalog;
 
 double simulate(const sim::Communicator& c, coll::Op op, Bytes size) {
   return sim::simulate_collective(c, op, size).time.us();
@@ -102,7 +88,7 @@ TEST_CASE("the per-call launch overhead is charged exactly once") {
 }
 
 TEST_CASE("two collectives sharing a NIC get half of it each") {
-  const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(kTwoGpuPerHostOneNic), "inline", catalog());
+  const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(vgsim::test::kTwoHostsTwoGpusOneNic), "inline", catalog());
   sim::CommOptions opt;
   opt.algo = coll::Algo::Ring;
   opt.proto = coll::Proto::Simple;
