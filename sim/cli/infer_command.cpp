@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "vgsim/kernel/atomic_file.hpp"
-#include "vgsim/sim/virtualization/inference.hpp"
+#include "vgsim/sim/inference/inference.hpp"
 
 namespace vgsim::cli {
 

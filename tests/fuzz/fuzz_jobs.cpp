@@ -5,9 +5,9 @@
 #include <set>
 
 #include "fuzz_common.hpp"
+#include "vgsim/sim/jobs/multi_job.hpp"
+#include "vgsim/sim/jobs/placement.hpp"
 #include "vgsim/sim/training/job.hpp"
-#include "vgsim/sim/virtualization/multi_job.hpp"
-#include "vgsim/sim/virtualization/placement.hpp"
 #include "vgsim/topologies/catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "fuzz_common.hpp"
-#include "vgsim/sim/virtualization/placement.hpp"
+#include "vgsim/sim/jobs/placement.hpp"
 #include "vgsim/topologies/catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 

@@ -1,4 +1,4 @@
-// Rank placement from node lists and Kubernetes MPIJob manifests (sim/virtualization/placement.hpp): node order
+// Rank placement from node lists and Kubernetes MPIJob manifests (sim/jobs/placement.hpp): node order
 // and rank counts, kube-scheduler's LeastAllocated spreading, pinning with nodeSelector, pods that fit nowhere, and
 // manifests that are not MPIJobs or ask for a rank count different from their GPUs.
 #include <catch2/catch.hpp>
@@ -6,8 +6,8 @@
 #include "catalog.hpp"
 
 #include "vgsim/kernel/input_error.hpp"
-#include "vgsim/sim/virtualization/multi_job.hpp"
-#include "vgsim/sim/virtualization/placement.hpp"
+#include "vgsim/sim/jobs/multi_job.hpp"
+#include "vgsim/sim/jobs/placement.hpp"
 
 using namespace vgsim;
 using namespace vgsim::sim::virt;

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/inference/inference.hpp"
+#include "vgsim/sim/jobs/multi_job.hpp"
 #include "vgsim/sim/training/report.hpp"
-#include "vgsim/sim/virtualization/inference.hpp"
-#include "vgsim/sim/virtualization/multi_job.hpp"
 
 using namespace vgsim;
 using namespace vgsim::sim;

@@ -1,5 +1,5 @@
-// Rank placement from node lists and Kubernetes MPIJob manifests (include/vgsim/sim/virtualization/placement.hpp).
-#include "vgsim/sim/virtualization/placement.hpp"
+// Rank placement from node lists and Kubernetes MPIJob manifests (include/vgsim/sim/jobs/placement.hpp).
+#include "vgsim/sim/jobs/placement.hpp"
 
 #include <algorithm>
 #include <map>

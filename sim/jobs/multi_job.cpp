@@ -1,5 +1,5 @@
-// Multi-job runs (see include/vgsim/sim/virtualization/multi_job.hpp).
-#include "vgsim/sim/virtualization/multi_job.hpp"
+// Multi-job runs (see include/vgsim/sim/jobs/multi_job.hpp).
+#include "vgsim/sim/jobs/multi_job.hpp"
 
 #include <cstdio>
 #include <filesystem>

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "vgsim/kernel/json_input.hpp"
+#include "vgsim/sim/jobs/placement.hpp"
 #include "vgsim/sim/training/job.hpp"
 #include "vgsim/sim/training/training_run.hpp"
-#include "vgsim/sim/virtualization/placement.hpp"
 
 namespace vgsim::sim::virt {
 

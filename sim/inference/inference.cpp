@@ -1,7 +1,7 @@
-// Inference throughput per endpoint (see include/vgsim/sim/virtualization/inference.hpp). Each endpoint is resolved as
+// Inference throughput per endpoint (see include/vgsim/sim/inference/inference.hpp). Each endpoint is resolved as
 // a one-rank job (so MIG shares, VM efficiency and every parameter source come from resolve_job), then all endpoints
 // run their forward passes together on one engine with one VgpuScheduler.
-#include "vgsim/sim/virtualization/inference.hpp"
+#include "vgsim/sim/inference/inference.hpp"
 
 #include <cstdio>
 #include <memory>
