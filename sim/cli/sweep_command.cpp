@@ -23,7 +23,7 @@
 #include <optional>
 #include <thread>
 
-#include "sweep_mpi.hpp"
+#include "vgsim/sim/planning/sweep_mpi.hpp"
 #endif
 
 namespace vgsim::cli {

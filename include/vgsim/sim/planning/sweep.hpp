@@ -7,8 +7,8 @@
 // CSV rows and the summary are computed from the same full-precision values whether a point ran now or was resumed
 // from the journal, so a resumed sweep's CSV and summary are byte-identical to an uninterrupted run's. The CSV has one row per point: index, point_id, label, the parameter columns, then the
 // figures (see csv_header). Errors of single points are rows with an error column, not a failed sweep.
-// Where the points run is pluggable (SweepOptions::executor): the default is the local thread pool; the CLI's MPI
-// coordinator (sim/cli/sweep_mpi.cpp) hands them to other ranks. Either way this process alone writes the files.
+// Where the points run is pluggable (SweepOptions::executor): the default is the local thread pool; the MPI
+// coordinator (sim/planning/sweep_mpi.cpp) hands them to other ranks. Either way this process alone writes the files.
 #pragma once
 
 #include <functional>

@@ -6,7 +6,7 @@
 //   other -> 0  kBye   [why this rank could not start, or nothing]                 0 -> other  kStatus int exit code
 // A result travels as its lossless JSON (sim/planning/point_result_json.hpp, the sweep journal's payload). Waits
 // poll with short sleeps rather than blocking MPI calls, which spin in Open MPI and would steal cores from points.
-#include "sweep_mpi.hpp"
+#include "vgsim/sim/planning/sweep_mpi.hpp"
 
 #define OMPI_SKIP_MPICXX 1   // the C API only: no deprecated C++ bindings
 #define MPICH_SKIP_MPICXX 1
@@ -31,12 +31,7 @@
 
 #include "vgsim/sim/planning/point_result_json.hpp"
 
-namespace vgsim::cli {
-
-using sim::planning::PointDone;
-using sim::planning::PointExecutor;
-using sim::planning::PointResult;
-using sim::planning::PointRun;
+namespace vgsim::sim::planning {
 
 namespace {
 
@@ -49,11 +44,11 @@ void check(int rc, const char* what) {
 }
 
 // A PointResult travels as its lossless JSON (point_result_json.hpp, the journal's record payload).
-std::string encode(const PointResult& r) { return sim::planning::to_json(r).dump(); }
+std::string encode(const PointResult& r) { return to_json(r).dump(); }
 
 PointResult decode(const std::string& bytes) {
   try {
-    return sim::planning::point_result_from_json(nlohmann::json::parse(bytes), "MPI sweep message", "result");
+    return point_result_from_json(nlohmann::json::parse(bytes), "MPI sweep message", "result");
   } catch (const std::exception& e) {  // ranks of one binary disagree: an internal error (exit 1), not bad input
     throw std::runtime_error(std::string("malformed sweep result message: ") + e.what());
   }
@@ -219,14 +214,14 @@ void MpiSweep::finish(int status) {
   for (int r = 1; r < world_; ++r) send_value<int>(status, r, kStatus);
 }
 
-int MpiSweep::serve(const sim::planning::SweepPlan* plan, sim::planning::Fidelity fidelity, unsigned jobs,
+int MpiSweep::serve(const SweepPlan* plan, Fidelity fidelity, unsigned jobs,
                     const std::string& why) {
   std::string bye = why;
-  std::vector<sim::planning::PlanPoint> points;
+  std::vector<PlanPoint> points;
   std::optional<topo::Catalog> catalog;
   if (plan) {
     try {
-      points = sim::planning::expand(*plan);
+      points = expand(*plan);
       catalog.emplace(topo::Catalog::load_default());
     } catch (const std::exception& e) {
       bye = e.what();
@@ -261,7 +256,7 @@ int MpiSweep::serve(const sim::planning::SweepPlan* plan, sim::planning::Fidelit
           return;
         }
         try {
-          PointResult r = sim::planning::run_point(*plan, points[i], *catalog, fidelity);
+          PointResult r = run_point(*plan, points[i], *catalog, fidelity);
           r.index = i;
           i = ask(kWork, encode(r));
         } catch (const std::exception& e) {
@@ -292,4 +287,4 @@ int MpiSweep::serve(const sim::planning::SweepPlan* plan, sim::planning::Fidelit
   return recv_value<int>(0, kStatus);
 }
 
-}  // namespace vgsim::cli
+}  // namespace vgsim::sim::planning
