@@ -209,26 +209,34 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
   return s + "\n";
 }
 
-SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
-  SweepResult out;
-  if (const std::size_t count = point_count(plan); o.max_points && count > o.max_points) {
-    const double mib = static_cast<double>(count) * kSweepBytesPerPoint / (1024.0 * 1024.0);
-    throw InputError(plan.file, "--max-points",
-                     "the plan has " + std::to_string(count) + " points (about " + fmt(mib, 0) +
-                         " MiB of points and results held in memory until the CSV is written)",
-                     std::to_string(o.max_points) + " allowed",
-                     "a smaller grid, or --max-points " + std::to_string(count) + " to run it");
-  }
-  out.points = expand(plan);
-  const std::size_t n = out.points.size();
-  const auto cols = parameter_columns(out.points);
-  const std::string header = csv_header(cols);
-  const Fidelity fidelity = o.fidelity.value_or(plan.fidelity);
+namespace {
 
-  // Finished points of an earlier run: rows of its final CSV (values as printed) and the journal's records (full
-  // precision; they win). Rows are keyed by point id, so an edited plan keeps what still applies.
+// Refuses a plan of more points than SweepOptions::max_points allows, before anything is expanded.
+void check_point_limit(const SweepPlan& plan, const SweepOptions& o) {
+  const std::size_t count = point_count(plan);
+  if (!o.max_points || count <= o.max_points) return;
+  const double mib = static_cast<double>(count) * kSweepBytesPerPoint / (1024.0 * 1024.0);
+  throw InputError(plan.file, "--max-points",
+                   "the plan has " + std::to_string(count) + " points (about " + fmt(mib, 0) +
+                       " MiB of points and results held in memory until the CSV is written)",
+                   std::to_string(o.max_points) + " allowed",
+                   "a smaller grid, or --max-points " + std::to_string(count) + " to run it");
+}
+
+// The sweep's rows as they fill in: CSV lines by point index ("" = not finished) and the points still to run.
+struct SweepRows {
+  std::vector<std::string> lines;
+  std::vector<std::size_t> todo;
+  std::vector<PointResult> kept;  // journal records of this plan's points, rewritten into the resumed journal
+};
+
+// Takes the finished points of an earlier run: rows of its final CSV (values as printed) and the journal's records
+// (full precision; they win). Rows are keyed by point id, so an edited plan keeps what still applies. Every other
+// point of this rank goes to `todo`.
+SweepRows take_finished_points(const SweepOptions& o, const std::string& header, const std::string& journal,
+                               const std::vector<std::string>& cols, SweepResult& out) {
+  const std::size_t n = out.points.size();
   std::map<std::string, std::string> previous;  // point id -> CSV line
-  const std::string journal = o.out.empty() ? std::string() : o.out + ".journal";
   JournalContents journaled;
   if (o.resume && !o.out.empty()) {
     read_previous(o.out, header, previous);
@@ -237,19 +245,18 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
       std::fprintf(stderr, "vgsim sweep: %s: %zu damaged or torn record(s) dropped (first: %s); their points run again\n",
                    journal.c_str(), journaled.dropped, journaled.first_problem.c_str());
   }
-  std::vector<std::string> lines(n);
+  SweepRows rows;
+  rows.lines.resize(n);
   out.results.resize(n);
-  std::vector<std::size_t> todo;
   const auto header_fields = split_csv(header.substr(0, header.size() - 1));
-  std::vector<PointResult> kept;  // journal records of this plan's points, rewritten into the resumed journal
   for (std::size_t i = 0; i < n; ++i) {
     if (i % o.world != o.rank) continue;
     const PlanPoint& p = out.points[i];
     if (auto jt = journaled.results.find(p.id); jt != journaled.results.end()) {
       PointResult r = jt->second;
       r.index = i;  // the index may have moved if the plan was edited
-      lines[i] = csv_row(p, r, cols);
-      kept.push_back(r);
+      rows.lines[i] = csv_row(p, r, cols);
+      rows.kept.push_back(r);
       out.results[i] = std::move(r);
       ++out.skipped;
     } else if (auto it = previous.find(p.id); it != previous.end()) {
@@ -257,27 +264,32 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
       f[0] = std::to_string(i);
       std::string line = f[0];
       for (std::size_t k = 1; k < f.size(); ++k) line += "," + quote(f[k]);
-      lines[i] = line + "\n";
+      rows.lines[i] = line + "\n";
       out.results[i] = parse_row(header_fields, f);
       out.results[i].index = i;
       ++out.skipped;
     } else {
-      todo.push_back(i);
+      rows.todo.push_back(i);
     }
   }
+  return rows;
+}
 
-  // A resumed journal is first rewritten with only its intact records (atomically), so that new records never follow
-  // a torn line; then records are appended as points finish.
-  std::optional<SweepJournal> wal;
-  if (!journal.empty()) {
-    if (o.resume) {
-      std::string text = journal_text(header, kept);
-      write_file_atomically(journal, text);
-    }
-    wal.emplace(journal, header, /*fresh=*/!o.resume);
-  }
+// Opens the write-ahead journal into `wal` (journal "" = none). A resumed journal is first rewritten with only its intact records
+// (atomically), so that new records never follow a torn line; then records are appended as points finish.
+void open_journal(std::optional<SweepJournal>& wal, const std::string& journal, const std::string& header, bool resume,
+                  const std::vector<PointResult>& kept) {
+  if (journal.empty()) return;
+  if (resume) write_file_atomically(journal, journal_text(header, kept));
+  wal.emplace(journal, header, /*fresh=*/!resume);
+}
 
+// Runs the points of rows.todo with the plan's executor; each finished point is journaled, becomes its CSV line and
+// shows progress.
+void run_todo(const SweepPlan& plan, const SweepOptions& o, Fidelity fidelity, const std::vector<std::string>& cols,
+              std::optional<SweepJournal>& wal, SweepRows& rows, SweepResult& out) {
   const topo::Catalog catalog = topo::Catalog::load_default();
+  const std::vector<std::size_t>& todo = rows.todo;
   std::mutex mu;
   std::size_t done = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -287,7 +299,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
     r.index = i;
     std::lock_guard<std::mutex> lock(mu);
     if (wal) wal->append(r);
-    lines[i] = std::move(line);
+    rows.lines[i] = std::move(line);
     out.results[i] = std::move(r);
     ++done;
     if (o.progress) {
@@ -311,15 +323,11 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
                              std::to_string(todo.size()) + " points");
   }
   out.ran = todo.size();
+}
 
-  std::string csv = header;
-  for (std::size_t i = 0; i < n; ++i) csv += lines[i];
-  out.csv = csv;
-  if (!o.out.empty()) {
-    write_file_atomically(o.out, csv);
-    out.journal = journal;
-    if (!o.keep_journal) finish_sweep(out);
-  }
+// Marks the Pareto front of cost against throughput over the finished points without errors.
+void mark_pareto(const std::vector<std::string>& lines, SweepResult& out) {
+  const std::size_t n = out.points.size();
   std::vector<double> cost(n), tput(n);
   for (std::size_t i = 0; i < n; ++i) {
     const bool ok = out.results[i].error.empty() && !lines[i].empty();
@@ -329,6 +337,31 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   out.pareto = pareto_front(cost, tput);
   for (std::size_t i = 0; i < n; ++i)
     if (!(out.results[i].error.empty() && !lines[i].empty())) out.pareto[i] = false;
+}
+
+}  // namespace
+
+SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
+  check_point_limit(plan, o);
+  SweepResult out;
+  out.points = expand(plan);
+  const auto cols = parameter_columns(out.points);
+  const std::string header = csv_header(cols);
+  const std::string journal = o.out.empty() ? std::string() : o.out + ".journal";
+  SweepRows rows = take_finished_points(o, header, journal, cols, out);
+  std::optional<SweepJournal> wal;
+  open_journal(wal, journal, header, o.resume, rows.kept);
+  run_todo(plan, o, o.fidelity.value_or(plan.fidelity), cols, wal, rows, out);
+
+  std::string csv = header;
+  for (const std::string& line : rows.lines) csv += line;
+  out.csv = csv;
+  if (!o.out.empty()) {
+    write_file_atomically(o.out, csv);
+    out.journal = journal;
+    if (!o.keep_journal) finish_sweep(out);
+  }
+  mark_pareto(rows.lines, out);
   return out;
 }
 
