@@ -22,7 +22,10 @@
 //   there are >= 2 of them per node. It runs the NVLS channels, Simple only; its switch legs carry payload at NCCL's
 //   NVLS efficiency (StepCosts::switch_efficiency), its network legs at the protocol's; a quarter of the NVLink
 //   NVLSTree latency per switch leg and the NET NVLSTree latency per tree hop (NCCL: intraLat + 2 log2(N) interLat).
-//   Only when forced for now: plan() withholds it from the default argmin (see there).
+//   Only when forced for now: its record is opt-in (workloads/collectives/nvls_tree_algorithm.cpp says why).
+// - Both availability rules are the algorithms' records' (coll::AlgorithmInfo::unavailable); the constructor fills
+//   the facts they read (CommShape::nvlink_p2p, on_nvswitch), and plan() turns a forced algorithm that cannot run
+//   into the InputError its record words.
 // - Alltoall is NCCL point-to-point: Ring/Simple markers only (NCCL_ALGO does not apply; LL for small p2p is not
 //   modelled), p2p_geometry() for NCCL's p2p channels, channels per peer and chunk, every channel with the identity
 //   rank -> GPU map (a rank's p2p connections leave from its own GPU on every channel).
@@ -33,6 +36,7 @@
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 
 namespace vgsim::sim {
@@ -191,21 +195,14 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   }
   // NCCL enables LL128 by default only on NVLink intra paths (tuning.cc, reference section 1.5).
   shape_.ll128_enabled = all_nvlink;
-  // NVLS and NVLS Tree availability (see the top of this file): the per-node conditions are shared.
-  std::string node_missing;
-  if (ranks_per_node_ < 2) node_missing = "a node with a single rank has nothing to reduce over its NVSwitch";
-  else if (!all_nvlink) node_missing = "the GPUs of a node do not talk over NVLink P2P";
-  else if (shape_.arch != coll::GpuArch::Hopper && shape_.arch != coll::GpuArch::Blackwell)
-    node_missing = std::string("GPU architecture ") + coll::to_string(shape_.arch) + " is older than Hopper";
+  // The facts the algorithms' availability rules read (NVLS, NVLS Tree: coll::AlgorithmInfo::unavailable).
+  shape_.nvlink_p2p = all_nvlink;
+  shape_.on_nvswitch = true;
   for (std::uint32_t e : rank_to_endpoint_)
-    if (node_missing.empty() && !cluster.nvswitch_path(e, true))
-      node_missing = "endpoint " + eps[e].name + " (" + eps[e].mode + ") is not a whole GPU on an NVSwitch";
-  if (nodes_ != 1) nvls_missing_ = "the ranks span " + std::to_string(nodes_) + " nodes (NVLS runs on one node; use nvlstree)";
-  else nvls_missing_ = node_missing;
-  if (nodes_ < 2) nvls_tree_missing_ = "the ranks are on one node (NCCL turns NVLS Tree off on one node; use nvls)";
-  else nvls_tree_missing_ = node_missing;
-  shape_.nvls_supported = nvls_missing_.empty();
-  shape_.nvls_tree_supported = nvls_tree_missing_.empty();
+    if (shape_.on_nvswitch && !cluster.nvswitch_path(e, true)) {
+      shape_.on_nvswitch = false;
+      shape_.off_nvswitch = "endpoint " + eps[e].name + " (" + eps[e].mode + ")";
+    }
   shape_.nvls_channels = options_.channels.value_or(static_cast<std::uint32_t>(options_.nccl.nvls_max_channels));
 }
 
@@ -217,46 +214,37 @@ std::string Communicator::describe_transports() const {
   return s;
 }
 
+namespace {
+// A forced algorithm (--algo) where it cannot run: the record's collectives, availability, channels and protocol.
+void check_forced(coll::Algo algo, coll::Op op, const coll::CommShape& shape, std::optional<coll::Proto> proto) {
+  const coll::AlgorithmInfo& info = coll::algorithm(algo);
+  const std::string key = info.name, op_name = coll::to_string(op);
+  if (!info.supports(op))
+    throw InputError("", "--algo", info.ops_error.empty() ? "the " + key + " algorithm does not implement " + op_name
+                                                          : info.ops_error,
+                     key, "ring for " + op_name);
+  const std::string why = coll::why_unavailable(algo, shape);
+  if (!why.empty())
+    throw InputError("", "--algo", info.title + " is not available on this communicator: " + why, key, info.requirement);
+  if (info.nvls_channels && shape.nvls_channels < 2)
+    throw InputError("", "--channels", "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
+                     "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo " + key);
+  if (info.simple_only && proto && *proto != coll::Proto::Simple)
+    throw InputError("", "--proto", "NCCL runs " + info.title + " with the Simple protocol only",
+                     coll::to_string(*proto), "Simple (or no --proto) with --algo " + key);
+}
+}  // namespace
+
 CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   const coll::NcclTuning& t = options_.nccl;
-  coll::Allowed allowed;
-  if (options_.algo) {
-    for (int a = 0; a < coll::kAlgoCount; ++a) allowed.algo[a] = (a == static_cast<int>(*options_.algo));
-  }
+  coll::Allowed allowed;  // the registry's default set (opt-in algorithms such as NVLS Tree only when forced)
+  if (options_.algo) allowed.algos = std::uint64_t{1} << options_.algo->id;
   if (options_.proto) {
     for (int p = 0; p < 3; ++p) allowed.proto[p] = (p == static_cast<int>(*options_.proto));
   }
   coll::CommShape shape = shape_;
   if (options_.proto == coll::Proto::LL128) shape.ll128_enabled = true;  // forcing it enables it, as NCCL_PROTO does
-  // NVLS Tree runs only when forced (--algo nvlstree): NCCL's argmin would pick it on Hopper+ NVSwitch clusters from
-  // a few MiB on, but its 128 KiB-chunk schedules are millions of transfers (5 M for 16 GiB on 2 x 8 GPUs) and a p5
-  // 8 B - 16 GiB sweep then takes minutes on the engine; default selection waits for a faster executor path.
-  if (options_.algo != coll::Algo::NVLSTree) shape.nvls_tree_supported = false;
-  if (op != coll::Op::AllReduce && options_.algo == coll::Algo::Tree)
-    throw InputError("", "--algo", "the tree algorithm exists only for allreduce", "tree", "ring for " +
-                     std::string(coll::to_string(op)));
-  if (options_.algo == coll::Algo::NVLS || options_.algo == coll::Algo::NVLSTree) {
-    const bool tree = options_.algo == coll::Algo::NVLSTree;
-    const std::string key = coll::to_string(*options_.algo), name = tree ? "NVLS Tree" : "NVLS";
-    if (op != coll::Op::AllReduce)
-      throw InputError("", "--algo", tree ? "NCCL's NVLS Tree exists only for allreduce"
-                                          : "vgsim models NVLS only for allreduce (NCCL 2.19+ also runs allgather and "
-                                            "reducescatter with it; not modelled)",
-                       key, "ring for " + std::string(coll::to_string(op)));
-    if (!(tree ? shape.nvls_tree_supported : shape.nvls_supported))
-      throw InputError("", "--algo", name + " is not available on this communicator: " +
-                       (tree ? nvls_tree_missing_ : nvls_missing_), key,
-                       tree ? "ring or tree here (NVLS Tree needs 2 or more nodes with the same rank count, each rank "
-                              "a Hopper or later GPU attached to its node's NVSwitch)"
-                            : "ring or tree here (NVLS needs every rank on one node, on Hopper or later GPUs attached "
-                              "to that node's NVSwitch)");
-    if (shape.nvls_channels < 2)
-      throw InputError("", "--channels", "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
-                       "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo " + key);
-    if (options_.proto && *options_.proto != coll::Proto::Simple)
-      throw InputError("", "--proto", "NCCL runs " + name + " with the Simple protocol only",
-                       coll::to_string(*options_.proto), "Simple (or no --proto) with --algo " + key);
-  }
+  if (options_.algo) check_forced(*options_.algo, op, shape, options_.proto);
   if (op == coll::Op::AllToAll) {  // NCCL point-to-point: no algorithm or protocol choice (nccl_tuning.hpp select)
     if (options_.algo && *options_.algo != coll::Algo::Ring)
       throw InputError("", "--algo", "alltoall is a group of NCCL sends and receives, which NCCL_ALGO does not steer",
@@ -274,31 +262,32 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   plan.proto = sel.proto;
   plan.size = size;
   plan.model_time_us = sel.cost.time_us;
+  const coll::AlgorithmInfo& info = coll::algorithm(plan.algo);
   std::uint32_t channels = options_.channels ? *options_.channels : sel.launch.channels;
-  const bool two_trees = plan.algo == coll::Algo::Tree || plan.algo == coll::Algo::NVLSTree;  // half per tree
-  if (two_trees && channels % 2 == 1) channels = channels == 1 ? 2 : channels - 1;
+  if (info.even_channels && channels % 2 == 1) channels = channels == 1 ? 2 : channels - 1;  // half per tree
   const P2pGeometry p2p = op == coll::Op::AllToAll ? p2p_geometry() : P2pGeometry{};
   if (op == coll::Op::AllToAll) channels = p2p.channels;
   plan.channels = channels;
 
   // Step costs.
-  const auto a = static_cast<std::size_t>(plan.algo), p = static_cast<std::size_t>(plan.proto);
+  const auto p = static_cast<std::size_t>(plan.proto);
   StepCosts& c = plan.costs;
   c.payload_efficiency = t.proto_efficiency[p];
-  // NVLS: every leg is a switch leg, so NCCL's NVLS efficiency is the payload efficiency; NVLS Tree: switch legs only.
-  if (plan.algo == coll::Algo::NVLS) c.payload_efficiency *= t.nvls_efficiency[arch_row(shape.arch)];
-  if (plan.algo == coll::Algo::NVLSTree) c.switch_efficiency = t.nvls_efficiency[arch_row(shape.arch)];
-  c.base_latency = Time::from_us(t.base_latency_us[a][p]);
+  // The algorithm's leg efficiencies (NVLS: every leg a switch leg at NCCL's NVLS efficiency; NVLS Tree: switch legs).
+  const coll::LegEfficiency eff = info.efficiency ? info.efficiency(t, shape) : coll::LegEfficiency{};
+  c.payload_efficiency *= eff.payload;
+  c.switch_efficiency = eff.switch_legs;
+  c.base_latency = Time::from_us(info.base_latency_us(t, plan.proto));
   c.launch_overhead = options_.launch_overhead;
   c.staging_granule = op == coll::Op::AllToAll ? p2p.chunk_bytes : coll::default_slice_bytes(op, plan.algo, plan.proto);
   c.staged_copies = options_.staged_copies;
-  // tuning.cc: the inter-node hop uses the Tree NET latency when ppn = 1 (latencies fully exposed); on multi-node
-  // communicators the intra-node hop latency is raised to at least the network post overhead (x3 for Simple).
-  const coll::Algo net_algo = (nodes_ > 1 && ranks_per_node_ == 1) ? coll::Algo::Tree : plan.algo;
+  // tuning.cc: on multi-node communicators the intra-node hop latency is raised to at least the network post
+  // overhead (x3 for Simple); the algorithm's hop latency knows its own rows (the ring's NET hop with one rank per
+  // node takes Tree's, latencies fully exposed).
   double net_overhead = t.net_overhead_us[static_cast<std::size_t>(shape.cpu)];
   if (plan.proto == coll::Proto::Simple) net_overhead *= t.net_overhead_simple_factor;
   for (coll::Link l : {coll::Link::NVLink, coll::Link::PCIe, coll::Link::Net}) {
-    double us_v = coll::hop_latency_us(t, l, l == coll::Link::Net ? net_algo : plan.algo, plan.proto);
+    double us_v = coll::hop_latency_us(t, l, plan.algo, plan.proto, shape);
     if (l != coll::Link::Net && nodes_ > 1) us_v = std::max(us_v, net_overhead);
     c.hop_latency[static_cast<std::size_t>(l)] = Time::from_us(us_v);
   }

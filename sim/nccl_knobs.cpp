@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 
 namespace vgsim::sim {
 
@@ -76,12 +77,11 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
     if (opt.proto == coll::Proto::LL128 && !t.has_ll128)
       throw InputError(origin, "--proto", "NCCL " + v + " has no LL128 protocol (it arrived in 2.5)", proto,
                        "ll or simple, or --nccl-version 2.5 or later");
-    if (opt.algo == coll::Algo::NVLS && !t.has_nvls)
-      throw InputError(origin, "--algo", "NCCL " + v + " has no NVLS algorithm (from 2.17)", algo,
-                       "ring or tree, or --nccl-version 2.17 or later");
-    if (opt.algo == coll::Algo::NVLSTree && !t.has_nvls_tree)
-      throw InputError(origin, "--algo", "NCCL " + v + " has no NVLS Tree algorithm (from 2.18)", algo,
-                       "ring or tree, or --nccl-version 2.18 or later");
+    const coll::AlgorithmInfo* a = opt.algo ? &coll::algorithm(*opt.algo) : nullptr;
+    if (a && t.minor < a->since_minor)
+      throw InputError(origin, "--algo", "NCCL " + v + " has no " + a->title + " algorithm (from 2." +
+                       std::to_string(a->since_minor) + ")", algo,
+                       "ring or tree, or --nccl-version 2." + std::to_string(a->since_minor) + " or later");
   }
   if (ib_disable) opt.path.ib_disable = *ib_disable;
   if (p2p_disable) opt.path.p2p_disable = *p2p_disable;

@@ -65,21 +65,14 @@ std::int64_t type_size(const std::string& dtype) {
   throw InputError("", "--type", "unknown data type", dtype, "float, half, bfloat16, double, int8, uint8, int32, int64");
 }
 
-void run(const CollectiveArgs& a) {
-  const topo::Catalog catalog = topo::Catalog::load_default();
-  const topo::Cluster cluster = topo::Cluster::resolve(a.cluster, catalog);
-  const std::uint32_t nodes = a.nodes ? a.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
-  // nccl-tests runs g GPUs x t threads per process; one process per node unless --gpus-per-node says otherwise.
-  const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node
-                            : a.ngpus       ? a.ngpus * std::max<std::uint32_t>(1, a.nthreads)
-                                            : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
-
+// NCCL's model and knobs for the run: the release's tables, the calibration profile (if any), --set overrides (after
+// the profile, so explicit overrides win), then --algo / --proto / ... and the resource guard.
+sim::CommOptions comm_options(const CollectiveArgs& a, std::optional<calibrate::CalibrationProfile>& profile) {
   sim::CommOptions opt;
   opt.nccl = a.nccl.tuning();
-  std::optional<calibrate::CalibrationProfile> profile;
   if (!a.calibration.empty()) {
     profile = calibrate::read_calibration_profile(a.calibration);
-    calibrate::apply_profile(*profile, opt);  // before --set, so explicit overrides win
+    calibrate::apply_profile(*profile, opt);
   }
   for (const auto& kv : a.sets) {
     const auto eq = kv.find('=');
@@ -96,6 +89,144 @@ void run(const CollectiveArgs& a) {
     option_value("--set", key, [&](const std::string& k) { opt.nccl.set(k, v); return 0; });
   }
   a.nccl.apply(opt);
+  return opt;
+}
+
+// The sizes to visit: -b .. -e by factor -f or step -i (nccl-tests), as whole elements of `granule` bytes (rounding
+// may repeat a size, kept once). Refuses a step that would visit more than 10,000 sizes (one simulation each).
+struct SizeRange {
+  Bytes min = 0, max = 0, step = 0;  // step 0: multiply by the factor
+};
+SizeRange size_range(const CollectiveArgs& a) {
+  SizeRange r;
+  r.min = option_value("-b", a.min_bytes, parse_bytes);
+  r.max = option_value("-e", a.max_bytes, parse_bytes);
+  if (r.min <= 0 || r.max < r.min) throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
+  r.step = a.step_bytes.empty() ? 0 : option_value("-i", a.step_bytes, parse_bytes);
+  if (!a.step_bytes.empty() && r.step <= 0)
+    throw InputError("", "-i", "bad step", a.step_bytes, "a size > 0 (nccl-tests -i: sizes grow by this many bytes)");
+  if (r.step == 0 && !(a.factor > 1.0))
+    throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
+  // Resource guard: the sweep visits log(max/min) / log(f) sizes, or (max - min) / i + 1 with -i (one simulation each).
+  const double visits =
+      r.step > 0 ? static_cast<double>(r.max - r.min) / static_cast<double>(r.step) + 1
+                 : std::log(static_cast<double>(r.max) / static_cast<double>(r.min)) / std::log(a.factor) + 1;
+  if (visits > 10000)
+    throw InputError("", r.step > 0 ? "-i" : "-f", "size step so small that the sweep would visit " +
+                                   std::to_string(static_cast<long long>(visits)) + " sizes",
+                     r.step > 0 ? a.step_bytes : std::to_string(a.factor),
+                     "a step giving at most 10,000 sizes between -b and -e (e.g. -f 2)");
+  return r;
+}
+std::vector<Bytes> sizes_of(const SizeRange& r, double factor, Bytes granule) {
+  std::vector<Bytes> sizes;
+  for (double s = static_cast<double>(r.min); s <= static_cast<double>(r.max) * (1 + 1e-9);
+       s = r.step > 0 ? s + static_cast<double>(r.step) : s * factor) {
+    const Bytes size = static_cast<Bytes>(s) / granule * granule;
+    if (size > 0 && (sizes.empty() || size != sizes.back())) sizes.push_back(size);
+  }
+  return sizes;
+}
+
+// nccl-tests' title and preamble lines (parsers look for them), describing the simulated run.
+sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& cluster, const sim::Communicator& comm,
+                               coll::Op op, std::uint32_t nodes, std::uint32_t gpn, const SizeRange& r,
+                               const std::optional<calibrate::CalibrationProfile>& profile) {
+  const sim::CommOptions& opt = comm.options();
+  sim::NcclTestsHeader header;
+  header.title = "vgsim collective: " + std::string(coll::to_string(op)) + " on " + cluster.name() + ", " +
+                 std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPU(s) = " +
+                 std::to_string(comm.ranks()) + " ranks (simulated; NCCL model " + opt.nccl.version + ")";
+  char pre[256];
+  std::snprintf(pre, sizeof pre,
+                "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
+                "validation: %d graph: 0",
+                std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : gpn, static_cast<long long>(r.min),
+                static_cast<long long>(r.max),
+                (r.step > 0 ? std::to_string(r.step) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
+                a.warmup, a.iters, a.check);
+  header.notes.push_back(pre);
+  header.notes.push_back("Using devices (simulated: vgsim, no GPU was used)");
+  const auto& eps = cluster.endpoints();
+  for (std::uint32_t rank = 0; rank < comm.ranks(); ++rank)
+    header.notes.push_back("  Rank " + std::to_string(rank) + " on " + eps[comm.rank_to_endpoint()[rank]].name + " device " +
+                           std::to_string(rank % gpn) + " [simulated] " + cluster.gpus()[eps[comm.rank_to_endpoint()[rank]].gpu].model);
+  if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
+  header.notes.push_back("transports: " + comm.describe_transports());
+  header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
+                         (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+  if (profile) header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
+                                      profile->provenance.date + ")");
+  header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
+  return header;
+}
+
+// One size: the simulated call as an nccl-tests row (the calibration profile's residual factor applied).
+struct RowContext {
+  const CollectiveArgs& a;
+  const sim::Communicator& comm;
+  coll::Op op;
+  std::string redop;
+  std::int64_t tsize;
+  bool per_rank_count;
+  std::uint32_t nodes, gpn;
+  const std::optional<calibrate::CalibrationProfile>& profile;
+};
+sim::NcclTestsRow row_of(const RowContext& x, Bytes size) {
+  const coll::Op op = x.op;
+  const sim::CollectiveResult r = sim::simulate_collective(x.comm, op, size, x.a.root);
+  sim::NcclTestsRow row;
+  row.size = size;
+  row.count = x.per_rank_count ? size / x.tsize / x.comm.ranks() : size / x.tsize;
+  row.type = x.a.dtype;
+  row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv ||
+               op == coll::Op::AllToAll) ? "none" : x.redop;
+  row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(x.a.root) : -1;
+  row.time = r.time;
+  if (x.profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
+    row.time = Time{static_cast<std::int64_t>(std::llround(
+        double(r.time.ps) * x.profile->time_factor(coll::to_string(op), x.a.nccl.algo.empty() ? "default" : x.a.nccl.algo,
+                                                   x.a.nccl.proto.empty() ? "default" : x.a.nccl.proto, x.nodes, x.gpn, size)))};
+  row.algbw_GBps = coll::algbw_GBps(size, row.time.us());
+  row.busbw_GBps = row.algbw_GBps * coll::busbw_factor(op, x.comm.ranks());
+  row.algo = coll::to_string(r.plan.algo);
+  row.proto = coll::to_string(r.plan.proto);
+  row.channels = r.plan.channels;
+  return row;
+}
+
+// The largest size runs first: the resource guard (--max-transfers) grows with the size, so a refused size stops the
+// command before any row is printed (no half table). Then rows stream as sizes finish, as nccl-tests prints.
+std::vector<sim::NcclTestsRow> print_rows(const RowContext& x, const std::vector<Bytes>& sizes,
+                                          const sim::NcclTestsHeader& header) {
+  std::optional<sim::NcclTestsRow> largest;
+  if (!sizes.empty()) largest = row_of(x, sizes.back());
+  sim::write_nccl_tests_head(std::cout, header);
+  std::cout.flush();
+  std::vector<sim::NcclTestsRow> rows;
+  ProgressLine progress("vgsim collective");  // on a terminal, after 2 s
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    rows.push_back(k + 1 == sizes.size() ? *largest : row_of(x, sizes[k]));
+    progress.done();  // the row goes where the progress line was
+    sim::write_nccl_tests_row(std::cout, rows.back());
+    std::cout.flush();
+    progress.update(std::to_string(rows.size()) + " of " + std::to_string(sizes.size()) + " sizes done");
+  }
+  progress.done();
+  sim::write_nccl_tests_tail(std::cout, rows);
+  return rows;
+}
+
+void run(const CollectiveArgs& a) {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve(a.cluster, catalog);
+  const std::uint32_t nodes = a.nodes ? a.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
+  // nccl-tests runs g GPUs x t threads per process; one process per node unless --gpus-per-node says otherwise.
+  const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node
+                            : a.ngpus       ? a.ngpus * std::max<std::uint32_t>(1, a.nthreads)
+                                            : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
+  std::optional<calibrate::CalibrationProfile> profile;
+  sim::CommOptions opt = comm_options(a, profile);
   // -o/--op: nccl-tests' reduction (sum, prod, min, max, avg) or, for vgsim, the collective (allreduce, ...).
   static const std::vector<std::string> kRedops = {"sum", "prod", "min", "max", "avg"};
   std::string redop = a.redop, op_name = a.op;
@@ -104,24 +235,7 @@ void run(const CollectiveArgs& a) {
     op_name = "allreduce";  // the op of all_reduce_perf, the program a copied command line names
   }
   const coll::Op op = option_value("--op", op_name, coll::parse_op);
-
-  const Bytes min_b = option_value("-b", a.min_bytes, parse_bytes);
-  const Bytes max_b = option_value("-e", a.max_bytes, parse_bytes);
-  if (min_b <= 0 || max_b < min_b) throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
-  const Bytes step_b = a.step_bytes.empty() ? 0 : option_value("-i", a.step_bytes, parse_bytes);
-  if (!a.step_bytes.empty() && step_b <= 0)
-    throw InputError("", "-i", "bad step", a.step_bytes, "a size > 0 (nccl-tests -i: sizes grow by this many bytes)");
-  if (step_b == 0 && !(a.factor > 1.0))
-    throw InputError("", "-f", "bad size factor", std::to_string(a.factor), "a factor > 1");
-  // Resource guard: the sweep visits log(max/min) / log(f) sizes, or (max - min) / i + 1 with -i (one simulation each).
-  const double visits =
-      step_b > 0 ? static_cast<double>(max_b - min_b) / static_cast<double>(step_b) + 1
-                 : std::log(static_cast<double>(max_b) / static_cast<double>(min_b)) / std::log(a.factor) + 1;
-  if (visits > 10000)
-    throw InputError("", step_b > 0 ? "-i" : "-f", "size step so small that the sweep would visit " +
-                                   std::to_string(static_cast<long long>(visits)) + " sizes",
-                     step_b > 0 ? a.step_bytes : std::to_string(a.factor),
-                     "a step giving at most 10,000 sizes between -b and -e (e.g. -f 2)");
+  const SizeRange range = size_range(a);
   const std::int64_t tsize = type_size(a.dtype);
 
   opt.max_transfers = a.max_transfers;
@@ -132,83 +246,13 @@ void run(const CollectiveArgs& a) {
   if ((op == coll::Op::Broadcast || op == coll::Op::Reduce) && a.root >= comm.ranks())
     throw InputError("", "-r/--root", "root is not a rank of the communicator", std::to_string(a.root),
                      "0.." + std::to_string(comm.ranks() - 1));
-  sim::NcclTestsHeader header;
-  header.title = "vgsim collective: " + std::string(coll::to_string(op)) + " on " + cluster.name() + ", " +
-                 std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPU(s) = " +
-                 std::to_string(comm.ranks()) + " ranks (simulated; NCCL model " + opt.nccl.version + ")";
-  // nccl-tests' preamble lines (parsers look for them), describing the simulated run.
-  {
-    char pre[256];
-    std::snprintf(pre, sizeof pre,
-                  "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
-                  "validation: %d graph: 0",
-                  std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : gpn, static_cast<long long>(min_b),
-                  static_cast<long long>(max_b),
-                  (step_b > 0 ? std::to_string(step_b) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
-                  a.warmup, a.iters, a.check);
-    header.notes.push_back(pre);
-    header.notes.push_back("Using devices (simulated: vgsim, no GPU was used)");
-    const auto& eps = cluster.endpoints();
-    for (std::uint32_t r = 0; r < comm.ranks(); ++r)
-      header.notes.push_back("  Rank " + std::to_string(r) + " on " + eps[comm.rank_to_endpoint()[r]].name + " device " +
-                             std::to_string(r % gpn) + " [simulated] " + cluster.gpus()[eps[comm.rank_to_endpoint()[r]].gpu].model);
-  }
-  if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
-  header.notes.push_back("transports: " + comm.describe_transports());
-  header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
-                         (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
-  if (profile) header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
-                                      profile->provenance.date + ")");
-  header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
+  const sim::NcclTestsHeader header = header_of(a, cluster, comm, op, nodes, gpn, range, profile);
 
-  // The sizes first (whole elements, as nccl-tests rounds counts; rounding may repeat a size, kept once).
   // allgather / reducescatter: S is the total array; alltoall: S = count per peer x ranks (nccl-tests alltoall.cu).
   const bool per_rank_count = op == coll::Op::AllGather || op == coll::Op::ReduceScatter || op == coll::Op::AllToAll;
-  const Bytes granule = tsize * (per_rank_count ? comm.ranks() : 1);
-  std::vector<Bytes> sizes;
-  for (double s = static_cast<double>(min_b); s <= static_cast<double>(max_b) * (1 + 1e-9);
-       s = step_b > 0 ? s + static_cast<double>(step_b) : s * a.factor) {
-    const Bytes size = static_cast<Bytes>(s) / granule * granule;
-    if (size > 0 && (sizes.empty() || size != sizes.back())) sizes.push_back(size);
-  }
-  auto row_of = [&](Bytes size) {
-    const sim::CollectiveResult r = sim::simulate_collective(comm, op, size, a.root);
-    sim::NcclTestsRow row;
-    row.size = size;
-    row.count = per_rank_count ? size / tsize / comm.ranks() : size / tsize;
-    row.type = a.dtype;
-    row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv ||
-                 op == coll::Op::AllToAll) ? "none" : redop;
-    row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(a.root) : -1;
-    row.time = r.time;
-    if (profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
-      row.time = Time{static_cast<std::int64_t>(std::llround(
-          double(r.time.ps) * profile->time_factor(coll::to_string(op), a.nccl.algo.empty() ? "default" : a.nccl.algo,
-                                                   a.nccl.proto.empty() ? "default" : a.nccl.proto, nodes, gpn, size)))};
-    row.algbw_GBps = coll::algbw_GBps(size, row.time.us());
-    row.busbw_GBps = row.algbw_GBps * coll::busbw_factor(op, comm.ranks());
-    row.algo = coll::to_string(r.plan.algo);
-    row.proto = coll::to_string(r.plan.proto);
-    row.channels = r.plan.channels;
-    return row;
-  };
-  // The largest size runs first: the resource guard (--max-transfers) grows with the size, so a refused size stops
-  // the command before any row is printed (no half table). Then rows stream as sizes finish, as nccl-tests prints.
-  std::optional<sim::NcclTestsRow> largest;
-  if (!sizes.empty()) largest = row_of(sizes.back());
-  sim::write_nccl_tests_head(std::cout, header);
-  std::cout.flush();
-  std::vector<sim::NcclTestsRow> rows;
-  ProgressLine progress("vgsim collective");  // on a terminal, after 2 s
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    rows.push_back(k + 1 == sizes.size() ? *largest : row_of(sizes[k]));
-    progress.done();  // the row goes where the progress line was
-    sim::write_nccl_tests_row(std::cout, rows.back());
-    std::cout.flush();
-    progress.update(std::to_string(rows.size()) + " of " + std::to_string(sizes.size()) + " sizes done");
-  }
-  progress.done();
-  sim::write_nccl_tests_tail(std::cout, rows);
+  const std::vector<Bytes> sizes = sizes_of(range, a.factor, tsize * (per_rank_count ? comm.ranks() : 1));
+  const RowContext context{a, comm, op, redop, tsize, per_rank_count, nodes, gpn, profile};
+  const std::vector<sim::NcclTestsRow> rows = print_rows(context, sizes, header);
   if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "vgsim/sim/training/exposure.hpp"
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "vgsim/workloads/models/bucketing.hpp"
 
 namespace vgsim::sim::planning {
@@ -106,7 +107,7 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
     for (ResourceId r : c.route->resources) bytes[r] += c.payload / (sc.payload_efficiency * c.eff);
   }
   // A ring's chain crosses every hop of a class in turn, so it pays their mean latency; other shapes keep the max.
-  const bool ring = plan.algo == coll::Algo::Ring;
+  const bool ring = coll::algorithm(plan.algo).mean_hop_latency;
   for (int k = 0; k < 2; ++k)
     if (ring && lat_n[k] > 0) lat[k] = Time::from_ps(lat_sum[k] / lat_n[k]);
   if (seen[0]) out.costs.intra = {lat[0], Bandwidth{bw[0]}};

@@ -8,6 +8,7 @@
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/communicator.hpp"
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 
 using namespace vgsim;
 
@@ -50,7 +51,7 @@ TEST_CASE("engine: forced NVLS on 8 x H100 SXM at 4 GiB is within 3 % of 0.85 x 
 TEST_CASE("selection: NVLS for large allreduce on one H100 NVSwitch node, Ring/LL at 8 B, never on A100") {
   const topo::Cluster p5 = topo::Cluster::resolve("aws-p5-2x8xh100", catalog());
   const sim::Communicator one(p5, sim::place_ranks(p5, 1, 8), {});
-  CHECK(one.shape().nvls_supported);
+  CHECK(coll::why_unavailable(coll::Algo::NVLS, one.shape()).empty());
   // 8 B: Ring/LL's 6.6 + 14 x 0.6 = 15 us beats NVLS's 25 us
   CHECK(one.plan(coll::Op::AllReduce, 8).algo == coll::Algo::Ring);
   CHECK(one.plan(coll::Op::AllReduce, 8).proto == coll::Proto::LL);
@@ -59,11 +60,11 @@ TEST_CASE("selection: NVLS for large allreduce on one H100 NVSwitch node, Ring/L
   CHECK(one.plan(coll::Op::AllGather, GiB).algo == coll::Algo::Ring);  // NVLS allgather not modelled
   // two nodes: NVLS runs on one node only (across nodes it is NVLS Tree, tests/sim/test_nvls_tree.cpp)
   const sim::Communicator two(p5, sim::place_ranks(p5, 2, 8), {});
-  CHECK_FALSE(two.shape().nvls_supported);
+  CHECK_FALSE(coll::why_unavailable(coll::Algo::NVLS, two.shape()).empty());
   for (Bytes b = 8; b <= 8 * GiB; b *= 8) CHECK(two.plan(coll::Op::AllReduce, b).algo != coll::Algo::NVLS);
   const topo::Cluster a100 = topo::Cluster::resolve("dgx-a100", catalog());
   const sim::Communicator dgx(a100, sim::place_ranks(a100, 1, 8), {});
-  CHECK_FALSE(dgx.shape().nvls_supported);
+  CHECK_FALSE(coll::why_unavailable(coll::Algo::NVLS, dgx.shape()).empty());
   for (Bytes b = 8; b <= 8 * GiB; b *= 8) CHECK(dgx.plan(coll::Op::AllReduce, b).algo != coll::Algo::NVLS);
 }
 
@@ -135,11 +136,12 @@ TEST_CASE("engine: forced NVLS Tree on 2 x 8 H100 SXM at 4 GiB is within 3 % of 
 TEST_CASE("selection: NVLS Tree supported on 2 x 8 H100 SXM but opt-in (forced only), never on A100 nodes") {
   const topo::Cluster p5 = topo::Cluster::resolve("aws-p5-2x8xh100", catalog());
   const sim::Communicator two(p5, sim::place_ranks(p5, 2, 8), {});
-  CHECK(two.shape().nvls_tree_supported);
-  CHECK_FALSE(two.shape().nvls_supported);
+  CHECK(coll::why_unavailable(coll::Algo::NVLSTree, two.shape()).empty());
+  CHECK_FALSE(coll::why_unavailable(coll::Algo::NVLS, two.shape()).empty());
   // NCCL's argmin would pick it at >= 256 MiB ([derived] algBw min(337.7, 400) GB/s beats the ring's
   // 370.8 x 16/30 = 197.8 GB/s; coll::select test in test_nvls.cpp), but the communicator offers it only when forced
-  // (sim/communicator.cpp plan(): its schedules are too slow on the engine for default sweeps yet)
+  // (its record is opt-in, workloads/collectives/nvls_tree_algorithm.cpp: its schedules are too slow on the engine
+  // for default sweeps yet)
   for (Bytes b : {256 * MiB, GiB, 8 * GiB}) CHECK(two.plan(coll::Op::AllReduce, b).algo != coll::Algo::NVLSTree);
   sim::CommOptions forced;
   forced.algo = coll::Algo::NVLSTree;
@@ -150,10 +152,10 @@ TEST_CASE("selection: NVLS Tree supported on 2 x 8 H100 SXM but opt-in (forced o
     CHECK(plan.channels % 2 == 0);  // half per node tree
   }
   const sim::Communicator one(p5, sim::place_ranks(p5, 1, 8), {});
-  CHECK_FALSE(one.shape().nvls_tree_supported);
+  CHECK_FALSE(coll::why_unavailable(coll::Algo::NVLSTree, one.shape()).empty());
   const topo::Cluster a100 = topo::Cluster::resolve("aws-p4de-2x8xa100", catalog());
   const sim::Communicator p4(a100, sim::place_ranks(a100, 2, 8), {});
-  CHECK_FALSE(p4.shape().nvls_tree_supported);
+  CHECK_FALSE(coll::why_unavailable(coll::Algo::NVLSTree, p4.shape()).empty());
   for (Bytes b = 8; b <= 8 * GiB; b *= 8) CHECK(p4.plan(coll::Op::AllReduce, b).algo != coll::Algo::NVLSTree);
 }
 

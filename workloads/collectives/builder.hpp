@@ -127,7 +127,8 @@ inline TreeOrder tree_order(const std::vector<std::uint32_t>& depth, std::uint32
   return o;
 }
 
-// Common argument checks and schedule header; returns the ring order (identity when options give none).
+// Common argument checks and schedule header; returns the ring order (identity when options give none), which the
+// ring and chain generators keep in s.ring_order.
 std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo algo, Proto proto, std::uint32_t ranks,
                                           std::uint32_t ranks_per_node, Bytes size, const GenOptions& o);
 

@@ -10,6 +10,7 @@ namespace {
 CollectiveSchedule chain_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
   CollectiveSchedule s;
   const auto order = detail::check_and_init(s, op, Algo::Ring, proto, n, ppn, size, o);
+  s.ring_order = order;
   const std::uint32_t c = s.channels;
   const detail::Partition part(size, s.chunk_bytes, c);
   s.loops = part.loops;

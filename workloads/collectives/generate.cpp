@@ -1,9 +1,11 @@
-// Generator dispatch, NCCL's default chunk/slot geometry and the shared argument checks (see generators.hpp).
+// Generator dispatch (through the algorithm registry), NCCL's default chunk/slot geometry and the shared argument
+// checks (see generators.hpp).
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "builder.hpp"
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 
 namespace vgsim::coll {
 
@@ -24,31 +26,35 @@ constexpr Bytes kP2pNetChunk = 128 * KiB;                         // NCCL_P2P_NE
 constexpr Bytes kNvlsChunk = 128 * KiB;
 }  // namespace
 
-Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) {
-  if (algo == Algo::NVLS || algo == Algo::NVLSTree) return kNvlsChunk;
-  if (op == Op::SendRecv) return kP2pNvlChunk;
-  if (op == Op::AllToAll) return kP2pNetChunk;
-  switch (proto) {
-    case Proto::LL: return kLLStepPayload;
-    case Proto::LL128: return kLL128StepPayload;
-    case Proto::Simple: break;
-  }
-  const bool ring_chunked = algo == Algo::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
-  return ring_chunked ? kSimpleStep * kRingChunkSteps : kSimpleStep;
+Geometry protocol_geometry(Op op, Proto proto) {
+  Bytes chunk = kSimpleStep;
+  if (op == Op::SendRecv) chunk = kP2pNvlChunk;
+  else if (op == Op::AllToAll) chunk = kP2pNetChunk;
+  else if (proto == Proto::LL) chunk = kLLStepPayload;
+  else if (proto == Proto::LL128) chunk = kLL128StepPayload;
+  return {chunk, kNcclSteps, chunk};
 }
 
-Bytes default_slice_bytes(Op op, Algo algo, Proto proto) {
-  const Bytes chunk = default_chunk_bytes(op, algo, proto);
-  const bool ring_chunked = proto == Proto::Simple && algo == Algo::Ring &&
-                            (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
-  return ring_chunked ? chunk / kRingChunkSteps * kRingSliceSteps : chunk;
+namespace detail {
+Geometry ring_geometry(Op op, Proto proto) {
+  const bool ring_chunked = proto == Proto::Simple && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+  if (!ring_chunked) return protocol_geometry(op, proto);
+  const Bytes chunk = kSimpleStep * kRingChunkSteps;
+  return {chunk, kNcclSteps / kRingChunkSteps, chunk / kRingChunkSteps * kRingSliceSteps};
 }
+Geometry nvls_geometry() { return {kNvlsChunk, kNcclSteps, kNvlsChunk}; }
+}  // namespace detail
 
-std::uint32_t default_slots(Op op, Algo algo, Proto proto) {
-  const bool ring_chunked = proto == Proto::Simple && algo == Algo::Ring && op != Op::SendRecv &&
-                            (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
-  return ring_chunked ? kNcclSteps / kRingChunkSteps : kNcclSteps;
+namespace {
+Geometry geometry(Op op, Algo algo, Proto proto) {
+  const AlgorithmInfo& a = algorithm(algo);
+  return a.geometry ? a.geometry(op, proto) : protocol_geometry(op, proto);
 }
+}  // namespace
+
+Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).chunk_bytes; }
+Bytes default_slice_bytes(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slice_bytes; }
+std::uint32_t default_slots(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slots; }
 
 std::uint32_t ring_steps(Op op, std::uint32_t n) {
   if (n <= 1) return 0;
@@ -95,39 +101,13 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
       seen[r] = 1;
     }
   }
-  if (algo == Algo::Ring && op != Op::SendRecv && op != Op::AllToAll) s.ring_order = order;
   return order;
 }
 }  // namespace detail
 
 CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, std::uint32_t ppn, Bytes size,
                             const GenOptions& o) {
-  if (algo == Algo::Tree) {
-    if (op != Op::AllReduce)
-      throw std::invalid_argument(std::string("tree ") + to_string(op) + ": NCCL's Tree algorithm only implements allreduce; use ring");
-    return tree_allreduce(ranks, ppn, size, proto, o);
-  }
-  if (algo == Algo::NVLS) {
-    // NCCL 2.19+ also runs allgather / reducescatter with NVLS; vgsim models only NVLS allreduce.
-    if (op != Op::AllReduce)
-      throw std::invalid_argument(std::string("nvls ") + to_string(op) + ": vgsim models NVLS only for allreduce; use ring");
-    return nvls_allreduce(ranks, ppn, size, proto, o);
-  }
-  if (algo == Algo::NVLSTree) {
-    if (op != Op::AllReduce)
-      throw std::invalid_argument(std::string("nvlstree ") + to_string(op) + ": NCCL's NVLS Tree only implements allreduce; use ring");
-    return nvls_tree_allreduce(ranks, ppn, size, proto, o);
-  }
-  switch (op) {
-    case Op::AllReduce: return ring_allreduce(ranks, ppn, size, proto, o);
-    case Op::AllGather: return ring_allgather(ranks, ppn, size, proto, o);
-    case Op::ReduceScatter: return ring_reducescatter(ranks, ppn, size, proto, o);
-    case Op::Broadcast: return ring_broadcast(ranks, ppn, size, proto, o);
-    case Op::Reduce: return ring_reduce(ranks, ppn, size, proto, o);
-    case Op::SendRecv: return sendrecv(ranks, ppn, size, proto, o);
-    case Op::AllToAll: return alltoall(ranks, ppn, size, proto, o);
-  }
-  throw std::invalid_argument("unknown collective");
+  return algorithm(algo).generate(op, proto, ranks, ppn, size, o);  // the record refuses collectives it lacks
 }
 
 }  // namespace vgsim::coll

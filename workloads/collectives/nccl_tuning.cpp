@@ -6,11 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <bit>
 #include <functional>
 #include <stdexcept>
 
 #include "vgsim/kernel/input_error.hpp"
-#include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "nccl_versions.hpp"
 
 namespace vgsim::coll {
@@ -35,9 +36,9 @@ struct Entry {
   double* p;
 };
 
-std::vector<Entry> entries(NcclTuning& t) {
-  std::vector<Entry> e;
-  const std::string v = "NCCL " + t.version + " tuning.cc; ";
+// The table in sections, in the stable order `vgsim params` lists: Ring / Tree latencies, NVLS and NVLS Tree,
+// bandwidth caps, overheads and corrections, thread trimming, point-to-point.
+void latency_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
   for (int a = 0; a < 2; ++a)
     for (int p = 0; p < 3; ++p)
       e.push_back({std::string("nccl.base_latency.") + kAlgoKey[a] + "." + kProtoKey[p], "us",
@@ -48,6 +49,9 @@ std::vector<Entry> entries(NcclTuning& t) {
       for (int p = 0; p < 3; ++p)
         e.push_back({std::string("nccl.hw_latency.") + kLinkKey[l] + "." + kAlgoKey[a] + "." + kProtoKey[p], "us",
                      v + kRef + "1.3 hwLatencies (same cells 2.18-2.30)", &t.hw_latency_us[l][a][p]});
+}
+
+void nvls_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
   // NVLS exists only with Simple, and its per-hop row only for NVLink (NVLS Tree: NVLink and NET rows).
   e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
@@ -72,6 +76,9 @@ std::vector<Entry> entries(NcclTuning& t) {
                &t.hw_latency_us[static_cast<int>(Link::Net)][nvt][simple_p]});
   e.push_back({"nccl.nvls.max_channels", "channels", "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels",
                &t.nvls_max_channels});
+}
+
+void bandwidth_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.proto_efficiency.") + kProtoKey[p], "ratio",
                  std::string(kRef) + "1.6/6: LL 8 of 16 B = 0.5, LL128 120/128 (model 0.92), Simple 1",
@@ -95,6 +102,9 @@ std::vector<Entry> entries(NcclTuning& t) {
       e.push_back({std::string("nccl.per_ch_max_tree_ll128_bw.") + kArchKey[r] + "." + kNodesKey[n], "GB/s",
                    "perChMaxTreeLL128Bws recalled from tuning.cc, not in the stored reference [verify]",
                    &t.per_ch_max_tree_ll128_bw_GBps[r][n]});
+}
+
+void correction_entries(NcclTuning& t, std::vector<Entry>& e) {
   for (int c = 0; c < 3; ++c)
     e.push_back({std::string("nccl.net_overhead.") + kCpuKey[c], "us",
                  std::string(kRef) + "1.3 NCCL_NET_OVERHEAD default: 1.0 Intel, 2.0 AMD, 1.0 elsewhere",
@@ -124,6 +134,9 @@ std::vector<Entry> entries(NcclTuning& t) {
   e.push_back({"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "1.5 Tree LL128 x120/128", &t.tree_ll128_bw_factor});
   e.push_back({"nccl.bw_factor.tree_algbw_ratio", "ratio", std::string(kRef) + "1.1 Tree algBw = busBw x 0.5",
                &t.tree_algbw_ratio});
+}
+
+void thread_and_p2p_entries(NcclTuning& t, std::vector<Entry>& e) {
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.thread_threshold.") + kProtoKey[p], "bytes/thread",
                  std::string(kRef) + "1.6 comm.h thresholds: LL 8 (x nranks for ring), LL128 8, Simple 64",
@@ -155,6 +168,16 @@ std::vector<Entry> entries(NcclTuning& t) {
                  std::string(kRef) + "1.5 topo.h NVLink per link: SM70 20, SM80 20, SM90 20.6, SM100 40.1 [ref]; an "
                                      "NVLink peer gets 2 max(1, path bw / this) channels (paths.cc) [recalled]",
                  &t.nvlink_bw_per_link_GBps[a]});
+}
+
+std::vector<Entry> entries(NcclTuning& t) {
+  std::vector<Entry> e;
+  const std::string v = "NCCL " + t.version + " tuning.cc; ";
+  latency_entries(t, v, e);
+  nvls_entries(t, v, e);
+  bandwidth_entries(t, v, e);
+  correction_entries(t, e);
+  thread_and_p2p_entries(t, e);
   return e;
 }
 }  // namespace
@@ -295,35 +318,53 @@ void NcclTuning::set(const std::string& name, double value) {
   *p = value;
 }
 
+namespace {
+// Calls `each` with every item of a comma list ("ring,tree"; empty items skipped); returns whether it was an
+// exclusion ("^ring").
+template <typename F>
+bool for_each_item(const std::string& s, F each) {
+  std::string body = s;
+  const bool exclude = !body.empty() && body[0] == '^';
+  if (exclude) body = body.substr(1);
+  std::size_t pos = 0;
+  while (pos <= body.size()) {
+    const std::size_t comma = body.find(',', pos);
+    const std::string item = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (!lower(item).empty()) each(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return exclude;
+}
+std::uint64_t bit(Algo a) { return std::uint64_t{1} << a.id; }
+}  // namespace
+
+bool Allowed::allows(Algo a) const {
+  if (algos) return a.id < 64 && (*algos & bit(a)) != 0;
+  return !algorithm(a).opt_in;
+}
+bool Allowed::forces_algo() const { return algos && std::popcount(*algos) == 1; }
+
 Allowed parse_allowed(const std::string& algo_s, const std::string& proto_s) {
   Allowed a;
-  auto parse_list = [](const std::string& s, bool* flags, int n, auto parse_one) {
-    std::string body = s;
-    const bool exclude = !body.empty() && body[0] == '^';
-    if (exclude) body = body.substr(1);
-    if (lower(body).empty()) return;
-    for (int i = 0; i < n; ++i) flags[i] = exclude;
-    std::size_t pos = 0;
-    while (pos <= body.size()) {
-      const std::size_t comma = body.find(',', pos);
-      const std::string item = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      if (!lower(item).empty()) flags[parse_one(item)] = !exclude;
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-  };
-  parse_list(algo_s, a.algo, kAlgoCount, [](const std::string& x) { return static_cast<int>(parse_algo(x)); });
-  parse_list(proto_s, a.proto, 3, [](const std::string& x) { return static_cast<int>(parse_proto(x)); });
+  const std::string algo_body = !algo_s.empty() && algo_s[0] == '^' ? algo_s.substr(1) : algo_s;
+  if (!lower(algo_body).empty()) {
+    std::uint64_t named = 0, defaults = 0;
+    const bool exclude = for_each_item(algo_s, [&](const std::string& x) { named |= bit(parse_algo(x)); });
+    for (Algo x : algorithms())
+      if (!algorithm(x).opt_in) defaults |= bit(x);
+    a.algos = exclude ? defaults & ~named : named;
+  }
+  const std::string proto_body = !proto_s.empty() && proto_s[0] == '^' ? proto_s.substr(1) : proto_s;
+  if (!lower(proto_body).empty()) {
+    bool named[3] = {false, false, false};
+    const bool exclude = for_each_item(proto_s, [&](const std::string& x) { named[static_cast<int>(parse_proto(x))] = true; });
+    for (int p = 0; p < 3; ++p) a.proto[p] = exclude ? !named[p] : named[p];
+  }
   return a;
 }
 
 namespace {
-int log2i(std::uint64_t v) {
-  int l = -1;
-  while (v) { v >>= 1; ++l; }
-  return l;
-}
-int nodes_col(std::uint32_t nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 void check_shape(const CommShape& c) {
   if (c.ranks == 0 || c.nodes == 0 || c.ranks % c.nodes != 0)
     throw std::invalid_argument("NCCL model: ranks (" + std::to_string(c.ranks) + ") must be a multiple of nodes (" +
@@ -332,115 +373,32 @@ void check_shape(const CommShape& c) {
 }
 }  // namespace
 
-double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto) {
-  double v = t.hw_latency_us[static_cast<int>(link)][static_cast<int>(algo)][static_cast<int>(proto)];
-  if (link == Link::Net) v += t.latency_inter_us * (proto == Proto::Simple ? 2.0 : 1.0);
-  // NVLS's intraLat is once per call in NCCL's model, spread over the chain's switch legs (NVLS Tree: its NVLink
-  // intraLat only; each network hop of its tree carries interLat as in 2 log2(N) interLat).
-  if (algo == Algo::NVLS || (algo == Algo::NVLSTree && link != Link::Net)) v /= kNvlsChainLegs;
-  return v;
+double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto, const CommShape& c) {
+  return algorithm(algo).hop_latency_us(t, link, proto, c);
 }
 
 double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c) {
   check_shape(c);
-  const int a = static_cast<int>(algo), p = static_cast<int>(proto);
-  const std::uint32_t n = c.ranks, N = c.nodes, ppn = n / N;
-  const int intra = static_cast<int>(c.intra), net = static_cast<int>(Link::Net);
-  double inter_lat = (algo == Algo::Ring && ppn == 1 ? t.hw_latency_us[net][1][p] : t.hw_latency_us[net][a][p]) +
-                     t.latency_inter_us + (proto == Proto::Simple ? t.latency_inter_us : 0.0);
-  double intra_lat = t.hw_latency_us[intra][a][p];
-  const double base = t.base_latency_us[a][p];
-  if (algo == Algo::NVLS) {
-    if (op != Op::AllReduce)
-      throw std::invalid_argument(std::string("NCCL model: NVLS is modelled only for allreduce, not ") + to_string(op));
-    if (N > 1) throw std::invalid_argument("NCCL model: NVLS runs on one node; across nodes it is NVLS Tree (nvlstree)");
-    return base + intra_lat;
-  }
-  if (algo == Algo::NVLSTree) {
-    if (op != Op::AllReduce) throw std::invalid_argument(std::string("NCCL model: NVLS Tree does not implement ") + to_string(op));
-    if (N < 2) throw std::invalid_argument("NCCL model: NVLS Tree needs 2 or more nodes (NCCL turns it off on one node)");
-    return base + intra_lat + 2.0 * log2i(N) * inter_lat;
-  }
-  if (algo == Algo::Tree) {
-    if (op != Op::AllReduce) throw std::invalid_argument(std::string("NCCL model: Tree does not implement ") + to_string(op));
-    return base + 2.0 * ((ppn - 1) * intra_lat + log2i(N) * inter_lat);
-  }
-  if (op == Op::Broadcast || op == Op::Reduce) {
-    const double hwl = t.hw_latency_us[N == 1 ? intra : net][0][p];
-    return base + (c.same_channels ? 1.0 : static_cast<double>(n)) * hwl;
-  }
-  if (op == Op::SendRecv || op == Op::AllToAll) return base + (N > 1 ? inter_lat : intra_lat);  // one hop (assumption)
-  const double nsteps = op == Op::AllReduce ? 2.0 * (n - 1) : n - 1.0;
-  const double ninter = N > 1 ? (op == Op::AllReduce ? 2.0 * (N - 1) : N - 1.0) : 0.0;
-  if (N > 1) {
-    const double ovh = t.net_overhead_us[static_cast<int>(c.cpu)] * (proto == Proto::Simple ? t.net_overhead_simple_factor : 1.0);
-    intra_lat = std::max(intra_lat, ovh);
-  }
-  return base + (nsteps - ninter) * intra_lat + ninter * inter_lat;
+  return algorithm(algo).latency_us(t, op, proto, c);
 }
 
 double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c) {
   check_shape(c);
-  if (algo != Algo::Ring && op != Op::AllReduce) return 0.0;
-  const std::uint32_t n = c.ranks, N = c.nodes;
-  // 1.5 NVLS: busBw = channels x bw x efficiency x (nvlsCh - 1) / nvlsCh x 2 on `g` GPUs, as algBw.
-  auto nvls_alg = [&](double bw_per_ch, std::uint32_t g) {
-    const double nvls_ch = std::max<double>(1, c.nvls_channels);
-    const double bus = c.channels * bw_per_ch * t.nvls_efficiency[static_cast<int>(c.arch)] * (nvls_ch - 1) / nvls_ch * 2.0;
-    return bus * g / (2.0 * (g - 1));
-  };
-  if (algo == Algo::NVLS) {
-    if (proto != Proto::Simple || N > 1 || n <= 1) return 0.0;
-    return nvls_alg(c.bw_intra_GBps, n);
-  }
-  if (algo == Algo::NVLSTree) {
-    const std::uint32_t ppn = n / N;
-    if (proto != Proto::Simple || N < 2 || ppn < 2) return 0.0;
-    // [derived] The reference states no NVLSTree bandwidth: NVLS on one node's ppn GPUs at the tree graph's intra
-    // speed, bounded by the network (see nccl_tuning.hpp).
-    const double intra_alg = nvls_alg(c.tree_bw_intra_GBps > 0 ? c.tree_bw_intra_GBps : c.bw_intra_GBps, ppn);
-    return std::min(intra_alg, c.channels * c.bw_inter_GBps * (N <= 2 ? 1.0 : t.tree_algbw_ratio));
-  }
-  const int arch = static_cast<int>(c.arch), col = nodes_col(N);
-  const int ll_row = N == 1 ? arch : (c.cpu == CpuVendor::AMD ? 1 : 0);
-  const double ll_max = t.ll_max_bw_GBps[ll_row][col];
-  const double nch = c.channels;
-  const double intra = (algo == Algo::Tree && c.tree_bw_intra_GBps > 0) ? c.tree_bw_intra_GBps : c.bw_intra_GBps;
-  double bus = nch * (N <= 2 ? intra : c.bw_inter_GBps);
-  if (algo == Algo::Ring) {
-    if (proto == Proto::LL) bus = std::min(ll_max, bus * t.ring_ll_bw_factor);
-    if (proto == Proto::LL128) bus = std::min(bus * t.ring_ll128_bw_factor, nch * t.per_ch_max_ring_ll128_bw_GBps[arch]);
-    if (op == Op::SendRecv) return bus;
-    // AllToAll [derived; NCCL's model has no p2p]: bus as the per-rank rate, algBw = busBw n / (n-1) (nccl-tests).
-    if (op == Op::AllToAll) return n <= 1 ? bus : bus * n / (n - 1.0);
-    const double nsteps = op == Op::AllReduce ? 2.0 * (n - 1) : (op == Op::AllGather || op == Op::ReduceScatter) ? n - 1.0 : n;
-    return n <= 1 ? bus : bus * n / nsteps;
-  }
-  if (proto == Proto::Simple) bus = std::min(bus * t.tree_bw_factor, nch * t.per_ch_max_tree_bw_GBps[arch][col]);
-  if (proto == Proto::LL) bus = std::min(bus / t.tree_ll_bw_divisor, ll_max);
-  if (proto == Proto::LL128)
-    bus = std::min(bus * (N == 1 ? t.tree_ll128_bw_factor_one_node : t.tree_ll128_bw_factor),
-                   nch * t.per_ch_max_tree_ll128_bw_GBps[arch][col]);
-  return bus * t.tree_algbw_ratio;
+  const AlgorithmInfo& info = algorithm(algo);
+  if (!info.supports(op)) return 0.0;
+  return info.bandwidth_GBps(t, op, proto, c);
 }
 
 AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes bytes, const CommShape& c) {
   AlgoTime r;
-  if (algo != Algo::Ring && op != Op::AllReduce) { r.time_us = -1; return r; }
-  if (algo == Algo::NVLS && (proto != Proto::Simple || c.nodes > 1)) { r.time_us = -1; return r; }
-  if (algo == Algo::NVLSTree && (proto != Proto::Simple || c.nodes < 2)) { r.time_us = -1; return r; }
+  const AlgorithmInfo& info = algorithm(algo);
+  if (!info.supports(op) || (info.simple_only && proto != Proto::Simple) || c.nodes < info.min_nodes ||
+      c.nodes > info.max_nodes) { r.time_us = -1; return r; }
   // The release's algorithms and protocols (nccl_versions.cpp): no LL128 before 2.5, no NVLS before 2.17 ...
-  if ((proto == Proto::LL128 && !t.has_ll128) || (algo == Algo::NVLS && !t.has_nvls) ||
-      (algo == Algo::NVLSTree && !t.has_nvls_tree)) { r.time_us = -1; return r; }
+  if ((proto == Proto::LL128 && !t.has_ll128) || t.minor < info.since_minor) { r.time_us = -1; return r; }
   r.latency_us = latency_us(t, op, algo, proto, c);
   r.bandwidth_GBps = bandwidth_GBps(t, op, algo, proto, c);
-  if (algo == Algo::Tree) {
-    const int lg = log2i(static_cast<std::uint64_t>(std::max<Bytes>(bytes, 0)) >> 6);
-    if (lg >= 0 && lg < 23) r.bandwidth_GBps *= t.tree_correction[static_cast<int>(proto)][lg];
-  }
-  if (algo == Algo::Ring && proto == Proto::Simple && c.nodes > 1 && op == Op::AllReduce &&
-      bytes / (static_cast<Bytes>(c.channels) * c.ranks) >= 64)
-    r.latency_us *= t.ring_plateau_factor[c.arch == GpuArch::Volta ? 0 : 1];
+  if (info.size_terms) info.size_terms(t, op, proto, bytes, c, r);  // tree correction, ring plateau
   if (!(r.bandwidth_GBps > 0)) { r.time_us = -1; return r; }
   r.time_us = r.latency_us + static_cast<double>(bytes) / (1000.0 * r.bandwidth_GBps);
   return r;
@@ -448,9 +406,10 @@ AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes byt
 
 Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, std::uint32_t channels,
                       std::uint32_t ranks) {
+  const AlgorithmInfo& info = algorithm(algo);
   const int p = static_cast<int>(proto);
   double threshold = t.thread_threshold[p];
-  if (algo == Algo::Ring && proto == Proto::LL) threshold *= ranks;
+  if (info.ll_threshold_per_rank && proto == Proto::LL) threshold *= ranks;
   std::uint32_t nc = std::max<std::uint32_t>(1, channels);
   std::uint32_t nt = static_cast<std::uint32_t>(t.max_threads[p]);
   while (static_cast<double>(bytes) < static_cast<double>(nc) * nt * threshold) {
@@ -458,7 +417,7 @@ Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, 
     else if (nt % 128 == 0 && nt > 0) nt /= 2;
     else break;
   }
-  if (proto == Proto::Simple) nt += algo == Algo::Ring ? 32 : 4 * 32;
+  if (proto == Proto::Simple) nt += info.simple_sync_threads;
   return {nc, nt};
 }
 
@@ -467,19 +426,18 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
   bool found = false;
   // A single allowed algorithm / protocol is forced (NCCL_ALGO, NCCL_PROTO; 2.4: NCCL_TREE_THRESHOLD): forcing
   // overrides the release's default enable rules (trees on one node in 2.4, LL128 by GPU architecture).
-  const bool forced_algo = std::count(allowed.algo, allowed.algo + kAlgoCount, true) == 1;
+  const bool forced_algo = allowed.forces_algo();
   const bool forced_proto = std::count(allowed.proto, allowed.proto + 3, true) == 1;
-  for (int a = 0; a < kAlgoCount; ++a) {
+  for (const Algo algo : algorithms()) {
+    const AlgorithmInfo& info = algorithm(algo);
+    if (!allowed.allows(algo) || !info.supports(op)) continue;
+    if (info.unavailable && !info.unavailable(c).empty()) continue;
+    if (!forced_algo && info.offered_by_default && !info.offered_by_default(t, c)) continue;
     for (int p = 0; p < 3; ++p) {
-      const Algo algo = static_cast<Algo>(a);
       const Proto proto = static_cast<Proto>(p);
-      if (!allowed.algo[a] || !allowed.proto[p]) continue;
-      if ((op == Op::SendRecv || op == Op::AllToAll) && (algo != Algo::Ring || proto != Proto::Simple)) continue;
-      if (algo == Algo::Tree && op != Op::AllReduce) continue;
-      if (algo == Algo::NVLS && (!c.nvls_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
-      if (algo == Algo::NVLSTree && (!c.nvls_tree_supported || op != Op::AllReduce || proto != Proto::Simple)) continue;
+      if (!allowed.proto[p]) continue;
+      if ((op == Op::SendRecv || op == Op::AllToAll || info.simple_only) && proto != Proto::Simple) continue;
       if (proto == Proto::LL128 && !c.ll128_enabled) continue;
-      if (algo == Algo::Tree && c.nodes < 2 && !t.tree_on_one_node && !forced_algo) continue;
       if (proto == Proto::LL128 && !forced_proto && !((t.ll128_default_archs >> static_cast<int>(c.arch)) & 1u)) continue;
       const AlgoTime at = algo_time(t, op, algo, proto, bytes, c);
       if (at.time_us < 0) continue;
@@ -494,8 +452,8 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
   if (!found)
     throw std::invalid_argument(std::string("NCCL model: no allowed algorithm/protocol for ") + to_string(op) +
                                 " (check NCCL_ALGO / NCCL_PROTO and LL128 availability)");
-  best.launch = trim_channels(t, best.algo, best.proto, bytes, (best.algo == Algo::NVLS || best.algo == Algo::NVLSTree) ? c.nvls_channels : c.channels,
-                              c.ranks);
+  const bool nvls_channels = algorithm(best.algo).nvls_channels;
+  best.launch = trim_channels(t, best.algo, best.proto, bytes, nvls_channels ? c.nvls_channels : c.channels, c.ranks);
   return best;
 }
 

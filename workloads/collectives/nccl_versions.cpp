@@ -132,7 +132,6 @@ void tables_2_12_12(NcclTuning& t) {
   src(t, "nccl.ring_plateau.", "NCCL v2.12.12-1 tuning.cc:282-283 ring plateau 1.9 for every GPU (" + kBy + " section 5)");
   for (double& v : t.nvls_efficiency) v = 0.0;
   src(t, "nccl.nvls", "no NVLS before 2.17");
-  t.has_nvls = t.has_nvls_tree = false;
   t.ll128_default_archs = (1u << kVolta) | (1u << kAmpere);
 }
 
@@ -252,11 +251,9 @@ void apply_version_tables(NcclTuning& t, int minor) {
                                    : "tuning constants of 2.18.3 (" + v2(minor) + "'s are not in the reference)";
     if (minor < 17) {
       for (double& v : t.nvls_efficiency) v = 0.0;
-      src(t, "nccl.nvls", "no NVLS before 2.17");
-      t.has_nvls = t.has_nvls_tree = false;
+      src(t, "nccl.nvls", "no NVLS before 2.17");  // nor the algorithm (AlgorithmInfo::since_minor 17, 18)
       line += no_nvls;
     } else if (minor == 17) {
-      t.has_nvls_tree = false;
       line += "; NVLS as in 2.18 (NVLS from 2.17: NCCL release notes, not in the reference [verify]); no NVLS Tree "
               "(from 2.18)";
     }

@@ -12,6 +12,7 @@ namespace {
 CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
   CollectiveSchedule s;
   const auto order = detail::check_and_init(s, op, Algo::Ring, proto, n, ppn, size, o);
+  s.ring_order = order;
   const std::uint32_t c = s.channels;
   const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(c) * n);
   s.loops = part.loops;

@@ -1,5 +1,6 @@
-// Names and parsers of the collective enums (Op, Algo, Proto). Parsing is case-insensitive, ignores '_' and '-',
-// and accepts NCCL's spellings; errors list the accepted values. No schedule logic lives here.
+// Names and parsers of the collective enums (Op, Proto; an Algo's name and parser are the algorithm registry's,
+// algorithm_registry.cpp). Parsing is case-insensitive, ignores '_' and '-', and accepts NCCL's spellings; errors
+// list the accepted values. No schedule logic lives here.
 #include "vgsim/workloads/collectives/schedule.hpp"
 
 #include <cctype>
@@ -17,15 +18,6 @@ const char* to_string(Op o) {
     case Op::Reduce: return "reduce";
     case Op::SendRecv: return "sendrecv";
     case Op::AllToAll: return "alltoall";
-  }
-  return "?";
-}
-const char* to_string(Algo a) {
-  switch (a) {
-    case Algo::Ring: return "ring";
-    case Algo::Tree: return "tree";
-    case Algo::NVLS: return "nvls";
-    case Algo::NVLSTree: return "nvlstree";
   }
   return "?";
 }
@@ -62,14 +54,6 @@ Op parse_op(const std::string& s) {
   if (n == "sendrecv") return Op::SendRecv;
   if (n == "alltoall") return Op::AllToAll;  // also nccl-tests' binary name alltoall_perf, and "all_to_all"
   bad("collective", s, "allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall");
-}
-Algo parse_algo(const std::string& s) {
-  const std::string n = normalize(s);
-  if (n == "ring") return Algo::Ring;
-  if (n == "tree") return Algo::Tree;
-  if (n == "nvls") return Algo::NVLS;
-  if (n == "nvlstree") return Algo::NVLSTree;
-  bad("algorithm", s, "Ring, Tree, NVLS, NVLSTree (CollNet and PAT are not modelled)");
 }
 Proto parse_proto(const std::string& s) {
   const std::string n = normalize(s);

@@ -2,6 +2,11 @@
 set(VGSIM_COLLECTIVES_SOURCES
   collectives/schedule.cpp
   collectives/generate.cpp
+  collectives/algorithm_registry.cpp
+  collectives/ring_algorithm.cpp
+  collectives/tree_algorithm.cpp
+  collectives/nvls_algorithm.cpp
+  collectives/nvls_tree_algorithm.cpp
   collectives/ring.cpp
   collectives/chain.cpp
   collectives/sendrecv.cpp

@@ -1,7 +1,9 @@
 // An NCCL-like communicator on a modeled cluster: ranks mapped to GPUs, the transports NCCL would use between them,
 // and for each call the algorithm x protocol (NCCL's cost argmin, or forced like NCCL_ALGO / NCCL_PROTO), the channel
-// count, the step schedule (from workloads/collectives) and the step costs the executor charges. Also runs a
-// single collective on a fresh engine for nccl-tests style sweeps.
+// count, the step schedule (from workloads/collectives) and the step costs the executor charges. What differs by
+// algorithm (availability, channels, step efficiencies, latencies, the schedule) comes from the algorithm's record
+// (workloads/collectives/algorithm_registry.hpp); the communicator supplies the cluster's facts (coll::CommShape).
+// Also runs a single collective on a fresh engine for nccl-tests style sweeps.
 #pragma once
 
 #include <map>
@@ -102,8 +104,6 @@ class Communicator {
   coll::CommShape shape_;
   double total_intra_GBps_ = 0, total_inter_GBps_ = 0;  // ring-neighbour route bottlenecks
   std::optional<topo::Path> intra_path_, inter_path_;  // a ring-neighbour path of each kind, for descriptions
-  std::string nvls_missing_;  // why NVLS is unavailable ("" = available), for the --algo nvls error
-  std::string nvls_tree_missing_;  // why NVLS Tree is unavailable ("" = available), for the --algo nvlstree error
 };
 
 struct CollectiveResult {

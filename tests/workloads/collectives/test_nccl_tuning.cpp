@@ -108,8 +108,14 @@ TEST_CASE("selection: LL for tiny, Simple for large; forcing honoured") {
   for (Bytes b = 8; b <= (Bytes{1} << 32); b *= 4) CHECK(select(t, Op::AllReduce, b, no128).proto != Proto::LL128);
   // Tree only implements allreduce: forcing it for allgather leaves nothing to choose.
   CHECK_THROWS_WITH(select(t, Op::AllGather, 8, c, parse_allowed("tree", "")), Catch::Contains("no allowed"));
-  CHECK(parse_allowed("ring,nvls", "").algo[static_cast<int>(Algo::NVLS)]);
-  CHECK_FALSE(parse_allowed("ring,nvls", "").algo[static_cast<int>(Algo::Tree)]);
+  CHECK(parse_allowed("ring,nvls", "").allows(Algo::NVLS));
+  CHECK_FALSE(parse_allowed("ring,nvls", "").allows(Algo::Tree));
+  // The default set leaves out opt-in algorithms (NVLS Tree); an exclusion list starts from the default set.
+  CHECK_FALSE(Allowed{}.allows(Algo::NVLSTree));
+  CHECK(parse_allowed("nvlstree", "").forces_algo());
+  CHECK(parse_allowed("^ring", "").allows(Algo::Tree));
+  CHECK_FALSE(parse_allowed("^ring", "").allows(Algo::Ring));
+  CHECK_FALSE(parse_allowed("^ring", "").allows(Algo::NVLSTree));
   CHECK_THROWS_WITH(parse_allowed("ring,pat", ""), Catch::Contains("Ring, Tree, NVLS"));
 }
 

@@ -111,7 +111,7 @@ TEST_CASE("NCCL versions: availability in the argmin") {
   CHECK(select(v26, Op::AllReduce, 1 << 20, amp, parse_allowed("", "LL128")).proto == Proto::LL128);
   // NVLS: none before 2.17, even where the communicator supports it.
   CommShape hop = nodes_of(1, 8, GpuArch::Hopper);
-  hop.nvls_supported = true;
+  hop.nvlink_p2p = hop.on_nvswitch = true;
   CHECK(select(NcclTuning::defaults("2.18"), Op::AllReduce, Bytes{1} << 30, hop).algo == Algo::NVLS);
   for (const char* v : {"2.12", "2.16"})
     for (Bytes b = 8; b <= (Bytes{1} << 30); b *= 8) CHECK(select(NcclTuning::defaults(v), Op::AllReduce, b, hop).algo != Algo::NVLS);

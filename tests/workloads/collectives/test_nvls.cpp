@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
 #include "vgsim/workloads/collectives/schedule_json.hpp"
@@ -112,7 +113,7 @@ TEST_CASE("NCCL's NVLS model: lat = intraLat, busBw = intra x 0.85 x 15/16 x 2, 
   c.arch = GpuArch::Hopper;
   c.channels = 7;
   c.bw_intra_GBps = c.bw_inter_GBps = 370.8 / 7;
-  c.nvls_supported = true;
+  c.nvlink_p2p = c.on_nvswitch = true;  // the NVLS facts: NVLink P2P, every rank a whole GPU on the NVSwitch
   c.nvls_channels = 16;
   // 1.4: NVLS lat = base (0) + hwLatency NVLINK/NVLS/Simple (25 us)
   CHECK(latency_us(t, Op::AllReduce, Algo::NVLS, Proto::Simple, c) == Approx(25.0));
@@ -130,7 +131,9 @@ TEST_CASE("NCCL's NVLS model: lat = intraLat, busBw = intra x 0.85 x 15/16 x 2, 
   CHECK(select(t, Op::AllReduce, 256 * MiB, c).launch.channels == 16u);
   CHECK(select(t, Op::AllGather, 256 * MiB, c).algo == Algo::Ring);
   CommShape no = c;
-  no.nvls_supported = false;
+  no.on_nvswitch = false;
+  no.off_nvswitch = "endpoint gpu0 (vgpu)";
+  CHECK(why_unavailable(Algo::NVLS, no) == "endpoint gpu0 (vgpu) is not a whole GPU on an NVSwitch");
   for (Bytes b = 8; b <= (Bytes{1} << 33); b *= 4) CHECK(select(t, Op::AllReduce, b, no).algo != Algo::NVLS);
   // parameters are named, sourced and overridable
   NcclTuning u = t;
@@ -247,7 +250,7 @@ TEST_CASE("NCCL's NVLS Tree model: lat = intraLat + 2 log2(N) interLat, [derived
   c.bw_intra_GBps = 370.8 / 32;
   c.tree_bw_intra_GBps = 370.8 / 32;
   c.bw_inter_GBps = 400.0 / 32;
-  c.nvls_tree_supported = true;
+  c.nvlink_p2p = c.on_nvswitch = true;
   c.nvls_channels = 16;
   // 1.4: lat = base (0) + NVLINK/NVLSTree/Simple 25 + 2 log2(2) x NET/NVLSTree/Simple 20.9 = 66.8 us
   CHECK(latency_us(t, Op::AllReduce, Algo::NVLSTree, Proto::Simple, c) == Approx(25.0 + 2 * 20.9));
@@ -268,14 +271,18 @@ TEST_CASE("NCCL's NVLS Tree model: lat = intraLat + 2 log2(N) interLat, [derived
   CHECK(hop_latency_us(t, Link::NVLink, Algo::NVLSTree, Proto::Simple) == Approx(25.0 / kNvlsChainLegs));
   CHECK(hop_latency_us(t, Link::Net, Algo::NVLSTree, Proto::Simple) == Approx(20.9));
   // 1 GiB: NVLS Tree (66.8 us + 1 GiB / 337.7 GB/s) beats the ring (370.8 x 16/30 = 197.8 GB/s)
-  const Selection big = select(t, Op::AllReduce, GiB, c);
+  // NVLS Tree is opt-in (its record): the default set leaves it out, NCCL_ALGO naming it offers it.
+  CHECK(select(t, Op::AllReduce, GiB, c).algo != Algo::NVLSTree);
+  const Allowed named = parse_allowed("ring,tree,nvls,nvlstree", "");
+  const Selection big = select(t, Op::AllReduce, GiB, c, named);
   CHECK(big.algo == Algo::NVLSTree);
   CHECK(big.proto == Proto::Simple);
   CHECK(big.launch.channels == 16u);
-  CHECK(select(t, Op::AllReduce, 8, c).algo != Algo::NVLSTree);  // 8 B: LL's few us beat 66.8 us
+  CHECK(select(t, Op::AllReduce, 8, c, named).algo != Algo::NVLSTree);  // 8 B: LL's few us beat 66.8 us
   CommShape no = c;
-  no.nvls_tree_supported = false;
-  for (Bytes b = 8; b <= (Bytes{1} << 33); b *= 4) CHECK(select(t, Op::AllReduce, b, no).algo != Algo::NVLSTree);
+  no.nvlink_p2p = false;
+  CHECK(why_unavailable(Algo::NVLSTree, no) == "the GPUs of a node do not talk over NVLink P2P");
+  for (Bytes b = 8; b <= (Bytes{1} << 33); b *= 4) CHECK(select(t, Op::AllReduce, b, no, named).algo != Algo::NVLSTree);
   // parameters are named, sourced and overridable
   NcclTuning u = t;
   CHECK(u.get("nccl.hw_latency.nvlink.nvlstree.simple") == 25.0);

@@ -19,9 +19,13 @@
 //       + sum_{l>=1} max(P_l, Q_l); checked against the engine like NVLS.
 //   alltoall: none (std::invalid_argument): the planning path that uses these forms runs training jobs, whose
 //       collectives are allreduce and allgather; alltoall's p2p rounds share links by construction (step engine).
+// Each form is its algorithm's (AlgorithmInfo::analytical, in the algorithm's file); analytical_time dispatches.
 // Exact (to rounding) when nothing contends; a test checks them against contention_free_time within 1 % (not NVLS:
 // its legs share UP / DOWN by construction, so its form is checked against the engine, tests/sim/planning).
 #pragma once
+
+#include <cstdint>
+#include <vector>
 
 #include "vgsim/kernel/units.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
@@ -39,6 +43,17 @@ struct PathCosts {
   double payload_efficiency = 1.0;  // LL 0.5, LL128 0.92, Simple 1
 };
 
+// One call as a closed form sees it: the generators' header checks and defaults applied (channels, chunk, slots,
+// root) and the ring order (GenOptions::ring_order, else 0..n-1). ranks >= 2 when a form is called.
+struct AnalyticalCall {
+  Op op = Op::AllReduce;
+  Proto proto = Proto::Simple;
+  std::uint32_t ranks = 0, ranks_per_node = 0, channels = 1, slots = 0, root = 0;
+  Bytes size = 0, chunk_bytes = 0;
+  std::vector<std::uint32_t> order;
+};
+
+// The algorithm's closed form (std::invalid_argument for alltoall or an algorithm without one).
 Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t ranks, std::uint32_t ranks_per_node, Bytes size,
                      const GenOptions& options, const PathCosts& costs);
 

@@ -27,10 +27,14 @@ GpuArch parse_gpu_arch(const std::string& s);  // "volta", "ampere", "hopper", "
 // naming the supported range.
 int parse_nccl_minor(const std::string& version);
 
+// Rows of NCCL's per-algorithm latency tables: the built-in algorithms Ring, Tree, NVLS, NVLSTree, whose registry ids
+// (algorithm_registry.hpp) are their rows. An algorithm registered later brings its own cost hooks.
+constexpr int kNcclTableAlgos = 4;
+
 struct NcclTuning {
   std::string version = "2.30";
-  double base_latency_us[kAlgoCount][3]{};   // [Algo][Proto] (NVLS: Simple only)
-  double hw_latency_us[3][kAlgoCount][3]{};  // [Link][Algo][Proto] (NVLS: NVLink / Simple only)
+  double base_latency_us[kNcclTableAlgos][3]{};   // [Algo][Proto] (NVLS: Simple only)
+  double hw_latency_us[3][kNcclTableAlgos][3]{};  // [Link][Algo][Proto] (NVLS: NVLink / Simple only)
   double nvls_efficiency[4]{};           // [GpuArch] NVLS bus bandwidth efficiency (0 = no NVLS on that arch)
   double nvls_max_channels = 16;         // NVLS channels (NCCL_NVLS_NCHANNELS default)
   double proto_efficiency[3]{};          // [Proto] payload / wire bytes
@@ -55,9 +59,10 @@ struct NcclTuning {
   double nvlink_bw_per_link_GBps[4]{20.0, 20.0, 20.6, 40.1};  // [GpuArch] topo.h NVLink per link (p2p channels)
 
   // What the version has (nccl_versions.cpp; not overridable, they are facts of the release): LL128 (2.5+),
-  // trees on a single node by default (2.4.8 computes a tree threshold of 0 there), NVLS (2.17+), NVLS Tree (2.18+),
-  // and the GPU architectures on which NCCL enables LL128 by default (bit per GpuArch; forcing LL128 enables it).
-  bool has_ll128 = true, tree_on_one_node = true, has_nvls = true, has_nvls_tree = true;
+  // trees on a single node by default (2.4.8 computes a tree threshold of 0 there), and the GPU architectures on
+  // which NCCL enables LL128 by default (bit per GpuArch; forcing LL128 enables it). Which algorithms the release
+  // has follows `minor` and each algorithm's AlgorithmInfo::since_minor (NVLS 2.17+, NVLS Tree 2.18+).
+  bool has_ll128 = true, tree_on_one_node = true;
   unsigned ll128_default_archs = 0xF;
   int minor = 30;                        // the release, 2.<minor>
   // One line naming what of this version's model is approximated ("" when its constants are its own), and the
@@ -95,26 +100,33 @@ struct CommShape {
   double tree_bw_intra_GBps = 0;
   bool same_channels = true;          // graph->sameChannels (broadcast/reduce latency)
   bool ll128_enabled = true;          // NCCL enables LL128 only on some paths (section 1.5)
-  // NVLS possible: every rank on ONE node, all behind that node's NVSwitch, Hopper or later (the communicator
-  // decides; sim/communicator.cpp).
-  bool nvls_supported = false;
-  // NVLS Tree possible: >= 2 nodes with the same rank count, every node's ranks whole GPUs on its NVSwitch over
-  // NVLink P2P, Hopper or later (the communicator decides). Uses nvls_channels too.
-  bool nvls_tree_supported = false;
+  // Facts the algorithms' availability rules read (AlgorithmInfo::unavailable; NVLS and NVLS Tree need both, on
+  // Hopper or later): the GPUs of every node talk over NVLink P2P, and every rank is a whole GPU attached to its
+  // node's NVSwitch (Cluster::nvswitch_path), else `off_nvswitch` names the first that is not ("endpoint gpu0
+  // (vgpu)"). The communicator fills them.
+  bool nvlink_p2p = false;
+  bool on_nvswitch = false;
+  std::string off_nvswitch;
   std::uint32_t nvls_channels = 16;   // channels an NVLS call uses (NcclTuning::nvls_max_channels unless forced)
 };
 
 // Which algorithms / protocols may be chosen (NCCL_ALGO / NCCL_PROTO).
 struct Allowed {
-  bool algo[kAlgoCount] = {true, true, true, true};  // [Algo]
+  // The algorithms NCCL_ALGO leaves (bit per Algo id); none = the default set, every registered algorithm that is
+  // not opt-in (AlgorithmInfo::opt_in). Exactly one bit forces that algorithm.
+  std::optional<std::uint64_t> algos;
   bool proto[3] = {true, true, true};  // [Proto]
+  bool allows(Algo a) const;
+  bool forces_algo() const;            // exactly one algorithm left
 };
-// Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion); "" = all. UnitError on bad.
+// Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion from the default set); "" =
+// the default set. UnitError on bad.
 Allowed parse_allowed(const std::string& nccl_algo, const std::string& nccl_proto);
 
-// Per-step latency of one hop for the step-level engine (us): hw_latency[link][algo][proto]; a Net hop adds
+// Per-step latency of one hop for the step-level engine (us): the algorithm's hw_latency[link][proto]; a Net hop adds
 // latencyInter (twice for Simple, the flush). The base latency is charged once per collective by the executor.
-double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto);
+// The ring's NET hop on a communicator of one rank per node takes Tree's row (tuning.cc; `c` says the shape).
+double hop_latency_us(const NcclTuning& t, Link link, Algo algo, Proto proto, const CommShape& c = {});
 
 // NVLS: NCCL charges intraLat once per call (section 1.4); the engine's chunk chain crosses the switch
 // kNvlsChainLegs = 4 times (generators.hpp), so each leg carries hw_latency / 4 and the chain costs NCCL's intraLat.
@@ -152,11 +164,13 @@ struct Selection {
   AlgoTime cost;
   Trimmed launch;  // channels / threads after trimming
 };
-// argmin of algo_time over the allowed (algo, proto) pairs (Tree only for allreduce, LL128 only when enabled, NVLS
-// only for allreduce with Simple where CommShape::nvls_supported; NCCL 2.19+ also picks NVLS for allgather /
-// reducescatter, not modelled); ties keep the first in (Ring, Tree, NVLS) x (LL, LL128, Simple) order, as NCCL's loop. Throws std::invalid_argument when
-// nothing is allowed. SendRecv and AllToAll always use Ring/Simple (p2p does not go through this model; an
-// assumption: NCCL >= 2.19 runs p2p operations up to NCCL_P2P_LL_THRESHOLD with LL, not modelled).
+// argmin of algo_time over the allowed (algo, proto) pairs: each registered algorithm for the collectives it
+// implements, where it is available (AlgorithmInfo::unavailable: NVLS only on one Hopper+ NVSwitch node ...), with
+// its protocols (NVLS: Simple only), LL128 only when enabled; NCCL 2.19+ also picks NVLS for allgather /
+// reducescatter, not modelled. Ties keep the first in (registry id) x (LL, LL128, Simple) order, as NCCL's loop.
+// Throws std::invalid_argument when nothing is allowed. SendRecv and AllToAll always use Ring/Simple (p2p does not
+// go through this model; an assumption: NCCL >= 2.19 runs p2p operations up to NCCL_P2P_LL_THRESHOLD with LL, not
+// modelled).
 Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, const Allowed& allowed = {});
 
 // nccl-tests (section 2): busbw = algbw * factor; allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n;

@@ -14,18 +14,33 @@ namespace vgsim::coll {
 
 // AllToAll: nccl-tests alltoall_perf, a group of ncclSend / ncclRecv to every peer (generators.hpp alltoall).
 enum class Op : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, SendRecv, AllToAll };
+// A collective algorithm: an id into the algorithm registry (algorithm_registry.hpp), which holds each algorithm's
+// name, generator, validation, availability, NCCL cost-model hooks and analytical form. The built-in algorithms have
+// fixed ids (registered first, in NCCL's order; their ids are also the rows of NcclTuning's latency tables); an
+// algorithm registered later (coll::register_algorithm) gets the next id. Default: Ring.
 // NVLS = NVLink SHARP (Hopper+ NVSwitch multicast/reduction, one node, allreduce only; generators.hpp nvls_allreduce).
 // NVLSTree = NVLS inside each node plus a tree across nodes (NCCL_ALGO=NVLSTree; generators.hpp nvls_tree_allreduce).
-enum class Algo : std::uint8_t { Ring, Tree, NVLS, NVLSTree };
-constexpr int kAlgoCount = 4;  // size of arrays indexed by Algo
+struct Algo {
+  std::uint8_t id = 0;
+  constexpr Algo() = default;
+  constexpr explicit Algo(std::uint8_t registry_id) : id(registry_id) {}
+  constexpr explicit operator int() const { return id; }
+  friend constexpr bool operator==(Algo, Algo) = default;
+  friend constexpr auto operator<=>(Algo, Algo) = default;
+  static const Algo Ring, Tree, NVLS, NVLSTree;
+};
+inline constexpr Algo Algo::Ring{0};
+inline constexpr Algo Algo::Tree{1};
+inline constexpr Algo Algo::NVLS{2};
+inline constexpr Algo Algo::NVLSTree{3};
 enum class Proto : std::uint8_t { LL, LL128, Simple };
 
 const char* to_string(Op o);
-const char* to_string(Algo a);
+const char* to_string(Algo a);  // the registered name ("ring", "nvlstree"); "?" for an unknown id
 const char* to_string(Proto p);
 // Parsers accept NCCL's spellings case-insensitively ("allreduce", "all_reduce", "alltoall", "all_to_all", "Ring",
-// "LL128", "simple");
-// they throw UnitError listing the accepted values.
+// "LL128", "simple"); they throw UnitError listing the accepted values. parse_algo looks the name up in the
+// algorithm registry (algorithm_registry.cpp).
 Op parse_op(const std::string& s);
 Algo parse_algo(const std::string& s);
 Proto parse_proto(const std::string& s);
