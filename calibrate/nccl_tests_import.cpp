@@ -172,34 +172,39 @@ bool is_nccl_log_line(const std::string& text) {
   return text.find(" NCCL INFO ") != std::string::npos || text.find(" NCCL WARN ") != std::string::npos;
 }
 
-}  // namespace
-
-StatedLayout stated_layout(const std::vector<std::string>& header_lines, const std::string& file) {
-  std::vector<std::pair<int, std::string>> lines;
-  for (std::size_t i = 0; i < header_lines.size(); ++i) lines.emplace_back(static_cast<int>(i + 1), header_lines[i]);
-  const Layout L = stated_layout_lines(lines, file);
-  return StatedLayout{L.nranks.value, L.nnodes.value, L.gpn.value};
-}
-
-std::vector<Measurement> import_nccl_tests_text(const std::string& text, const std::string& file,
-                                                const ImportHints& hints) {
-  const auto lines = detail::split_lines(text);
+// vgsim's own `collective` tables say so in their first lines; they are imported only with allow_simulated.
+void reject_simulated(const std::vector<std::string>& lines, const std::string& file, const ImportHints& hints) {
   for (std::size_t i = 0; i < lines.size() && i < 8 && !hints.allow_simulated; ++i)
     if (lines[i].rfind("# vgsim collective:", 0) == 0)
       throw InputError(file, "line " + std::to_string(i + 1), "this table was simulated by vgsim, not measured",
                        "'" + lines[i].substr(0, 80) + "'", "a measured nccl-tests log (or --allow-simulated)");
-  std::vector<std::pair<int, std::string>> comments;
-  std::string all_comments;
+}
+
+// The comment lines ('#' first), numbered, and all of them as one text.
+struct Comments {
+  std::vector<std::pair<int, std::string>> lines;
+  std::string text;
+};
+
+Comments comments_of(const std::vector<std::string>& lines) {
+  Comments c;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto first = lines[i].find_first_not_of(" \t");
     if (first != std::string::npos && lines[i][first] == '#') {
-      comments.emplace_back(static_cast<int>(i + 1), lines[i].substr(first));
-      all_comments += lines[i] + "\n";
+      c.lines.emplace_back(static_cast<int>(i + 1), lines[i].substr(first));
+      c.text += lines[i] + "\n";
     }
   }
+  return c;
+}
 
-  // Ranks and nodes: the file's statements, then the caller's hints (which must agree).
-  Layout L = stated_layout_lines(comments, file);
+struct RankLayout {
+  std::int64_t nranks = 0, nnodes = 0, gpn = 0;
+};
+
+// Ranks and nodes: the file's statements, then the caller's hints (which must agree).
+RankLayout resolve_layout(const Comments& comments, const std::string& file, const ImportHints& hints) {
+  Layout L = stated_layout_lines(comments.lines, file);
   auto apply_hint = [&](Stated& s, std::int64_t hint, const std::string& name) {
     if (hint <= 0) return;
     if (s.value != 0 && s.value != hint)
@@ -231,144 +236,211 @@ std::vector<Measurement> import_nccl_tests_text(const std::string& text, const s
     throw InputError(file, "", "ranks != nodes x GPUs per node",
                      std::to_string(nranks) + " != " + std::to_string(nnodes) + " x " + std::to_string(gpn),
                      "a consistent header and hints");
+  return RankLayout{nranks, nnodes, gpn};
+}
 
+// What holds for every row of the file: layout, forced algorithm / protocol, source, default dtype.
+struct FileFacts {
+  RankLayout layout;
+  std::string algo, proto, source, default_dtype;
+};
+
+FileFacts file_facts(const Comments& comments, const std::string& file, const ImportHints& hints) {
+  FileFacts f;
+  f.layout = resolve_layout(comments, file, hints);
   // Algorithm / protocol forced in the environment.
   static const std::regex algo_env(R"(NCCL_ALGO=([A-Za-z0-9_]+))"), proto_env(R"(NCCL_PROTO=([A-Za-z0-9_]+))");
   std::smatch m;
-  std::string algo = hints.algo, proto = hints.proto;
-  if (algo.empty()) algo = std::regex_search(all_comments, m, algo_env) ? to_lower(m[1]) : "default";
-  if (proto.empty()) proto = std::regex_search(all_comments, m, proto_env) ? to_lower(m[1]) : "default";
-  if (proto != "ll" && proto != "ll128" && proto != "simple" && proto != "default")
-    throw InputError(file, "", "unknown NCCL protocol", proto, "ll, ll128, simple or default");
+  f.algo = hints.algo, f.proto = hints.proto;
+  if (f.algo.empty()) f.algo = std::regex_search(comments.text, m, algo_env) ? to_lower(m[1]) : "default";
+  if (f.proto.empty()) f.proto = std::regex_search(comments.text, m, proto_env) ? to_lower(m[1]) : "default";
+  if (f.proto != "ll" && f.proto != "ll128" && f.proto != "simple" && f.proto != "default")
+    throw InputError(file, "", "unknown NCCL protocol", f.proto, "ll, ll128, simple or default");
 
-  const std::string source = hints.source.empty() ? detail::basename_of(file) : hints.source;
-  const std::string default_dtype = hints.dtype.empty() ? "float" : hints.dtype;
-  if (dtype_size_bytes(default_dtype) == 0)
-    throw InputError(file, "", "unknown dtype hint", default_dtype, "an nccl-tests type name such as float");
+  f.source = hints.source.empty() ? detail::basename_of(file) : hints.source;
+  f.default_dtype = hints.dtype.empty() ? "float" : hints.dtype;
+  if (dtype_size_bytes(f.default_dtype) == 0)
+    throw InputError(file, "", "unknown dtype hint", f.default_dtype, "an nccl-tests type name such as float");
+  return f;
+}
 
-  static const std::regex perf_re(R"(\b([a-z_]+)_perf\b)");
-  std::string op = hints.op;
+// The table being read: the collective (from the '<name>_perf' command) and the latest column header.
+struct TableState {
+  std::string op;
   std::optional<Columns> cols;
-  std::vector<Measurement> out;
+};
 
+void read_comment_line(const std::string& c, int ln, const std::string& file, const ImportHints& hints,
+                       TableState& st) {
+  static const std::regex perf_re(R"(\b([a-z_]+)_perf\b)");
+  std::smatch m;
+  if (std::regex_search(c, m, perf_re)) {
+    auto it = perf_names().find(m[1]);
+    if (it == perf_names().end())
+      throw InputError(file, at_line(ln), "unknown nccl-tests binary", m.str(0),
+                       "all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, "
+                       "sendrecv_perf or alltoall_perf");
+    if (!hints.op.empty() && hints.op != it->second)
+      throw InputError(file, at_line(ln), "hint op=" + hints.op + " contradicts the file", m.str(0),
+                       "hints that agree with the file");
+    st.op = it->second;
+  }
+  // vgsim's own tables name the collective in their first line (imported only with allow_simulated).
+  static const std::regex vgsim_title(R"(^# vgsim collective: ([a-z]+) on )");
+  if (st.op.empty() && std::regex_search(c, m, vgsim_title)) st.op = m[1];
+  if (auto c2 = parse_column_header(c, ln)) st.cols = c2;
+}
+
+// One data row's tokens; every complaint names the file and line.
+struct Row {
+  const std::string& file;
+  int ln;
+  const std::string& raw;
+  std::vector<std::string> toks;
+
+  [[noreturn]] void bad(const std::string& problem, const std::string& value, const std::string& expected) const {
+    throw InputError(file, at_line(ln), problem, value, expected);
+  }
+  const std::string& tok(int idx) const { return toks[static_cast<std::size_t>(idx)]; }
+  std::int64_t integer(int idx, const char* name, std::int64_t min) const {
+    const auto v = parse_int_token(tok(idx));
+    if (!v || *v < min) bad(std::string("bad ") + name, "'" + tok(idx) + "'", "an integer >= " + std::to_string(min));
+    return *v;
+  }
+};
+
+// The columns shared by the out-of-place and in-place groups of one row.
+struct RowShape {
+  std::int64_t size = 0, count = 0, root = -1;
+  std::string dtype, redop;
+};
+
+RowShape shape_of(const Row& row, const Columns& cols, const std::string& op, const FileFacts& facts) {
+  const std::int64_t nranks = facts.layout.nranks;
+  RowShape r;
+  r.size = row.integer(cols.size, "size", 0);
+  r.dtype = cols.type >= 0 ? row.tok(cols.type) : facts.default_dtype;
+  const std::int64_t tsize = dtype_size_bytes(r.dtype);
+  if (tsize == 0) row.bad("unknown data type", "'" + r.dtype + "'", "an nccl-tests type name (float, half, ...)");
+  // allgather / reducescatter print the per-rank count of a total-array size; alltoall the count per peer
+  // (nccl-tests alltoall.cu: size = count x n x type size; nccl-model.md section 2 table).
+  const bool total_size = op == "allgather" || op == "reducescatter" || op == "alltoall";
+  if (cols.count >= 0) {
+    r.count = row.integer(cols.count, "count", 0);
+    const std::int64_t expect = r.count * tsize * (total_size ? nranks : 1);
+    if (expect != r.size)
+      row.bad("size does not match count x type size" + std::string(total_size ? " x ranks" : ""),
+              std::to_string(r.size) + " B",
+              std::to_string(expect) + " B (" + std::to_string(r.count) + " x " + std::to_string(tsize) +
+                  (total_size ? " x " + std::to_string(nranks) + " ranks" : "") + "); is nranks right?");
+  } else {
+    r.count = r.size / tsize / (total_size ? nranks : 1);
+  }
+  if (cols.redop >= 0) {
+    r.redop = row.tok(cols.redop);
+    static const std::set<std::string> ok{"sum", "prod", "min", "max", "avg", "none"};
+    if (!ok.count(r.redop)) row.bad("unknown reduction", "'" + r.redop + "'", "sum, prod, min, max, avg or none");
+  } else {
+    r.redop = (op == "allreduce" || op == "reducescatter" || op == "reduce") ? "sum" : "none";
+  }
+  if (cols.root >= 0) r.root = row.integer(cols.root, "root", -1);
+  else if (op == "broadcast" || op == "reduce") r.root = 0;  // nccl-tests default -r 0
+  return r;
+}
+
+// A printed algbw / busbw checked against the one recomputed from size and time: they must agree within their
+// rounding (half a unit of the last printed digit) plus the effect of the time's own rounding (relative rel_t).
+// Returns the printed value, or the computed one when the column is absent or N/A.
+double checked_bandwidth(const Row& row, int idx, double computed, const char* name, double rel_t, double factor,
+                         const std::string& op, std::int64_t nranks) {
+  if (idx < 0 || is_missing(row.tok(idx))) return computed;
+  const auto printed = parse_double_token(row.tok(idx));
+  if (!printed || *printed < 0) row.bad(std::string("bad ") + name, "'" + row.tok(idx) + "'", "a number of GB/s");
+  const double tol = half_unit(row.tok(idx)) + computed * rel_t * 1.01 + 1e-9;
+  if (std::fabs(*printed - computed) > tol) {
+    std::ostringstream e;
+    e.precision(6);
+    e << computed << " +- " << tol << " (size / time" << (std::string(name) == "busbw" ? " x factor " : "");
+    if (std::string(name) == "busbw") e << factor << " for " << op << " on " << nranks << " ranks";
+    e << ")";
+    row.bad(std::string(name) + " does not match the recomputed value", row.tok(idx), e.str());
+  }
+  return *printed;
+}
+
+// The measurement of one column group (out-of-place, or in-place when g == 1 of two).
+CollectiveMeasurement measurement_of_group(const Row& row, const Columns& cols, std::size_t g, const RowShape& shape,
+                                           const std::string& op, double factor, const FileFacts& facts) {
+  const Group& G = cols.groups[g];
+  const std::int64_t nranks = facts.layout.nranks;
+  const auto t = parse_double_token(row.tok(G.time));
+  if (!t || *t < 0) row.bad("bad time", "'" + row.tok(G.time) + "'", "a non-negative number of microseconds");
+  CollectiveMeasurement c;
+  c.op = op, c.algo = facts.algo, c.proto = facts.proto, c.size_bytes = shape.size, c.count = shape.count;
+  c.dtype = shape.dtype, c.redop = shape.redop, c.root = shape.root, c.nranks = nranks;
+  c.nnodes = facts.layout.nnodes, c.gpus_per_node = facts.layout.gpn;
+  c.in_place = cols.groups.size() > 1 && g == 1;
+  c.time_us = *t;
+  c.library = "nccl";
+  c.source = facts.source;
+  // Recompute algbw = S/t and busbw = algbw x factor.
+  const double alg = algbw_GBps(shape.size, *t);
+  const double rel_t = *t > 0 ? half_unit(row.tok(G.time)) / *t : 0.0;
+  c.algbw_GBps = checked_bandwidth(row, G.algbw, alg, "algbw", rel_t, factor, op, nranks);
+  c.busbw_GBps = checked_bandwidth(row, G.busbw, alg * factor, "busbw", rel_t, factor, op, nranks);
+  if (G.wrong >= 0 && !is_missing(row.tok(G.wrong))) {
+    auto w = parse_int_token(row.tok(G.wrong));
+    if (!w) row.bad("bad #wrong", "'" + row.tok(G.wrong) + "'", "an integer or N/A");
+    c.wrong = *w;
+  }
+  if (G.error >= 0 && !is_missing(row.tok(G.error)) && !parse_double_token(row.tok(G.error)))
+    row.bad("bad error value", "'" + row.tok(G.error) + "'", "a number such as 0e+00 or N/A");
+  return c;
+}
+
+// One data row: a measurement per column group with a time.
+void read_data_row(const std::string& raw, int ln, const std::string& file, const TableState& st,
+                   const FileFacts& facts, std::vector<Measurement>& out) {
+  const Row row{file, ln, raw, split_ws(raw)};
+  if (!st.cols) row.bad("data row before any column header", raw, "a '#  size ... time algbw busbw' header first");
+  if (st.op.empty())
+    row.bad("cannot tell which collective this table measures", raw, "a '<name>_perf' command in the header or --op OP");
+  const Columns& cols = *st.cols;
+  if (static_cast<int>(row.toks.size()) != cols.ncols)
+    row.bad("wrong number of columns", std::to_string(row.toks.size()) + " in '" + raw + "'",
+            std::to_string(cols.ncols) + " as in the header on " + at_line(cols.line));
+  const RowShape shape = shape_of(row, cols, st.op, facts);
+  const double factor = busbw_factor(st.op, facts.layout.nranks);
+  for (std::size_t g = 0; g < cols.groups.size(); ++g) {
+    if (cols.groups[g].time < 0) continue;
+    out.emplace_back(measurement_of_group(row, cols, g, shape, st.op, factor, facts));
+  }
+}
+
+}  // namespace
+
+StatedLayout stated_layout(const std::vector<std::string>& header_lines, const std::string& file) {
+  std::vector<std::pair<int, std::string>> lines;
+  for (std::size_t i = 0; i < header_lines.size(); ++i) lines.emplace_back(static_cast<int>(i + 1), header_lines[i]);
+  const Layout L = stated_layout_lines(lines, file);
+  return StatedLayout{L.nranks.value, L.nnodes.value, L.gpn.value};
+}
+
+std::vector<Measurement> import_nccl_tests_text(const std::string& text, const std::string& file,
+                                                const ImportHints& hints) {
+  const auto lines = detail::split_lines(text);
+  reject_simulated(lines, file, hints);
+  const FileFacts facts = file_facts(comments_of(lines), file, hints);
+  TableState st;
+  st.op = hints.op;
+  std::vector<Measurement> out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const int ln = static_cast<int>(i + 1);
     const std::string& raw = lines[i];
     const auto first = raw.find_first_not_of(" \t");
     if (first == std::string::npos) continue;
-    if (raw[first] == '#') {
-      const std::string c = raw.substr(first);
-      if (std::regex_search(c, m, perf_re)) {
-        auto it = perf_names().find(m[1]);
-        if (it == perf_names().end())
-          throw InputError(file, at_line(ln), "unknown nccl-tests binary", m.str(0),
-                           "all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, "
-                           "sendrecv_perf or alltoall_perf");
-        if (!hints.op.empty() && hints.op != it->second)
-          throw InputError(file, at_line(ln), "hint op=" + hints.op + " contradicts the file", m.str(0),
-                           "hints that agree with the file");
-        op = it->second;
-      }
-      // vgsim's own tables name the collective in their first line (imported only with allow_simulated).
-      static const std::regex vgsim_title(R"(^# vgsim collective: ([a-z]+) on )");
-      if (op.empty() && std::regex_search(c, m, vgsim_title)) op = m[1];
-      if (auto c2 = parse_column_header(c, ln)) cols = c2;
-      continue;
-    }
-    if (is_nccl_log_line(raw)) continue;
-
-    const auto toks = split_ws(raw);
-    auto bad = [&](const std::string& problem, const std::string& value, const std::string& expected) {
-      throw InputError(file, at_line(ln), problem, value, expected);
-    };
-    if (!cols) bad("data row before any column header", raw, "a '#  size ... time algbw busbw' header first");
-    if (op.empty()) bad("cannot tell which collective this table measures", raw,
-                        "a '<name>_perf' command in the header or --op OP");
-    if (static_cast<int>(toks.size()) != cols->ncols)
-      bad("wrong number of columns", std::to_string(toks.size()) + " in '" + raw + "'",
-          std::to_string(cols->ncols) + " as in the header on " + at_line(cols->line));
-    auto tok = [&](int idx) -> const std::string& { return toks[static_cast<std::size_t>(idx)]; };
-    auto integer = [&](int idx, const char* name, std::int64_t min) {
-      const auto v = parse_int_token(tok(idx));
-      if (!v || *v < min)
-        bad(std::string("bad ") + name, "'" + tok(idx) + "'", "an integer >= " + std::to_string(min));
-      return *v;
-    };
-
-    const std::int64_t size = integer(cols->size, "size", 0);
-    const std::string dtype = cols->type >= 0 ? tok(cols->type) : default_dtype;
-    const std::int64_t tsize = dtype_size_bytes(dtype);
-    if (tsize == 0) bad("unknown data type", "'" + dtype + "'", "an nccl-tests type name (float, half, ...)");
-    // allgather / reducescatter print the per-rank count of a total-array size; alltoall the count per peer
-    // (nccl-tests alltoall.cu: size = count x n x type size; nccl-model.md section 2 table).
-    const bool total_size = op == "allgather" || op == "reducescatter" || op == "alltoall";
-    std::int64_t count = 0;
-    if (cols->count >= 0) {
-      count = integer(cols->count, "count", 0);
-      const std::int64_t expect = count * tsize * (total_size ? nranks : 1);
-      if (expect != size)
-        bad("size does not match count x type size" + std::string(total_size ? " x ranks" : ""),
-            std::to_string(size) + " B",
-            std::to_string(expect) + " B (" + std::to_string(count) + " x " + std::to_string(tsize) +
-                (total_size ? " x " + std::to_string(nranks) + " ranks" : "") + "); is nranks right?");
-    } else {
-      count = size / tsize / (total_size ? nranks : 1);
-    }
-    std::string redop;
-    if (cols->redop >= 0) {
-      redop = tok(cols->redop);
-      static const std::set<std::string> ok{"sum", "prod", "min", "max", "avg", "none"};
-      if (!ok.count(redop)) bad("unknown reduction", "'" + redop + "'", "sum, prod, min, max, avg or none");
-    } else {
-      redop = (op == "allreduce" || op == "reducescatter" || op == "reduce") ? "sum" : "none";
-    }
-    std::int64_t root = -1;
-    if (cols->root >= 0) root = integer(cols->root, "root", -1);
-    else if (op == "broadcast" || op == "reduce") root = 0;  // nccl-tests default -r 0
-
-    const double factor = busbw_factor(op, nranks);
-    for (std::size_t g = 0; g < cols->groups.size(); ++g) {
-      const Group& G = cols->groups[g];
-      if (G.time < 0) continue;
-      const auto t = parse_double_token(tok(G.time));
-      if (!t || *t < 0) bad("bad time", "'" + tok(G.time) + "'", "a non-negative number of microseconds");
-      CollectiveMeasurement c;
-      c.op = op, c.algo = algo, c.proto = proto, c.size_bytes = size, c.count = count, c.dtype = dtype;
-      c.redop = redop, c.root = root, c.nranks = nranks, c.nnodes = nnodes, c.gpus_per_node = gpn;
-      c.in_place = cols->groups.size() > 1 && g == 1;
-      c.time_us = *t;
-      c.library = "nccl";
-      c.source = source;
-      // Recompute algbw = S/t and busbw = algbw x factor; the printed values must agree within their rounding
-      // (half a unit of the last printed digit) plus the effect of the time's own rounding (relative h_t / t).
-      const double alg = algbw_GBps(size, *t);
-      const double rel_t = *t > 0 ? half_unit(tok(G.time)) / *t : 0.0;
-      auto check = [&](int idx, double computed, const char* name) -> double {
-        if (idx < 0 || is_missing(tok(idx))) return computed;
-        const auto printed = parse_double_token(tok(idx));
-        if (!printed || *printed < 0) bad(std::string("bad ") + name, "'" + tok(idx) + "'", "a number of GB/s");
-        const double tol = half_unit(tok(idx)) + computed * rel_t * 1.01 + 1e-9;
-        if (std::fabs(*printed - computed) > tol) {
-          std::ostringstream e;
-          e.precision(6);
-          e << computed << " +- " << tol << " (size / time" << (std::string(name) == "busbw" ? " x factor " : "");
-          if (std::string(name) == "busbw") e << factor << " for " << op << " on " << nranks << " ranks";
-          e << ")";
-          bad(std::string(name) + " does not match the recomputed value", tok(idx), e.str());
-        }
-        return *printed;
-      };
-      c.algbw_GBps = check(G.algbw, alg, "algbw");
-      c.busbw_GBps = check(G.busbw, alg * factor, "busbw");
-      if (G.wrong >= 0 && !is_missing(tok(G.wrong))) {
-        auto w = parse_int_token(tok(G.wrong));
-        if (!w) bad("bad #wrong", "'" + tok(G.wrong) + "'", "an integer or N/A");
-        c.wrong = *w;
-      }
-      if (G.error >= 0 && !is_missing(tok(G.error)) && !parse_double_token(tok(G.error)))
-        bad("bad error value", "'" + tok(G.error) + "'", "a number such as 0e+00 or N/A");
-      out.emplace_back(std::move(c));
-    }
+    if (raw[first] == '#') read_comment_line(raw.substr(first), ln, file, hints, st);
+    else if (!is_nccl_log_line(raw)) read_data_row(raw, ln, file, st, facts, out);
   }
   if (out.empty()) throw InputError(file, "", "no measurement rows found", "", "an nccl-tests table");
   return out;

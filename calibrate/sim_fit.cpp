@@ -257,13 +257,17 @@ ValidationReport validate_measurements(const std::vector<Measurement>& records, 
   return rep;
 }
 
-CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
-                                   const CalibrationProvenance& provenance) {
-  CalibrationProfile prof;
-  prof.provenance = provenance;
-  const auto all = usable_collectives(records);
+namespace {
 
-  // ---- NCCL: bounded physical parameters + residual factors.
+// ---- NCCL: bounded physical parameters (PhysParams), then residual factors per series.
+
+void report_pass(const SimTarget& t, int pass, const std::string& what) {
+  if (t.progress) t.progress("pass " + std::to_string(pass + 1) + "/3: " + what);
+}
+
+// The NCCL records the target replays: its layout, an op vgsim models. None without a target cluster.
+std::vector<const CollectiveMeasurement*> replayable_nccl(const std::vector<const CollectiveMeasurement*>& all,
+                                                         const SimTarget* target) {
   std::vector<const CollectiveMeasurement*> nccl;
   if (target && target->cluster) {
     NcclReplayer probe(*target, target->options);
@@ -271,231 +275,320 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
     for (const auto* m : all)
       if (is_nccl(*m) && probe.applies(*m, &why)) nccl.push_back(m);
   }
-  if (!nccl.empty()) {
-    const topo::Cluster& cl = *target->cluster;
-    prof.cluster = cl.name();
-    prof.nodes = target->nodes;
-    prof.gpus_per_node = target->gpus_per_node;
-    std::set<std::string> kinds;
-    for (const auto& r : cl.resources()) kinds.insert(r.kind);
-    NcclReplayer base(*target, target->options);
+  return nccl;
+}
 
-    // Bottleneck kinds: halving a kind's capacity slows the probe size by > 5 %. The probe is the largest measured
-    // size <= 256 MiB (bandwidth-bound, cheap to simulate), or the smallest one when every size is larger.
-    const CollectiveMeasurement* probe_m = nullptr;
+std::vector<double> simulated_times(NcclReplayer& replayer, const std::vector<const CollectiveMeasurement*>& records) {
+  std::vector<double> times(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) times[i] = replayer.run(*records[i]).time_us;
+  return times;
+}
+
+// Bottleneck kinds: halving a kind's capacity slows the probe size by > 5 %. The probe is the largest measured
+// size <= 256 MiB (bandwidth-bound, cheap to simulate), or the smallest one when every size is larger.
+std::vector<std::string> bottleneck_kinds(const SimTarget& t, const std::set<std::string>& kinds,
+                                          const std::vector<const CollectiveMeasurement*>& nccl, NcclReplayer& base) {
+  const CollectiveMeasurement* probe_m = nullptr;
+  for (const auto* m : nccl)
+    if (m->size_bytes <= (std::int64_t{256} << 20) && (!probe_m || m->size_bytes > probe_m->size_bytes)) probe_m = m;
+  if (!probe_m)
     for (const auto* m : nccl)
-      if (m->size_bytes <= (std::int64_t{256} << 20) && (!probe_m || m->size_bytes > probe_m->size_bytes)) probe_m = m;
-    if (!probe_m)
-      for (const auto* m : nccl)
-        if (!probe_m || m->size_bytes < probe_m->size_bytes) probe_m = m;
-    std::vector<std::string> bottleneck;
-    {
-      const double t0 = base.run(*probe_m).time_us;
-      for (const auto& k : kinds) {
-        sim::CommOptions o = target->options;
-        o.capacity_scale[k] = 0.5 * (o.capacity_scale.count(k) ? o.capacity_scale[k] : 1.0);
-        NcclReplayer half(*target, o);
-        if (half.run(*probe_m).time_us > 1.05 * t0) bottleneck.push_back(k);
-      }
-    }
+      if (!probe_m || m->size_bytes < probe_m->size_bytes) probe_m = m;
+  std::vector<std::string> bottleneck;
+  const double t0 = base.run(*probe_m).time_us;
+  for (const auto& k : kinds) {
+    sim::CommOptions o = t.options;
+    o.capacity_scale[k] = 0.5 * (o.capacity_scale.count(k) ? o.capacity_scale[k] : 1.0);
+    NcclReplayer half(t, o);
+    if (half.run(*probe_m).time_us > 1.05 * t0) bottleneck.push_back(k);
+  }
+  return bottleneck;
+}
 
-    std::vector<double> before(nccl.size());
-    for (std::size_t i = 0; i < nccl.size(); ++i) before[i] = base.run(*nccl[i]).time_us;
-    auto median_error = [&](const std::vector<double>& sim_us) {
-      std::vector<double> e;
-      for (std::size_t i = 0; i < nccl.size(); ++i) e.push_back(std::abs(sim_us[i] - nccl[i]->time_us) / nccl[i]->time_us);
-      return median_of(e);
-    };
+// The records of one NCCL fit and the two errors every candidate parameter set is judged by.
+struct NcclFit {
+  const SimTarget& target;
+  std::vector<const CollectiveMeasurement*> records;
+  std::set<std::string> kinds;          // resource kinds of the target cluster
+  std::vector<std::string> bottleneck;  // the kinds whose capacity the link efficiency scales
+  std::vector<double> before;           // simulated times with the target's own parameters
+  double after_limit = 0;               // the bound on after_worst of any candidate
 
-    // Worst per-series median error once residual factors are fitted on top of `sim_us` (as below): a candidate
-    // may not make the calibrated profile worse than max(8 %, the catalog's), the acceptance bound of the tests.
-    auto after_worst = [&](const std::vector<double>& sim_us) {
-      std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::int64_t, double>>> g;
-      for (std::size_t i = 0; i < nccl.size(); ++i)
-        g[{nccl[i]->op, nccl[i]->algo, nccl[i]->proto}].emplace_back(nccl[i]->size_bytes, nccl[i]->time_us / sim_us[i]);
-      std::map<std::tuple<std::string, std::string, std::string>, ResidualFactors> rf;
-      for (auto& [k, pts] : g) rf[k].segments = fit_residual_segments(pts);
-      std::map<std::string, std::vector<double>> per;
-      for (std::size_t i = 0; i < nccl.size(); ++i) {
-        const auto& m = *nccl[i];
-        const double f = rf[{m.op, m.algo, m.proto}].factor(m.size_bytes);
-        per[series_key(m).label()].push_back(std::abs(sim_us[i] * f - m.time_us) / m.time_us);
-      }
-      double worst = 0;
-      for (const auto& [k, e] : per) worst = std::max(worst, median_of(e));
-      return worst;
-    };
-    const double after_limit = std::max(0.08, after_worst(before));
-
-    // Gauss-Newton-like passes: linearize the simulated time around the current parameters (plan forced to the
-    // current choice of algorithm and protocol), solve the bounded relative-error least squares, replay. The
-    // catalog values are the first candidate; the candidate with the lowest median error is kept.
-    PhysParams cur, best;
-    double best_score = median_error(before), last_score = best_score;
-    auto report = [&](int pass, const std::string& what) {
-      if (target->progress) target->progress("pass " + std::to_string(pass + 1) + "/3: " + what);
-    };
-    for (int pass = 0; pass < 3; ++pass) {
-      const sim::CommOptions o = options_of(cur, *target, bottleneck);
-      NcclReplayer now(*target, o);
-      // Forced-plan variants per (algo, proto): 0 = capacities x1e6 and the target's hop latencies (scale 1),
-      // 1 = the same without the LL / LL128 ceilings, 2 = the current parameters with the bottleneck kinds halved.
-      std::map<std::tuple<int, int, int>, std::unique_ptr<NcclReplayer>> variants;
-      auto variant = [&](coll::Algo a, coll::Proto p, int v) -> NcclReplayer& {
-        auto& slot = variants[{static_cast<int>(a), static_cast<int>(p), v}];
-        if (!slot) {
-          sim::CommOptions f = o;
-          f.algo = a, f.proto = p;
-          if (v <= 1) {
-            for (const auto& prm : target->options.nccl.list())
-              if (is_hop_param(prm.name)) f.nccl.set(prm.name, prm.value);
-            for (const auto& k : kinds) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 1e6;
-          }
-          if (v == 1)
-            for (const auto& prm : f.nccl.list())
-              if (is_ll_cap(prm.name) || is_ll128_cap(prm.name)) f.nccl.set(prm.name, prm.value * 1e6);
-          if (v == 2)
-            for (const auto& k : bottleneck) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 0.5;
-          slot = std::make_unique<NcclReplayer>(*target, f);
-        }
-        return *slot;
-      };
-      struct Row {
-        std::string pair;
-        int proto;
-        double t, H, Bl_unit, Bc_unit, fixed;
-      };
-      std::vector<Row> rows;
-      std::map<std::string, Eigen::Index> pair_col;
-      for (const auto* m : nccl) {
-        report(pass, "linearizing record " + std::to_string(rows.size() + 1) + "/" + std::to_string(nccl.size()));
-        const auto r0 = now.run(*m);
-        const double L = variant(r0.algo, r0.proto, 0).run(*m).time_us;
-        const double LC = variant(r0.algo, r0.proto, 1).run(*m).time_us;
-        const double H = std::max(0.0, LC - r0.base_us), Bc = std::max(0.0, L - LC);
-        const double Bl = bottleneck.empty() ? 0.0 : std::max(0.0, variant(r0.algo, r0.proto, 2).run(*m).time_us - r0.time_us);
-        Row row{pair_key(r0.algo, r0.proto), static_cast<int>(r0.proto), m->time_us, H, Bl * cur.link_eff, 0.0, 0.0};
-        // What the linear model does not carry (interplay of latency and bandwidth in the pipelined steps, non-
-        // bottleneck kinds) stays as simulated: the model reproduces the current time exactly at the current point.
-        row.fixed = r0.time_us - r0.base_us - cur.hop_scale * H - Bc - Bl;
-        if (r0.proto == coll::Proto::Simple) row.fixed += Bc;
-        else row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
-        pair_col.emplace(row.pair, 0);
-        rows.push_back(row);
-      }
-      Eigen::Index c = 0;
-      for (auto& [k, idx] : pair_col) idx = c++;
-      const Eigen::Index c_hop = c, c_link = c + 1, c_ll = c + 2, c_ll128 = c + 3;
-      Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), c + 4);
-      Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
-      // Relative error: (t - fixed - Bl_unit - Bc_unit)/t = b/t + lambda H/t + kappa' Bl_unit/t + mu' Bc_unit/t with
-      // kappa = 1 + kappa' = 1/link_eff and mu = 1 + mu' = 1/cap_eff: every unknown >= 0 (NNLS) and so
-      // efficiencies in (0, 1], latencies >= 0.
-      bool any_cap[2] = {false, false};
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Row& r = rows[i];
-        const auto ii = static_cast<Eigen::Index>(i);
-        A(ii, pair_col[r.pair]) = 1.0 / r.t;
-        A(ii, c_hop) = r.H / r.t;
-        A(ii, c_link) = r.Bl_unit / r.t;
-        if (r.proto == static_cast<int>(coll::Proto::LL)) A(ii, c_ll) = r.Bc_unit / r.t, any_cap[0] |= r.Bc_unit > 0;
-        if (r.proto == static_cast<int>(coll::Proto::LL128)) A(ii, c_ll128) = r.Bc_unit / r.t, any_cap[1] |= r.Bc_unit > 0;
-        y(ii) = (r.t - r.fixed - r.Bl_unit - r.Bc_unit) / r.t;
-      }
-      const Eigen::VectorXd x = detail::nnls(A, y);
-      PhysParams next = cur;
-      for (const auto& [k, idx] : pair_col) next.base_us[k] = std::max(0.0, x[idx]);
-      next.hop_scale = std::max(0.0, x[c_hop]);
-      if (!bottleneck.empty()) next.link_eff = 1.0 / (1.0 + std::max(0.0, x[c_link]));
-      for (int p = 0; p < 2; ++p)
-        if (any_cap[p]) next.cap_eff[p] = 1.0 / (1.0 + std::max(0.0, x[p == 0 ? c_ll : c_ll128])), next.caps_fitted.insert(p);
-      // Damped step: the full step can move NCCL's algorithm / protocol switch points and overshoot, so try the
-      // step, then a half and a quarter of it (a convex mix of two in-bound points stays in bounds: latencies and
-      // 1/efficiencies are mixed linearly).
-      auto mix = [&](double w) {
-        PhysParams q = next;
-        for (auto& [k, v] : q.base_us) {
-          const auto it = cur.base_us.find(k);
-          const double from = it != cur.base_us.end() ? it->second : target->options.nccl.get(kBasePrefix + k);
-          v = from + w * (v - from);
-        }
-        q.hop_scale = cur.hop_scale + w * (next.hop_scale - cur.hop_scale);
-        q.link_eff = 1.0 / (1.0 / cur.link_eff + w * (1.0 / next.link_eff - 1.0 / cur.link_eff));
-        for (int p = 0; p < 2; ++p) q.cap_eff[p] = 1.0 / (1.0 / cur.cap_eff[p] + w * (1.0 / next.cap_eff[p] - 1.0 / cur.cap_eff[p]));
-        return q;
-      };
-      double s = 1e300;
-      PhysParams taken = next;
-      for (double w : {1.0, 0.5, 0.25}) {
-        char state[96];
-        std::snprintf(state, sizeof state, "replaying a step of %.2f (best median error so far %.1f %%)", w,
-                      100 * best_score);
-        report(pass, state);
-        const PhysParams q = mix(w);
-        NcclReplayer replay(*target, options_of(q, *target, bottleneck));
-        std::vector<double> times(nccl.size());
-        for (std::size_t i = 0; i < nccl.size(); ++i) times[i] = replay.run(*nccl[i]).time_us;
-        const double sw = after_worst(times) <= after_limit ? median_error(times) : 1e300;
-        if (sw < s) s = sw, taken = q;
-        if (sw < last_score - 1e-4) break;
-      }
-      if (s >= 1e300) break;  // no step keeps the calibrated profile within its bound
-      if (s < best_score - 1e-12) best = taken, best_score = s;
-      cur = taken;
-      if (s >= last_score - 1e-4) break;  // no progress: the linearization has converged or drifted
-      last_score = s;
-    }
-
-    fold_params(best, *target, bottleneck, prof);
-    prof.fitted.hop_latency_scale = best.hop_scale;
-    prof.fitted.bandwidth_efficiency = best.link_eff;
-    prof.fitted.bottleneck_kinds = bottleneck;
-    prof.fitted.base_latency_us = best.base_us;
-    for (int p : best.caps_fitted) prof.fitted.flow_cap_efficiency[proto_key(coll::Proto(p))] = best.cap_eff[p];
-    double shift = 0;
-    for (const auto& [k, v] : best.base_us) shift += v - target->options.nccl.get(kBasePrefix + k);
-    prof.fitted.extra_latency_us = best.base_us.empty() ? 0.0 : shift / double(best.base_us.size());
-
-    // Replay with the parameters, then residual factors per (op, algo, proto, layout).
-    sim::CommOptions fitted = target->options;
-    apply_profile(prof, fitted);
-    NcclReplayer with_params(*target, fitted);
-    std::vector<double> params(nccl.size());
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::int64_t, double>>> groups;
-    for (std::size_t i = 0; i < nccl.size(); ++i) {
-      params[i] = with_params.run(*nccl[i]).time_us;
-      groups[{nccl[i]->op, nccl[i]->algo, nccl[i]->proto}].emplace_back(nccl[i]->size_bytes,
-                                                                        nccl[i]->time_us / params[i]);
-    }
-    for (auto& [key, pts] : groups) {
-      ResidualFactors rf;
-      std::tie(rf.op, rf.algo, rf.proto) = key;
-      rf.nnodes = target->nodes, rf.gpus_per_node = target->gpus_per_node;
-      rf.segments = fit_residual_segments(pts);
-      prof.residuals.push_back(rf);
-    }
-    // Quality per series.
-    std::map<std::string, std::array<std::vector<double>, 3>> per;
-    for (std::size_t i = 0; i < nccl.size(); ++i) {
-      const auto& m = *nccl[i];
-      const double after = params[i] * prof.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes);
-      auto& e = per[series_key(m).label()];
-      e[0].push_back(std::abs(before[i] - m.time_us) / m.time_us);
-      e[1].push_back(std::abs(params[i] - m.time_us) / m.time_us);
-      e[2].push_back(std::abs(after - m.time_us) / m.time_us);
-    }
-    for (const auto& [label, e] : per) {
-      SeriesQuality q;
-      q.series = label;
-      q.points = static_cast<std::int64_t>(e[0].size());
-      q.median_before = median_of(e[0]), q.max_before = *std::max_element(e[0].begin(), e[0].end());
-      q.median_params = median_of(e[1]), q.max_params = *std::max_element(e[1].begin(), e[1].end());
-      q.median_after = median_of(e[2]), q.max_after = *std::max_element(e[2].begin(), e[2].end());
-      prof.quality.push_back(q);
-    }
+  // Median relative error of simulated times over all records.
+  double median_error(const std::vector<double>& sim_us) const {
+    std::vector<double> e;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      e.push_back(std::abs(sim_us[i] - records[i]->time_us) / records[i]->time_us);
+    return median_of(e);
   }
 
-  // ---- Open MPI: one alpha-beta-gamma model per (network, algorithm).
+  // Worst per-series median error once residual factors are fitted on top of `sim_us` (as fit_residual_factors
+  // does): a candidate may not make the calibrated profile worse than max(8 %, the catalog's), the acceptance bound
+  // of the tests.
+  double after_worst(const std::vector<double>& sim_us) const {
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::int64_t, double>>> g;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      g[{records[i]->op, records[i]->algo, records[i]->proto}].emplace_back(records[i]->size_bytes,
+                                                                            records[i]->time_us / sim_us[i]);
+    std::map<std::tuple<std::string, std::string, std::string>, ResidualFactors> rf;
+    for (auto& [k, pts] : g) rf[k].segments = fit_residual_segments(pts);
+    std::map<std::string, std::vector<double>> per;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const auto& m = *records[i];
+      const double f = rf[{m.op, m.algo, m.proto}].factor(m.size_bytes);
+      per[series_key(m).label()].push_back(std::abs(sim_us[i] * f - m.time_us) / m.time_us);
+    }
+    double worst = 0;
+    for (const auto& [k, e] : per) worst = std::max(worst, median_of(e));
+    return worst;
+  }
+};
+
+NcclFit prepare_nccl_fit(const SimTarget& t, const std::vector<const CollectiveMeasurement*>& nccl) {
+  NcclFit fit{t, nccl, {}, {}, {}, 0.0};
+  for (const auto& r : t.cluster->resources()) fit.kinds.insert(r.kind);
+  NcclReplayer base(t, t.options);
+  fit.bottleneck = bottleneck_kinds(t, fit.kinds, fit.records, base);
+  fit.before = simulated_times(base, fit.records);
+  fit.after_limit = std::max(0.08, fit.after_worst(fit.before));
+  return fit;
+}
+
+// Forced-plan variants of the current options per (algo, proto), built when first asked for: 0 = capacities x1e6
+// and the target's hop latencies (scale 1), 1 = the same without the LL / LL128 ceilings, 2 = the current
+// parameters with the bottleneck kinds halved.
+class ForcedPlans {
+ public:
+  ForcedPlans(const NcclFit& fit, const sim::CommOptions& current) : fit_(fit), current_(current) {}
+
+  NcclReplayer& variant(coll::Algo a, coll::Proto p, int v) {
+    auto& slot = variants_[{static_cast<int>(a), static_cast<int>(p), v}];
+    if (!slot) {
+      sim::CommOptions f = current_;
+      f.algo = a, f.proto = p;
+      if (v <= 1) {
+        for (const auto& prm : fit_.target.options.nccl.list())
+          if (is_hop_param(prm.name)) f.nccl.set(prm.name, prm.value);
+        for (const auto& k : fit_.kinds) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 1e6;
+      }
+      if (v == 1)
+        for (const auto& prm : f.nccl.list())
+          if (is_ll_cap(prm.name) || is_ll128_cap(prm.name)) f.nccl.set(prm.name, prm.value * 1e6);
+      if (v == 2)
+        for (const auto& k : fit_.bottleneck) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 0.5;
+      slot = std::make_unique<NcclReplayer>(fit_.target, f);
+    }
+    return *slot;
+  }
+
+ private:
+  const NcclFit& fit_;
+  const sim::CommOptions& current_;
+  std::map<std::tuple<int, int, int>, std::unique_ptr<NcclReplayer>> variants_;
+};
+
+// One record's simulated time split along the parameters: base latency of its (algo, proto) pair, hop latency H,
+// bandwidth time of the bottleneck kinds (Bl_unit) and of the LL / LL128 ceiling (Bc_unit) at efficiency 1, and the
+// rest (fixed).
+struct LinearRow {
+  std::string pair;
+  int proto;
+  double t, H, Bl_unit, Bc_unit, fixed;
+};
+struct Linearization {
+  std::vector<LinearRow> rows;
+  std::map<std::string, Eigen::Index> pair_col;  // "<algo>.<proto>" -> the column of its base latency
+};
+
+// Linearizes the simulated time around the current parameters (plan forced to the current choice of algorithm and
+// protocol).
+Linearization linearize(const NcclFit& fit, const PhysParams& cur, int pass) {
+  const sim::CommOptions o = options_of(cur, fit.target, fit.bottleneck);
+  NcclReplayer now(fit.target, o);
+  ForcedPlans plans(fit, o);
+  Linearization lin;
+  for (const auto* m : fit.records) {
+    report_pass(fit.target, pass,
+                "linearizing record " + std::to_string(lin.rows.size() + 1) + "/" + std::to_string(fit.records.size()));
+    const auto r0 = now.run(*m);
+    const double L = plans.variant(r0.algo, r0.proto, 0).run(*m).time_us;
+    const double LC = plans.variant(r0.algo, r0.proto, 1).run(*m).time_us;
+    const double H = std::max(0.0, LC - r0.base_us), Bc = std::max(0.0, L - LC);
+    const double Bl =
+        fit.bottleneck.empty() ? 0.0 : std::max(0.0, plans.variant(r0.algo, r0.proto, 2).run(*m).time_us - r0.time_us);
+    LinearRow row{pair_key(r0.algo, r0.proto), static_cast<int>(r0.proto), m->time_us, H, Bl * cur.link_eff, 0.0, 0.0};
+    // What the linear model does not carry (interplay of latency and bandwidth in the pipelined steps, non-
+    // bottleneck kinds) stays as simulated: the model reproduces the current time exactly at the current point.
+    row.fixed = r0.time_us - r0.base_us - cur.hop_scale * H - Bc - Bl;
+    if (r0.proto == coll::Proto::Simple) row.fixed += Bc;
+    else row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
+    lin.pair_col.emplace(row.pair, 0);
+    lin.rows.push_back(row);
+  }
+  Eigen::Index c = 0;
+  for (auto& [k, idx] : lin.pair_col) idx = c++;
+  return lin;
+}
+
+// Solves the bounded relative-error least squares of one linearization: the parameters of the full step.
+PhysParams solve_step(const Linearization& lin, const PhysParams& cur, const NcclFit& fit) {
+  const auto& rows = lin.rows;
+  const auto c = static_cast<Eigen::Index>(lin.pair_col.size());
+  const Eigen::Index c_hop = c, c_link = c + 1, c_ll = c + 2, c_ll128 = c + 3;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), c + 4);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
+  // Relative error: (t - fixed - Bl_unit - Bc_unit)/t = b/t + lambda H/t + kappa' Bl_unit/t + mu' Bc_unit/t with
+  // kappa = 1 + kappa' = 1/link_eff and mu = 1 + mu' = 1/cap_eff: every unknown >= 0 (NNLS) and so
+  // efficiencies in (0, 1], latencies >= 0.
+  bool any_cap[2] = {false, false};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const LinearRow& r = rows[i];
+    const auto ii = static_cast<Eigen::Index>(i);
+    A(ii, lin.pair_col.at(r.pair)) = 1.0 / r.t;
+    A(ii, c_hop) = r.H / r.t;
+    A(ii, c_link) = r.Bl_unit / r.t;
+    if (r.proto == static_cast<int>(coll::Proto::LL)) A(ii, c_ll) = r.Bc_unit / r.t, any_cap[0] |= r.Bc_unit > 0;
+    if (r.proto == static_cast<int>(coll::Proto::LL128)) A(ii, c_ll128) = r.Bc_unit / r.t, any_cap[1] |= r.Bc_unit > 0;
+    y(ii) = (r.t - r.fixed - r.Bl_unit - r.Bc_unit) / r.t;
+  }
+  const Eigen::VectorXd x = detail::nnls(A, y);
+  PhysParams next = cur;
+  for (const auto& [k, idx] : lin.pair_col) next.base_us[k] = std::max(0.0, x[idx]);
+  next.hop_scale = std::max(0.0, x[c_hop]);
+  if (!fit.bottleneck.empty()) next.link_eff = 1.0 / (1.0 + std::max(0.0, x[c_link]));
+  for (int p = 0; p < 2; ++p)
+    if (any_cap[p]) next.cap_eff[p] = 1.0 / (1.0 + std::max(0.0, x[p == 0 ? c_ll : c_ll128])), next.caps_fitted.insert(p);
+  return next;
+}
+
+// The point a fraction w of the way from `cur` to `next` (a convex mix of two in-bound points stays in bounds:
+// latencies and 1/efficiencies are mixed linearly).
+PhysParams mix_step(const PhysParams& cur, const PhysParams& next, double w, const SimTarget& t) {
+  PhysParams q = next;
+  for (auto& [k, v] : q.base_us) {
+    const auto it = cur.base_us.find(k);
+    const double from = it != cur.base_us.end() ? it->second : t.options.nccl.get(kBasePrefix + k);
+    v = from + w * (v - from);
+  }
+  q.hop_scale = cur.hop_scale + w * (next.hop_scale - cur.hop_scale);
+  q.link_eff = 1.0 / (1.0 / cur.link_eff + w * (1.0 / next.link_eff - 1.0 / cur.link_eff));
+  for (int p = 0; p < 2; ++p) q.cap_eff[p] = 1.0 / (1.0 / cur.cap_eff[p] + w * (1.0 / next.cap_eff[p] - 1.0 / cur.cap_eff[p]));
+  return q;
+}
+
+// The candidate a damped step keeps and its median error (1e300: no step keeps the profile within its bound).
+struct Step {
+  double score;
+  PhysParams taken;
+};
+
+// Damped step: the full step can move NCCL's algorithm / protocol switch points and overshoot, so try the step,
+// then a half and a quarter of it, and keep the best one within the bound.
+Step damped_step(const NcclFit& fit, const PhysParams& cur, const PhysParams& next, double best_score,
+                 double last_score, int pass) {
+  double s = 1e300;
+  PhysParams taken = next;
+  for (double w : {1.0, 0.5, 0.25}) {
+    char state[96];
+    std::snprintf(state, sizeof state, "replaying a step of %.2f (best median error so far %.1f %%)", w,
+                  100 * best_score);
+    report_pass(fit.target, pass, state);
+    const PhysParams q = mix_step(cur, next, w, fit.target);
+    NcclReplayer replay(fit.target, options_of(q, fit.target, fit.bottleneck));
+    const std::vector<double> times = simulated_times(replay, fit.records);
+    const double sw = fit.after_worst(times) <= fit.after_limit ? fit.median_error(times) : 1e300;
+    if (sw < s) s = sw, taken = q;
+    if (sw < last_score - 1e-4) break;
+  }
+  return Step{s, taken};
+}
+
+// Gauss-Newton-like passes: linearize, solve, take a damped step, replay. The catalog values are the first
+// candidate; the candidate with the lowest median error is kept.
+PhysParams fit_physical_params(const NcclFit& fit) {
+  PhysParams cur, best;
+  double best_score = fit.median_error(fit.before), last_score = best_score;
+  for (int pass = 0; pass < 3; ++pass) {
+    const PhysParams next = solve_step(linearize(fit, cur, pass), cur, fit);
+    const Step step = damped_step(fit, cur, next, best_score, last_score, pass);
+    const double s = step.score;
+    if (s >= 1e300) break;  // no step keeps the calibrated profile within its bound
+    if (s < best_score - 1e-12) best = step.taken, best_score = s;
+    cur = step.taken;
+    if (s >= last_score - 1e-4) break;  // no progress: the linearization has converged or drifted
+    last_score = s;
+  }
+  return best;
+}
+
+void record_fitted_params(const PhysParams& best, const NcclFit& fit, CalibrationProfile& prof) {
+  fold_params(best, fit.target, fit.bottleneck, prof);
+  prof.fitted.hop_latency_scale = best.hop_scale;
+  prof.fitted.bandwidth_efficiency = best.link_eff;
+  prof.fitted.bottleneck_kinds = fit.bottleneck;
+  prof.fitted.base_latency_us = best.base_us;
+  for (int p : best.caps_fitted) prof.fitted.flow_cap_efficiency[proto_key(coll::Proto(p))] = best.cap_eff[p];
+  double shift = 0;
+  for (const auto& [k, v] : best.base_us) shift += v - fit.target.options.nccl.get(kBasePrefix + k);
+  prof.fitted.extra_latency_us = best.base_us.empty() ? 0.0 : shift / double(best.base_us.size());
+}
+
+// Replays with the fitted parameters, then fits residual factors per (op, algo, proto, layout). Returns the
+// replayed times.
+std::vector<double> fit_residual_factors(const NcclFit& fit, CalibrationProfile& prof) {
+  sim::CommOptions fitted = fit.target.options;
+  apply_profile(prof, fitted);
+  NcclReplayer with_params(fit.target, fitted);
+  const std::vector<double> params = simulated_times(with_params, fit.records);
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::int64_t, double>>> groups;
+  for (std::size_t i = 0; i < fit.records.size(); ++i) {
+    const auto& m = *fit.records[i];
+    groups[{m.op, m.algo, m.proto}].emplace_back(m.size_bytes, m.time_us / params[i]);
+  }
+  for (auto& [key, pts] : groups) {
+    ResidualFactors rf;
+    std::tie(rf.op, rf.algo, rf.proto) = key;
+    rf.nnodes = fit.target.nodes, rf.gpus_per_node = fit.target.gpus_per_node;
+    rf.segments = fit_residual_segments(pts);
+    prof.residuals.push_back(rf);
+  }
+  return params;
+}
+
+// Errors per series: with the target's own parameters, with the fitted ones, and with the residual factors on top.
+void record_series_quality(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {
+  std::map<std::string, std::array<std::vector<double>, 3>> per;
+  for (std::size_t i = 0; i < fit.records.size(); ++i) {
+    const auto& m = *fit.records[i];
+    const double after = params[i] * prof.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes);
+    auto& e = per[series_key(m).label()];
+    e[0].push_back(std::abs(fit.before[i] - m.time_us) / m.time_us);
+    e[1].push_back(std::abs(params[i] - m.time_us) / m.time_us);
+    e[2].push_back(std::abs(after - m.time_us) / m.time_us);
+  }
+  for (const auto& [label, e] : per) {
+    SeriesQuality q;
+    q.series = label;
+    q.points = static_cast<std::int64_t>(e[0].size());
+    q.median_before = median_of(e[0]), q.max_before = *std::max_element(e[0].begin(), e[0].end());
+    q.median_params = median_of(e[1]), q.max_params = *std::max_element(e[1].begin(), e[1].end());
+    q.median_after = median_of(e[2]), q.max_after = *std::max_element(e[2].begin(), e[2].end());
+    prof.quality.push_back(q);
+  }
+}
+
+void fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*>& nccl, CalibrationProfile& prof) {
+  prof.cluster = t.cluster->name();
+  prof.nodes = t.nodes;
+  prof.gpus_per_node = t.gpus_per_node;
+  const NcclFit fit = prepare_nccl_fit(t, nccl);
+  record_fitted_params(fit_physical_params(fit), fit, prof);
+  const std::vector<double> params = fit_residual_factors(fit, prof);
+  record_series_quality(fit, params, prof);
+}
+
+// ---- Open MPI: one alpha-beta-gamma model per (network, algorithm).
+void fit_mpi_models(const std::vector<const CollectiveMeasurement*>& all, CalibrationProfile& prof) {
   std::vector<Measurement> mpi_records;
   for (const auto* m : all)
     if (!is_nccl(*m)) mpi_records.emplace_back(*m);
@@ -525,6 +618,18 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
     q.median_before = q.max_before = 0;  // no uncalibrated MPI model exists
     prof.quality.push_back(q);
   }
+}
+
+}  // namespace
+
+CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
+                                   const CalibrationProvenance& provenance) {
+  CalibrationProfile prof;
+  prof.provenance = provenance;
+  const auto all = usable_collectives(records);
+  const auto nccl = replayable_nccl(all, target);
+  if (!nccl.empty()) fit_nccl(*target, nccl, prof);
+  fit_mpi_models(all, prof);
   if (nccl.empty() && prof.mpi_models.empty())
     throw InputError(provenance.sources.empty() ? "" : provenance.sources.front(), "",
                      "nothing to fit: no usable NCCL record matching the target layout and no Open MPI allreduce series",
