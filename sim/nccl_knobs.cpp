@@ -89,4 +89,55 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
   if (gdr_disable) opt.path.gdr_disable = *gdr_disable;
 }
 
+void NcclKnobs::set(const std::string& name, const Json& value) {
+  const auto text = [&] { return value.get<std::string>(); };
+  if (name == "nccl.version") version = text();
+  else if (name == "nccl.algo") algo = text() == "auto" ? "" : text();
+  else if (name == "nccl.proto") proto = text() == "auto" ? "" : text();
+  else if (name == "nccl.channels") channels = value.get<std::uint32_t>();
+  else if (name == "nccl.p2p_level") p2p_level = text();
+  else if (name == "nccl.gdr_level") gdr_level = text();
+  else if (name == "nccl.ib_disable") ib_disable = value.get<bool>();
+  else if (name == "nccl.p2p_disable") p2p_disable = value.get<bool>();
+  else if (name == "nccl.shm_disable") shm_disable = value.get<bool>();
+  else if (name == "nccl.gdr_disable") gdr_disable = value.get<bool>();
+  else throw std::logic_error("not an NCCL knob: " + name);
+}
+
+const std::vector<ParamDecl>& nccl_knob_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    auto d = [](const char* name, ParamType type, const char* help, const char* source) {
+      ParamDecl p;
+      p.name = name;
+      p.type = type;
+      p.help = help;
+      p.source = source;
+      return p;
+    };
+    const char* env = "NCCL default (NCCL's environment variable unset)";
+    ParamDecl channels = d("nccl.channels", ParamType::Integer, "pinned channel count (NCCL_MIN/MAX_NCHANNELS; 0: NCCL's choice)",
+                           "NCCL default: from the route bottleneck, trimmed per size as NCCL does");
+    channels.min = 0, channels.max = 64;  // 0: NCCL's choice
+    channels.unit = "channels";
+    ParamDecl algo = d("nccl.algo", ParamType::Choice, "force the algorithm like NCCL_ALGO: nvls is allreduce on one Hopper+ NVSwitch node, nvlstree across such nodes", env);
+    algo.choices = {"auto", "ring", "tree", "nvls", "nvlstree"};
+    ParamDecl proto = d("nccl.proto", ParamType::Choice, "force the protocol like NCCL_PROTO", env);
+    proto.choices = {"auto", "ll", "ll128", "simple"};
+    return std::vector<ParamDecl>{
+        d("nccl.version", ParamType::Text, "an NCCL release 2.4 .. 2.30 (a patch level such as 2.18.3 accepted)",
+          "default: 2.30 (the HEAD tables of nccl_tuning.cpp)"),
+        algo, proto, channels,
+        d("nccl.p2p_level", ParamType::Text, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB, PHB, SYS, or NCCL's legacy integer 0-4 (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS; 2.4: 0-5)",
+          "NCCL default: PXB"),
+        d("nccl.gdr_level", ParamType::Text,
+          "NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS, or NCCL's legacy integer 0-4 (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS; 2.4: 0-5)", "NCCL default: PXB"),
+        d("nccl.ib_disable", ParamType::Boolean, "NCCL_IB_DISABLE=1: TCP sockets between nodes", env),
+        d("nccl.p2p_disable", ParamType::Boolean, "NCCL_P2P_DISABLE=1", env),
+        d("nccl.shm_disable", ParamType::Boolean, "NCCL_SHM_DISABLE=1", env),
+        d("nccl.gdr_disable", ParamType::Boolean, "no GPUDirect RDMA (e.g. no nvidia-peermem / ATS off)", env),
+    };
+  }();
+  return decls;
+}
+
 }  // namespace vgsim::sim

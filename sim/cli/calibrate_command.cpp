@@ -1,6 +1,7 @@
 // `vgsim calibrate ...` (see calibrate_command.hpp). The work is in vgsim::calibrate; this file parses options,
 // reads and writes files (atomically) and prints tables. Bad input -> InputError (exit status 2).
 #include "calibrate_command.hpp"
+#include "nccl_options.hpp"
 #include "catalog_option.hpp"
 
 #include <algorithm>
@@ -39,8 +40,7 @@ struct ImportArgs {
 struct TargetArgs {
   std::string cluster;
   std::uint32_t nodes = 0, gpus_per_node = 0;
-  bool gdr_disable = false, ib_disable = false;
-  std::string nccl_version = "2.30";
+  sim::NcclKnobs nccl;  // the knobs the measured cluster ran with (same options as vgsim collective)
 };
 
 struct FitArgs {
@@ -152,13 +152,8 @@ std::unique_ptr<SimTarget> make_target(const TargetArgs& t, const std::vector<Me
   target->cluster = holder.get();
   target->nodes = t.nodes ? t.nodes : static_cast<std::uint32_t>(std::max<std::int64_t>(1, nn));
   target->gpus_per_node = t.gpus_per_node ? t.gpus_per_node : static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpn));
-  try {
-    target->options.nccl = coll::NcclTuning::defaults(t.nccl_version);
-  } catch (const UnitError& e) {
-    throw InputError("", "--nccl-version", "bad value", t.nccl_version, e.what());
-  }
-  target->options.path.gdr_disable = t.gdr_disable;
-  target->options.path.ib_disable = t.ib_disable;
+  target->options.nccl = t.nccl.tuning();
+  t.nccl.apply(target->options);
   sim::place_ranks(*holder, target->nodes, target->gpus_per_node);  // InputError when the cluster is too small
   return target;
 }
@@ -190,9 +185,7 @@ void add_target_options(CLI::App* c, TargetArgs& t) {
   add_catalog_option(c);
   c->add_option("--nodes", t.nodes, "nodes (default: from the records)");
   c->add_option("--gpus-per-node", t.gpus_per_node, "GPUs per node (default: from the records)");
-  c->add_flag("--gdr-disable", t.gdr_disable, "no GPUDirect RDMA on the measured cluster");
-  c->add_flag("--ib-disable", t.ib_disable, "NCCL_IB_DISABLE=1 on the measured cluster");
-  c->add_option("--nccl-version", t.nccl_version, "NCCL tuning tables")->capture_default_str();
+  add_nccl_options(c, t.nccl);  // as the measured cluster ran: --gdr-disable, --ib-disable, --nccl-version, ...
 }
 
 void print_quality(const CalibrationProfile& p) {

@@ -1,15 +1,18 @@
 // `vgsim params` lists every overridable model parameter with its value and source: NCCL's model constants alone
 // (--nccl-version), or, given a job (--scenario, or --cluster and --workload, plus --set), every parameter that job
-// would use — training settings, compute.*, nccl.*, vgpu.*, virtualization — exactly as `vgsim train --json` records
-// them. `vgsim presets` lists the cluster presets.
+// accepts (exactly the names --set, scenario files and sweep plans take: the job's parameter registry,
+// sim/training/job_parameters.hpp), then the job's catalog facts and derived values as comments. `vgsim presets`
+// lists the cluster presets.
 #include "params_command.hpp"
 #include "catalog_option.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "vgsim/sim/training/job.hpp"
+#include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/topologies/cluster.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
@@ -22,16 +25,38 @@ struct ParamsArgs {
   std::string version = "2.30";
   std::string scenario, cluster, workload;
   std::vector<std::string> sets;
+  bool json = false;
 };
 
-std::string text(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", v.get<double>());
-    return buf;
+// One declaration with its value, as `vgsim params --json` writes it.
+Json declaration_json(const ParamDecl& d, const sim::training::ParamRecord& p) {
+  Json j = {{"name", p.name}, {"value", p.value}, {"source", p.source}, {"type", to_string(d.type)}};
+  if (!d.unit.empty()) j["unit"] = d.unit;
+  if (std::isfinite(d.min)) j[d.min_open ? "above" : "min"] = d.min;
+  if (std::isfinite(d.max)) j["max"] = d.max;
+  if (!d.choices.empty()) j["choices"] = d.choices;
+  j["help"] = d.help;
+  return j;
+}
+
+// Parameters first (what --set accepts, `name = value  # source`), then the job's facts and derived values as
+// comments: they are shown, not set.
+void print_job(const sim::training::TrainingJob& job, bool json) {
+  const auto reg = sim::training::job_parameters(job.comm.nccl, *job.cluster);
+  if (json) {
+    Json params = Json::array(), facts = Json::array();
+    for (const auto& p : job.params) {
+      if (p.settable) params.push_back(declaration_json(*reg.registry.find(p.name), p));
+      else facts.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
+    }
+    std::cout << Json{{"parameters", params}, {"facts", facts}}.dump(2) << "\n";
+    return;
   }
-  return v.dump();
+  for (const auto& p : job.params)
+    if (p.settable) std::cout << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
+  std::cout << "# facts of this job (catalog, cluster and derived values; not parameters):\n";
+  for (const auto& p : job.params)
+    if (!p.settable) std::cout << "#   " << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
 }
 
 void run(const ParamsArgs& a) {
@@ -54,10 +79,10 @@ void run(const ParamsArgs& a) {
   if (!a.cluster.empty()) spec.cluster = a.cluster, spec.cluster_at = {"", "--cluster"};
   if (!a.workload.empty()) spec.workload = a.workload, spec.workload_at = {"", "--workload"};
   for (const auto& kv : a.sets) spec.sets.push_back(kv);
+  if (!a.sets.empty()) spec.sets_origin = a.scenario.empty() ? "--set" : spec.sets_origin + " / --set";  // as train
   spec.nccl.version = a.version;
   const topo::Catalog catalog = topo::Catalog::load_default();
-  const sim::training::TrainingJob job = sim::training::resolve_job(spec, catalog);
-  for (const auto& p : job.params) std::cout << p.name << " = " << text(p.value) << "  # " << p.source << "\n";
+  print_job(sim::training::resolve_job(spec, catalog), a.json);
 }
 }  // namespace
 
@@ -69,7 +94,9 @@ void add_params_command(CLI::App& app) {
   p->add_option("--scenario", a->scenario, "list every parameter this training scenario uses");
   p->add_option("--cluster", a->cluster, "with --workload: list every parameter of this job");
   p->add_option("--workload", a->workload, "model library name or model JSON file");
-  p->add_option("--set", a->sets, "key=value overrides, as for vgsim train");
+  p->add_option("--set", a->sets, "name=value overrides, as for vgsim train (the names this command lists)");
+  p->add_flag("--json", a->json, "with a job: every parameter with its declaration (type, unit, bounds, choices, help) "
+              "and the job's facts, as JSON");
   add_catalog_option(p);
   p->callback([a] { run(*a); });
   CLI::App* s = app.add_subcommand("presets", "List cluster presets");

@@ -6,40 +6,45 @@
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 
 namespace vgsim::sim::planning {
 
 namespace {
 
-// Job fields a parameter may set directly (the rest are training settings / compute / nccl / vgpu --set pairs).
-const std::vector<std::string> kJobParams = {
-    "scenario", "cluster", "workload", "nodes", "gpus_per_node", "iterations", "algo", "proto", "channels",
-    "p2p_level", "gdr_level", "ib_disable", "p2p_disable", "shm_disable", "gdr_disable", "nccl_version",
-    "overlap_collectives", "label"};
-const std::vector<std::string> kSettingKeys = {
-    "batch_per_gpu", "tokens_per_gpu", "precision", "framework", "grad_accumulation_steps", "scaling",
-    "global_batch", "optimizer", "optimizer_bytes_per_param"};
-const std::vector<std::string> kSetPrefixes = {"horovod.", "ddp.",  "compute.", "nccl.",
-                                               "vgpu.",    "var.",  "price.",   "capacity_scale."};
+// Job fields a point sets directly; every other key is a job parameter (the registry's names, or the plan aliases
+// it keeps for older plans: gdr_level, iterations, ...) or a plan-only key (var.*, price.*).
+const std::vector<std::string> kJobFields = {"scenario", "cluster", "workload", "nodes", "gpus_per_node", "label"};
+// Families whose members depend on the point's cluster or NCCL release (checked when the point is resolved).
+const std::vector<std::string> kSetPrefixes = {"nccl.", "capacity_scale."};
+const std::vector<std::string> kPlanPrefixes = {"var.", "price."};
 
-bool known_param(const std::string& k) {
-  if (std::find(kJobParams.begin(), kJobParams.end(), k) != kJobParams.end()) return true;
-  if (std::find(kSettingKeys.begin(), kSettingKeys.end(), k) != kSettingKeys.end()) return true;
-  for (const auto& p : kSetPrefixes)
+bool has_prefix(const std::string& k, const std::vector<std::string>& prefixes) {
+  for (const auto& p : prefixes)
     if (k.rfind(p, 0) == 0 && k.size() > p.size()) return true;
   return false;
 }
 
+// A key that becomes a name=value of the job (JobSpec::sets).
+bool job_parameter(const std::string& k) {
+  return training::fixed_job_parameters().registry.find(k) != nullptr || has_prefix(k, kSetPrefixes);
+}
+
+bool known_param(const std::string& k) {
+  return std::find(kJobFields.begin(), kJobFields.end(), k) != kJobFields.end() || job_parameter(k) ||
+         has_prefix(k, kPlanPrefixes);
+}
+
 void check_param(const std::string& file, const std::string& path, const std::string& key, const Json& v) {
   if (!known_param(key)) {
-    std::vector<std::string> all = kJobParams;
-    all.insert(all.end(), kSettingKeys.begin(), kSettingKeys.end());
+    std::vector<std::string> all = kJobFields;
+    for (const auto& n : training::fixed_job_parameters().registry.names()) all.push_back(n);
     const std::string dym = did_you_mean(key, all);
     throw InputError(file, path, "unknown parameter", "'" + key + "'",
-                     dym.empty() ? "a job field (" + kJobParams[1] + ", nodes, gdr_disable, ...), a training setting, "
-                                   "horovod.*, ddp.*, compute.*, nccl.*, vgpu.*, capacity_scale.*, a per-point price.* or a "
-                                   "template variable var.*"
+                     dym.empty() ? "a job field (cluster, workload, nodes, ...), a parameter `vgsim params` lists "
+                                   "(batch_per_gpu, compute.*, nccl.*, vgpu.*, capacity_scale.*, sim.*, ...), a "
+                                   "per-point price.* or a template variable var.*"
                                  : "did you mean '" + dym + "'?");
   }
   if (!(v.is_string() || v.is_number() || v.is_boolean()))
@@ -249,39 +254,18 @@ training::JobSpec to_job_spec(const SweepPlan& plan, const PlanPoint& pt) {
                        "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
     return it->second.get<std::int64_t>();
   };
-  auto flag = [&](const char* k) -> std::optional<bool> {
-    auto it = P.find(k);
-    if (it == P.end()) return std::nullopt;
-    if (!it->second.is_boolean())
-      throw InputError(plan.file, point + k, "bad value", json_snippet(it->second), "true or false");
-    return it->second.get<bool>();
-  };
   if (auto v = str("cluster")) spec.cluster = *v, spec.cluster_at = {plan.file, point + "cluster"};
   if (auto v = str("workload")) spec.workload = *v, spec.workload_at = {plan.file, point + "workload"};
   if (auto v = num("nodes", 1, 100000)) spec.nodes = static_cast<std::uint32_t>(*v);
   if (auto v = num("gpus_per_node", 1, 1024)) spec.gpus_per_node = static_cast<std::uint32_t>(*v);
-  if (auto v = num("iterations", 1, 1000)) spec.iterations = static_cast<int>(*v);
-  if (auto v = num("channels", 1, 64)) spec.nccl.channels = static_cast<std::uint32_t>(*v);
-  if (auto v = str("algo")) spec.nccl.algo = *v;
-  if (auto v = str("proto")) spec.nccl.proto = *v;
-  if (auto v = str("p2p_level")) spec.nccl.p2p_level = *v;
-  if (auto v = str("gdr_level")) spec.nccl.gdr_level = *v;
-  if (auto v = str("nccl_version")) spec.nccl.version = *v;
-  if (auto v = flag("ib_disable")) spec.nccl.ib_disable = *v;
-  if (auto v = flag("p2p_disable")) spec.nccl.p2p_disable = *v;
-  if (auto v = flag("shm_disable")) spec.nccl.shm_disable = *v;
-  if (auto v = flag("gdr_disable")) spec.nccl.gdr_disable = *v;
-  if (auto v = flag("overlap_collectives")) spec.serialize_collectives = !*v;
   bool any_set = false;
   for (const auto& [k, v] : P) {
-    if (known_param(k) && std::find(kJobParams.begin(), kJobParams.end(), k) == kJobParams.end() &&
-        k.rfind("var.", 0) != 0 && k.rfind("price.", 0) != 0) {
+    if (job_parameter(k)) {
       spec.sets.push_back(k + "=" + scalar_text(v));
       any_set = true;
     }
   }
   if (any_set) spec.sets_origin = P.count("scenario") ? spec.sets_origin + " / " + origin : origin;
-  spec.nccl_origin = P.count("scenario") ? spec.nccl_origin : origin;
   return spec;
 }
 

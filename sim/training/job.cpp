@@ -4,6 +4,7 @@
 #include <map>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/training/job_parameters.hpp"
 
 namespace vgsim::sim::training {
 
@@ -24,42 +25,6 @@ void flatten(const Json& j, const std::string& prefix, std::map<std::string, std
     else
       out[key] = src;
   }
-}
-
-double number_value(const std::string& origin, const std::string& key, const std::string& val) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(val, &used);
-    if (used != val.size()) throw std::invalid_argument("trailing characters");
-    return v;
-  } catch (const std::exception&) {
-    throw InputError(origin, key, "not a number", "'" + val + "'", "a plain number (see vgsim params)");
-  }
-}
-
-const std::vector<std::string> kComputeKeys = {"compute.eff_compute", "compute.eff_memory", "compute.saturation",
-                                               "compute.measured_throughput", "compute.nccl_sm_per_channel"};
-
-Json settings_value(const models::TrainingSettings& s, const std::string& key) {
-  if (key == "batch_per_gpu") return s.batch_per_gpu;
-  if (key == "tokens_per_gpu") return s.tokens_per_gpu ? Json(*s.tokens_per_gpu) : Json(nullptr);
-  if (key == "precision") return models::to_string(s.precision);
-  if (key == "framework") return models::to_string(s.framework);
-  if (key == "horovod.era") return s.horovod.era;
-  if (key == "horovod.fusion_threshold") return format_bytes(s.horovod.fusion_threshold);
-  if (key == "horovod.cycle_time") return format_time(s.horovod.cycle_time);
-  if (key == "horovod.fp16_compression") return s.horovod.fp16_compression;
-  if (key == "horovod.sparse_as_dense") return s.horovod.sparse_as_dense;
-  if (key == "horovod.hierarchical_allreduce") return s.horovod.hierarchical_allreduce;
-  if (key == "horovod.requests") return s.horovod.requests_at_dispatch ? "dispatch" : "ready";
-  if (key == "ddp.bucket_cap_mb") return static_cast<double>(s.ddp.bucket_cap) / static_cast<double>(MiB);
-  if (key == "ddp.first_bucket_mb") return static_cast<double>(s.ddp.first_bucket) / static_cast<double>(MiB);
-  if (key == "grad_accumulation_steps") return s.grad_accumulation_steps;
-  if (key == "scaling") return models::to_string(s.scaling);
-  if (key == "global_batch") return s.global_batch ? Json(*s.global_batch) : Json(nullptr);
-  if (key == "optimizer") return s.optimizer;
-  if (key == "optimizer_bytes_per_param") return s.optimizer_bytes_per_param;
-  return nullptr;
 }
 
 }  // namespace
@@ -101,34 +66,6 @@ std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cl, const std:
   return out;
 }
 
-void apply_vgpu_sets(virt::VgpuSchedulerOptions& o, const std::vector<std::pair<std::string, std::string>>& sets,
-                     const std::string& origin) {
-  for (const auto& [key, val] : sets) {
-    try {
-      if (key == "vgpu.scheduler") {
-        o.policy = virt::parse_vgpu_policy(val);
-        o.policy_source = origin;
-      } else if (key == "vgpu.time_slice") {
-        o.time_slice = parse_time(val);
-        o.time_slice_source = origin;
-      } else if (key == "vgpu.switch_cost") {
-        o.switch_cost = parse_time(val);
-        o.switch_cost_source = origin;
-      } else {
-        const std::string dym = did_you_mean(key, {"vgpu.scheduler", "vgpu.time_slice", "vgpu.switch_cost"});
-        throw InputError(origin, key, "unknown vGPU parameter", "'" + key + "'",
-                         (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") +
-                             "one of vgpu.scheduler, vgpu.time_slice, vgpu.switch_cost");
-      }
-    } catch (const UnitError& e) {
-      throw InputError(origin, key, "bad value", "'" + val + "'", e.what());
-    }
-  }
-  if (o.switch_cost.ps < 0 || o.time_slice.ps <= o.switch_cost.ps)
-    throw InputError(origin, "vgpu.time_slice", "time slice not above the switch cost",
-                     format_time(o.time_slice) + " vs " + format_time(o.switch_cost), "time_slice > switch_cost >= 0");
-}
-
 models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g) {
   models::GpuComputeSpec s;
   s.name = g.key;
@@ -141,22 +78,17 @@ models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g) {
   return s;
 }
 
-TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
-  TrainingJob job;
-  auto& P = job.params;
-  if (spec.cluster.empty()) throw InputError("", "--cluster", "missing cluster", "", "a preset name or a cluster JSON file");
-  if (spec.workload.empty()) throw InputError("", "--workload", "missing workload", "", "a model name or a model JSON file");
-  if (spec.iterations < 1 || spec.iterations > 1000)
-    throw InputError("", "--iterations", "bad iteration count", std::to_string(spec.iterations), "1..1000");
-  job.iterations = spec.iterations;
-  job.serialize_collectives = spec.serialize_collectives;
-  job.reuse_collective_times = spec.reuse_collective_times;
+namespace {
 
-  // An error reported against an option ("--cluster", "--workload", "--endpoints") moves to where the value was given
-  // when that is a file (a scenario, jobs or plan file).
-  auto at = [](const InputError& e, const std::pair<std::string, std::string>& where, const char* option) {
-    return e.json_path() == option && !where.first.empty() ? e.located(where.first, where.second) : e;
-  };
+// An error reported against an option ("--cluster", "--workload", "--endpoints") moves to where the value was given
+// when that is a file (a scenario, jobs or plan file).
+InputError at(const InputError& e, const std::pair<std::string, std::string>& where, const char* option) {
+  return e.json_path() == option && !where.first.empty() ? e.located(where.first, where.second) : e;
+}
+
+// Cluster, rank placement and the ranks' GPU (ranks are symmetric: a mix of GPU kinds or MIG sizes is refused).
+void resolve_ranks(const JobSpec& spec, const topo::Catalog& catalog, TrainingJob& job) {
+  auto& P = job.params;
   try {
     job.cluster = std::make_shared<const topo::Cluster>(topo::Cluster::resolve(spec.cluster, catalog));
   } catch (const InputError& e) {
@@ -177,12 +109,10 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   } else {
     job.rank_to_endpoint = place_ranks(cl, job.nodes, job.gpus_per_node);
   }
-  P.push_back({"cluster", cl.name(), "cluster " + cl.file()});
-  P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all OS instances (hosts or VMs)"});
+  P.push_back({"cluster", cl.name(), "cluster " + cl.file(), false});
+  P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all OS instances (hosts or VMs)", false});
   P.push_back({"gpus_per_node", job.gpus_per_node,
-               spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first OS instance"});
-
-  // GPU: data-parallel ranks are symmetric; a mix of GPU kinds (or of MIG slice sizes) is not modelled.
+               spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first OS instance", false});
   const auto& eps = cl.endpoints();
   const topo::GpuEndpoint& e0 = eps[job.rank_to_endpoint[0]];
   const topo::GpuModel& g0 = cl.gpu_model(e0.gpu);
@@ -198,190 +128,243 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   if (e0.mode == "mig") {  // a MIG instance gets a fixed share of the SMs and of the memory bandwidth (A4)
     job.gpu.sm_fraction = e0.compute_fraction;
     job.gpu.memory_fraction = e0.memory_fraction;
-    P.push_back({"gpu.mig_profile", e0.profile, "cluster " + cl.file()});
-    P.push_back({"gpu.sm_fraction", e0.compute_fraction, "catalog MIG table (SMs of the instance / SMs of the GPU)"});
-    P.push_back({"gpu.memory_fraction", e0.memory_fraction, "catalog MIG table (memory slices / 8)"});
+    P.push_back({"gpu.mig_profile", e0.profile, "cluster " + cl.file(), false});
+    P.push_back({"gpu.sm_fraction", e0.compute_fraction, "catalog MIG table (SMs of the instance / SMs of the GPU)", false});
+    P.push_back({"gpu.memory_fraction", e0.memory_fraction, "catalog MIG table (memory slices / 8)", false});
   }
   const std::string gsrc = "catalog " + g0.key + ": " + g0.source;
-  P.push_back({"gpu.model", g0.key, gsrc});
-  P.push_back({"gpu.sms", job.gpu.sm_count, gsrc});
-  P.push_back({"gpu.memory_bandwidth", format_bandwidth(job.gpu.memory_bandwidth), gsrc});
-  for (const auto& [k, v] : g0.peak_flops) P.push_back({"gpu.peak_flops." + k, v, gsrc});
+  P.push_back({"gpu.model", g0.key, gsrc, false});
+  P.push_back({"gpu.sms", job.gpu.sm_count, gsrc, false});
+  P.push_back({"gpu.memory_bandwidth", format_bandwidth(job.gpu.memory_bandwidth), gsrc, false});
+  for (const auto& [k, v] : g0.peak_flops) P.push_back({"gpu.peak_flops." + k, v, gsrc, false});
+}
 
-  try {
-    job.model = models::load_model(spec.workload);
-  } catch (const InputError& e) {
-    throw at(e, spec.workload_at, "--workload");
-  }
-  P.push_back({"model", job.model.name, "model file " + job.model.file + " (" + job.model.source + ")"});
+// The NCCL release a job's values ask for (nccl.version among them wins over the knobs): its constants are names.
+std::string requested_version(const JobSpec& spec, const std::vector<std::pair<std::string, std::string>>& assignments) {
+  std::string v = spec.nccl.version;
+  for (const auto& [name, text] : assignments)
+    if (name == "nccl.version" || name == "nccl_version") v = text;
+  return v;
+}
 
-  // Split the key=value pairs by prefix.
-  std::vector<std::string> train_pairs;
-  std::map<std::string, double> compute_sets, nccl_sets, scale_sets;
-  std::vector<std::pair<std::string, std::string>> vgpu_sets;
-  for (const auto& kv : spec.sets) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError(spec.sets_origin, "", "not a key=value pair", "'" + kv + "'",
-                       "key=value, e.g. batch_per_gpu=256, compute.eff_compute=0.5, nccl.base_latency.ring.simple=8.4");
-    const std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
-    if (key.rfind("compute.", 0) == 0) {
-      bool known = false;
-      for (const auto& k : kComputeKeys) known = known || k == key;
-      if (!known) {
-        const std::string dym = did_you_mean(key, kComputeKeys);
-        throw InputError(spec.sets_origin, key, "unknown compute parameter", "'" + key + "'",
-                         (dym.empty() ? std::string() : "did you mean '" + dym + "'? ") + "one of compute.eff_compute, "
-                         "compute.eff_memory, compute.saturation, compute.measured_throughput, compute.nccl_sm_per_channel");
-      }
-      compute_sets[key] = number_value(spec.sets_origin, key, val);
-    } else if (key.rfind("vgpu.", 0) == 0) {
-      vgpu_sets.emplace_back(key, val);
-    } else if (key.rfind("nccl.", 0) == 0) {
-      nccl_sets[key] = number_value(spec.sets_origin, key, val);
-    } else if (key.rfind("capacity_scale.", 0) == 0) {
-      // Capacity multiplier of every resource of one kind (nic-port, pcie, socket-threads, ...; Fabric), e.g. an
-      // achievable fraction of line rate fitted by `vgsim calibrate fit-training`.
-      const double v = number_value(spec.sets_origin, key, val);
-      if (!(v > 0.0 && v <= 1000.0) || key.size() == std::string("capacity_scale.").size())
-        throw InputError(spec.sets_origin, key, "capacity scale out of range", "'" + kv + "'",
-                         "capacity_scale.<resource kind>=x with 0 < x <= 1000, e.g. capacity_scale.nic-port=0.95");
-      scale_sets[key.substr(std::string("capacity_scale.").size())] = v;
-    } else {
-      train_pairs.push_back(kv);
-    }
-  }
-
-  // Training settings: defaults < spec.settings (scenario) < --set.
+// Training settings: defaults < spec.settings (scenario) < given values; the listing's sources.
+void resolve_settings(const JobSpec& spec, const JobValues& given, TrainingJob& job) {
   Json base = Json::object();
   base["batch_per_gpu"] = kDefaultBatchPerGpu;
   if (!spec.settings.is_object())
     throw InputError(spec.settings_origin, "settings", "wrong type", json_snippet(spec.settings), "an object");
   for (auto it = spec.settings.begin(); it != spec.settings.end(); ++it) base[it.key()] = it.value();
+  const auto it = given.by_owner.find(ParamOwner::Settings);
+  const bool any = it != given.by_owner.end();
   job.settings = models::parse_training_settings(
-      base,
-      train_pairs.empty() || spec.sets_origin == spec.settings_origin ? spec.settings_origin
-                                                                      : spec.settings_origin + " + " + spec.sets_origin,
-      train_pairs);
+      base, !any || spec.sets_origin == spec.settings_origin ? spec.settings_origin : spec.settings_origin + " + " + spec.sets_origin,
+      any ? it->second : std::vector<std::pair<std::string, Json>>{});
+}
+
+std::map<std::string, std::string> settings_sources(const JobSpec& spec, const JobValues& given, const TrainingJob& job) {
   std::map<std::string, std::string> src;
-  src["batch_per_gpu"] = "default [assumption]: 64, tf_cnn_benchmarks batch (workloads.md table 2)";
+  src["batch_per_gpu"] = models::training_setting_params().front().source;
   flatten(spec.settings, "", src, spec.settings_origin);
-  for (const auto& kv : train_pairs) src[kv.substr(0, kv.find('='))] = spec.sets_origin;
+  for (const auto& [name, origin] : given.origin) src[name] = origin;
   if (job.settings.scaling == models::Scaling::Strong && src["batch_per_gpu"].rfind("default", 0) == 0)
     src["batch_per_gpu"] = "unused under strong scaling (global_batch / ranks)";
-  for (const char* key : {"batch_per_gpu", "tokens_per_gpu", "precision", "framework", "horovod.era",
-                          "horovod.fusion_threshold", "horovod.cycle_time", "horovod.fp16_compression",
-                          "horovod.sparse_as_dense", "horovod.hierarchical_allreduce", "horovod.requests", "ddp.bucket_cap_mb",
-                          "ddp.first_bucket_mb", "grad_accumulation_steps", "scaling", "global_batch", "optimizer",
-                          "optimizer_bytes_per_param"}) {
-    const std::string k = key;
-    if (k.rfind("horovod.", 0) == 0 && job.settings.framework != models::Framework::Horovod) continue;
-    if (k.rfind("ddp.", 0) == 0 && job.settings.framework != models::Framework::DDP) continue;
-    std::string s = src.count(k) ? src[k] : "";
-    if (s.empty() && (k == "horovod.fusion_threshold" || k == "horovod.cycle_time") && src.count("horovod.era"))
-      s = "from horovod.era (" + src["horovod.era"] + "), workloads.md B8";
-    if (s.empty() && k == "horovod.requests")
-      s = "default: requests queued when the framework dispatches the op, ahead of the GPU (TF graph mode, "
-          "tf_cnn_benchmarks; horovod-internals.md 4, 7)";
-    if (s.empty() && k == "optimizer_bytes_per_param") s = "derived from optimizer and precision (training_settings.hpp)";
-    if (s.empty()) s = "default (training_settings.hpp; workloads.md B8 for framework defaults)";
-    P.push_back({"settings." + k, settings_value(job.settings, k), s});
-  }
-  P.push_back({"settings.per_gpu_batch", job.settings.per_gpu_batch(static_cast<int>(job.ranks())),
-               "derived: batch_per_gpu (weak) or global_batch / (ranks x accumulation) (strong)"});
+  if (!src.count("horovod.fusion_threshold") && src.count("horovod.era"))
+    src["horovod.fusion_threshold"] = "from horovod.era (" + src["horovod.era"] + "), workloads.md B8";
+  if (!src.count("horovod.cycle_time") && src.count("horovod.era"))
+    src["horovod.cycle_time"] = "from horovod.era (" + src["horovod.era"] + "), workloads.md B8";
+  return src;
+}
 
-  // Compute model: --set compute.* < defaults/model file; calibrated mode when a measured throughput is given.
-  if (compute_sets.count("compute.eff_compute")) job.compute.eff_compute = compute_sets["compute.eff_compute"];
-  if (compute_sets.count("compute.eff_memory")) job.compute.eff_memory = compute_sets["compute.eff_memory"];
-  if (compute_sets.count("compute.saturation")) job.compute.saturation = compute_sets["compute.saturation"];
-  for (const char* k : {"compute.eff_compute", "compute.eff_memory"})
-    if (compute_sets.count(k) && !(compute_sets[k] > 0.0 && compute_sets[k] <= 1.0))
-      throw InputError(spec.sets_origin, k, "efficiency out of range", std::to_string(compute_sets[k]), "a fraction in (0, 1]");
-  if (compute_sets.count("compute.saturation") && !(compute_sets["compute.saturation"] > 0.0))
-    throw InputError(spec.sets_origin, "compute.saturation", "non-positive saturation batch",
-                     std::to_string(compute_sets["compute.saturation"]), "units > 0");
-  if (compute_sets.count("compute.nccl_sm_per_channel")) {
-    const double v = compute_sets["compute.nccl_sm_per_channel"];
-    if (!(v >= 0.0 && v <= 64.0))
-      throw InputError(spec.sets_origin, "compute.nccl_sm_per_channel", "SMs per NCCL channel out of range",
-                       std::to_string(v), "0 (no slowdown) .. 64 SMs");
-    job.nccl_sm_per_channel = v;
+// Compute model: given values < model file < defaults; calibrated mode when a measured throughput is given.
+void resolve_compute(const JobValues& given, TrainingJob& job) {
+  if (const auto it = given.by_owner.find(ParamOwner::Compute); it != given.by_owner.end()) {
+    for (const auto& [name, value] : it->second) {
+      const double v = value.get<double>();
+      if (name == "compute.eff_compute") job.compute.eff_compute = v;
+      if (name == "compute.eff_memory") job.compute.eff_memory = v;
+      if (name == "compute.saturation") job.compute.saturation = v;
+      if (name == "compute.measured_throughput") job.measured_throughput = v;
+    }
   }
-  if (compute_sets.count("compute.measured_throughput")) {
-    job.measured_throughput = compute_sets["compute.measured_throughput"];
-    job.compute = models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
-  }
-  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model, job.settings.precision, job.gpu);
-  auto csrc = [&](const std::string& key, bool from_model) {
-    if (compute_sets.count(key)) return spec.sets_origin;
-    if (from_model) return "model file " + job.model.file;
-    return std::string("per-math-path default (compute_model.hpp: default_eff_compute, sources in workloads/models/README.md)");
-  };
-  P.push_back({"compute.eff_compute", rp.eff_compute, csrc("compute.eff_compute", job.model.eff_compute.has_value())});
-  P.push_back({"compute.eff_memory", rp.eff_memory, csrc("compute.eff_memory", job.model.eff_memory.has_value())});
-  P.push_back({"compute.saturation", rp.saturation,
-               compute_sets.count("compute.saturation") ? spec.sets_origin
-               : job.model.saturation_batch ? "model file " + job.model.file
-                                            : std::string("default [assumption] (compute_model.hpp)")});
   if (job.measured_throughput)
-    P.push_back({"compute.measured_throughput", *job.measured_throughput, spec.sets_origin + " (calibrated mode)"});
-  P.push_back({"compute.nccl_sm_per_channel", job.nccl_sm_per_channel,
-               compute_sets.count("compute.nccl_sm_per_channel")
-                   ? spec.sets_origin
-                   : std::string("default: one CTA (one SM) per NCCL channel, enqueue.cc grid = nChannels "
-                                 "(compute_clock.hpp); backward slows by channels x this / gpu.sms while a collective runs")});
-  P.push_back({"compute.calibration_scale", rp.calibration_scale,
-               job.measured_throughput ? "derived: calibrate_to_throughput(measured_throughput)" : "default: 1 (uncalibrated roofline)"});
+    job.compute = models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
+}
 
-  // NCCL options.
-  const NcclKnobs& kn = spec.nccl;
+// NCCL: the knobs (spec < given), the release's constants (given values win) and capacity scales.
+void resolve_nccl(const JobSpec& spec, const JobValues& given, NcclKnobs& kn, TrainingJob& job) {
+  kn = spec.nccl;
+  for (const auto owner : {ParamOwner::NcclKnob, ParamOwner::NcclConstant, ParamOwner::Capacity}) {
+    const auto it = given.by_owner.find(owner);
+    if (it == given.by_owner.end()) continue;
+    for (const auto& [name, value] : it->second) {
+      if (owner == ParamOwner::NcclKnob) kn.set(name, value);
+      if (owner == ParamOwner::Capacity) job.comm.capacity_scale[name.substr(name.find('.') + 1)] = value.get<double>();
+    }
+  }
   job.comm.nccl = kn.tuning();
-  for (const auto& [k, v] : nccl_sets) {
-    try {
-      job.comm.nccl.set(k, v);
-    } catch (const UnitError& e) {
-      throw InputError(spec.sets_origin, k, "bad NCCL parameter", std::to_string(v), e.what());
+  if (const auto it = given.by_owner.find(ParamOwner::NcclConstant); it != given.by_owner.end()) {
+    for (const auto& [name, value] : it->second) {
+      try {
+        job.comm.nccl.set(name, value.get<double>());
+      } catch (const UnitError& e) {
+        throw InputError(spec.sets_origin, name, "bad NCCL parameter", param_text(value), e.what());
+      }
     }
   }
   kn.apply(job.comm);
   job.comm.max_transfers = spec.max_transfers;
-  auto nsrc = [&](bool given) { return given ? spec.nccl_origin : std::string("NCCL default"); };
-  P.push_back({"nccl.version", job.comm.nccl.version,
-               "tuning tables (--nccl-version)" +
-                   (job.comm.nccl.approximation.empty() ? std::string() : "; " + job.comm.nccl.approximation)});
-  P.push_back({"nccl.algo", kn.algo.empty() ? "auto" : kn.algo, nsrc(!kn.algo.empty())});
-  P.push_back({"nccl.proto", kn.proto.empty() ? "auto" : kn.proto, nsrc(!kn.proto.empty())});
-  P.push_back({"nccl.channels", kn.channels ? Json(kn.channels) : Json("auto"), nsrc(kn.channels != 0)});
-  P.push_back({"nccl.p2p_level", topo::to_string(job.comm.path.p2p_level), nsrc(!kn.p2p_level.empty())});
-  P.push_back({"nccl.gdr_level", topo::to_string(job.comm.path.gdr_level), nsrc(!kn.gdr_level.empty())});
-  P.push_back({"nccl.ib_disable", job.comm.path.ib_disable, nsrc(kn.ib_disable.has_value())});
-  P.push_back({"nccl.p2p_disable", job.comm.path.p2p_disable, nsrc(kn.p2p_disable.has_value())});
-  P.push_back({"nccl.shm_disable", job.comm.path.shm_disable, nsrc(kn.shm_disable.has_value())});
-  P.push_back({"nccl.gdr_disable", job.comm.path.gdr_disable, nsrc(kn.gdr_disable.has_value())});
-  for (const auto& prm : job.comm.nccl.list())
-    P.push_back({prm.name, prm.value, nccl_sets.count(prm.name) ? spec.sets_origin : prm.source});
-  for (const auto& [kind, scale] : scale_sets) job.comm.capacity_scale[kind] = scale;
-  for (const auto& [kind, scale] : job.comm.capacity_scale)
-    P.push_back({"capacity_scale." + kind, scale, scale_sets.count(kind) ? spec.sets_origin : "communicator options"});
-  // Virtualization: the VM's compute efficiency and the vGPU scheduler.
-  if (e0.vm_index != UINT32_MAX) {
-    const topo::VmInfo& vm = cl.vms()[e0.vm_index];
-    job.compute_efficiency = vm.overheads.compute_efficiency;
-    P.push_back({"virt.compute_efficiency", job.compute_efficiency,
-                 "hypervisor " + vm.overheads.hypervisor + ": " + vm.overheads.compute_source});
-  } else {
-    P.push_back({"virt.compute_efficiency", 1.0, "bare metal"});
+}
+
+// The job's own values (sim.*, virt.*, compute.nccl_sm_per_channel) and the vGPU scheduler's.
+void resolve_job_values(const JobSpec& spec, const JobValues& given, TrainingJob& job) {
+  const topo::Cluster& cl = *job.cluster;
+  const topo::GpuEndpoint& e0 = cl.endpoints()[job.rank_to_endpoint[0]];
+  if (e0.vm_index != UINT32_MAX) job.compute_efficiency = cl.vms()[e0.vm_index].overheads.compute_efficiency;
+  if (const auto it = given.by_owner.find(ParamOwner::Job); it != given.by_owner.end()) {
+    for (const auto& [name, value] : it->second) {
+      if (name == "compute.nccl_sm_per_channel") job.nccl_sm_per_channel = value.get<double>();
+      if (name == "virt.compute_efficiency") job.compute_efficiency = value.get<double>();
+      if (name == "sim.iterations") job.iterations = value.get<int>();
+      if (name == "sim.horovod_tick_phases") job.tick_phases = value.get<int>();
+      if (name == "sim.overlap_collectives") job.serialize_collectives = !value.get<bool>();
+    }
   }
-  apply_vgpu_sets(job.vgpu, vgpu_sets, spec.sets_origin);
-  P.push_back({"vgpu.scheduler", virt::to_string(job.vgpu.policy), job.vgpu.policy_source});
-  P.push_back({"vgpu.time_slice", format_time(job.vgpu.time_slice), job.vgpu.time_slice_source});
-  P.push_back({"vgpu.switch_cost", format_time(job.vgpu.switch_cost), job.vgpu.switch_cost_source});
-  P.push_back({"sim.iterations", job.iterations, "--iterations (default 3)"});
-  if (job.settings.framework == models::Framework::Horovod && job.ranks() > 1)
-    P.push_back({"sim.horovod_tick_phases", job.tick_phases,
-                 "assumption: uniform phase, K samples (steady state = mean over K evenly spaced cycle-tick phases; "
-                 "job.hpp kDefaultTickPhases)"});
-  P.push_back({"sim.serialize_collectives", job.serialize_collectives, "one NCCL stream (default)"});
+  const auto it = given.by_owner.find(ParamOwner::Vgpu);
+  virt::apply_vgpu_params(job.vgpu, it == given.by_owner.end() ? std::vector<std::pair<std::string, Json>>{} : it->second,
+                          spec.sets_origin);
+}
+
+// One record per parameter of the registry (in its order) with the value used and where it came from.
+Json setting_or_skip(const TrainingJob& job, const std::string& n, bool& skip) {
+  const auto fw = job.settings.framework;
+  skip = (n.rfind("horovod.", 0) == 0 && fw != models::Framework::Horovod) ||
+         (n.rfind("ddp.", 0) == 0 && fw != models::Framework::DDP) ||
+         (n == "global_batch" && job.settings.scaling == models::Scaling::Weak);  // refused under weak scaling
+  return models::training_setting_value(job.settings, n);
+}
+
+std::pair<Json, std::string> compute_record(const TrainingJob& job, const ParamDecl& d) {
+  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model, job.settings.precision, job.gpu);
+  const std::string model_file = "model file " + job.model.file;
+  if (d.name == "compute.eff_compute") return {rp.eff_compute, job.model.eff_compute ? model_file : d.source};
+  if (d.name == "compute.eff_memory") return {rp.eff_memory, job.model.eff_memory ? model_file : d.source};
+  if (d.name == "compute.saturation") return {rp.saturation, job.model.saturation_batch ? model_file : d.source};
+  return {job.measured_throughput ? Json(*job.measured_throughput) : Json(nullptr), d.source};
+}
+
+std::pair<Json, std::string> job_record(const TrainingJob& job, const ParamDecl& d) {
+  if (d.name == "compute.nccl_sm_per_channel") return {job.nccl_sm_per_channel, d.source};
+  if (d.name == "virt.compute_efficiency") {
+    const topo::Cluster& cl = *job.cluster;
+    const topo::GpuEndpoint& e0 = cl.endpoints()[job.rank_to_endpoint[0]];
+    if (e0.vm_index == UINT32_MAX) return {job.compute_efficiency, "bare metal"};
+    const auto& o = cl.vms()[e0.vm_index].overheads;
+    return {job.compute_efficiency, "hypervisor " + o.hypervisor + ": " + o.compute_source};
+  }
+  if (d.name == "sim.iterations") return {job.iterations, d.source};
+  if (d.name == "sim.horovod_tick_phases") return {job.tick_phases, d.source};
+  return {!job.serialize_collectives, d.source};  // sim.overlap_collectives
+}
+
+std::pair<Json, std::string> knob_record(const TrainingJob& job, const NcclKnobs& kn, const std::string& spec_origin,
+                                         const ParamDecl& d) {
+  const std::string& n = d.name;
+  const auto src = [&](bool given) { return given ? spec_origin : d.source; };
+  const topo::PathOptions& path = job.comm.path;
+  if (n == "nccl.version")
+    return {job.comm.nccl.version, "tuning tables (--nccl-version)" + (job.comm.nccl.approximation.empty()
+                                                                           ? std::string()
+                                                                           : "; " + job.comm.nccl.approximation)};
+  if (n == "nccl.algo") return {kn.algo.empty() ? "auto" : kn.algo, src(!kn.algo.empty())};
+  if (n == "nccl.proto") return {kn.proto.empty() ? "auto" : kn.proto, src(!kn.proto.empty())};
+  if (n == "nccl.channels") return {kn.channels, src(kn.channels != 0)};
+  if (n == "nccl.p2p_level") return {topo::to_string(path.p2p_level), src(!kn.p2p_level.empty())};
+  if (n == "nccl.gdr_level") return {topo::to_string(path.gdr_level), src(!kn.gdr_level.empty())};
+  if (n == "nccl.ib_disable") return {path.ib_disable, src(kn.ib_disable.has_value())};
+  if (n == "nccl.p2p_disable") return {path.p2p_disable, src(kn.p2p_disable.has_value())};
+  if (n == "nccl.shm_disable") return {path.shm_disable, src(kn.shm_disable.has_value())};
+  return {path.gdr_disable, src(kn.gdr_disable.has_value())};  // nccl.gdr_disable
+}
+
+std::pair<Json, std::string> vgpu_record(const TrainingJob& job, const ParamDecl& d) {
+  if (d.name == "vgpu.scheduler") return {virt::to_string(job.vgpu.policy), job.vgpu.policy_source};
+  if (d.name == "vgpu.time_slice") return {format_time(job.vgpu.time_slice), job.vgpu.time_slice_source};
+  return {format_time(job.vgpu.switch_cost), job.vgpu.switch_cost_source};
+}
+
+void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobValues& given, const NcclKnobs& kn,
+                       TrainingJob& job) {
+  const auto settings_src = settings_sources(spec, given, job);
+  std::map<std::string, double> constants;
+  for (const auto& prm : job.comm.nccl.list()) constants[prm.name] = prm.value;
+  for (const ParamDecl& d : reg.registry.all()) {
+    std::pair<Json, std::string> r;
+    switch (reg.owner.at(d.name)) {
+      case ParamOwner::Settings: {
+        bool skip = false;
+        r.first = setting_or_skip(job, d.name, skip);
+        if (skip) continue;
+        r.second = settings_src.count(d.name) ? settings_src.at(d.name) : d.source;
+        break;
+      }
+      case ParamOwner::Compute: r = compute_record(job, d); break;
+      case ParamOwner::Job: r = job_record(job, d); break;
+      case ParamOwner::NcclKnob: r = knob_record(job, kn, spec.nccl_origin, d); break;
+      case ParamOwner::NcclConstant: r = {constants.at(d.name), d.source}; break;
+      case ParamOwner::Capacity: {
+        const auto it = job.comm.capacity_scale.find(d.name.substr(d.name.find('.') + 1));
+        r = it == job.comm.capacity_scale.end() ? std::pair<Json, std::string>{1.0, d.source}
+                                                : std::pair<Json, std::string>{it->second, "communicator options"};
+        break;
+      }
+      case ParamOwner::Vgpu: r = vgpu_record(job, d); break;
+    }
+    if (given.has(d.name) && reg.owner.at(d.name) != ParamOwner::Vgpu) r.second = given.origin.at(d.name);
+    job.params.push_back({d.name, r.first, r.second});
+  }
+  // Derived values (not parameters: they follow from the ones above).
+  job.params.push_back({"per_gpu_batch", job.settings.per_gpu_batch(static_cast<int>(job.ranks())),
+                        "derived: batch_per_gpu (weak) or global_batch / (ranks x accumulation) (strong)", false});
+  job.params.push_back({"compute.calibration_scale",
+                        models::resolve(job.compute, job.model, job.settings.precision, job.gpu).calibration_scale,
+                        job.measured_throughput ? "derived: calibrate_to_throughput(measured_throughput)"
+                                                : "default: 1 (uncalibrated roofline)",
+                        false});
+}
+
+}  // namespace
+
+TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
+  TrainingJob job;
+  if (spec.cluster.empty()) throw InputError("", "--cluster", "missing cluster", "", "a preset name or a cluster JSON file");
+  if (spec.workload.empty()) throw InputError("", "--workload", "missing workload", "", "a model name or a model JSON file");
+  if (spec.iterations < 1 || spec.iterations > 1000)
+    throw InputError("", "--iterations", "bad iteration count", std::to_string(spec.iterations), "1..1000");
+  job.iterations = spec.iterations;
+  job.serialize_collectives = spec.serialize_collectives;
+  job.reuse_collective_times = spec.reuse_collective_times;
+  resolve_ranks(spec, catalog, job);
+  try {
+    job.model = models::load_model(spec.workload);
+  } catch (const InputError& e) {
+    throw at(e, spec.workload_at, "--workload");
+  }
+  job.params.push_back({"model", job.model.name, "model file " + job.model.file + " (" + job.model.source + ")", false});
+
+  // Every name=value is split once, checked against its declaration and handed to its owner.
+  std::vector<std::pair<std::string, std::string>> assignments;
+  for (const auto& kv : spec.sets) assignments.push_back(split_assignment(kv, spec.sets_origin));
+  NcclKnobs version_only;
+  version_only.version = requested_version(spec, assignments);
+  const JobParameters registry = job_parameters(version_only.tuning(spec.sets_origin), *job.cluster);
+  const JobValues given = read_job_values(registry, assignments, spec.sets_origin);
+
+  resolve_settings(spec, given, job);
+  resolve_compute(given, job);
+  NcclKnobs knobs;
+  resolve_nccl(spec, given, knobs, job);
+  resolve_job_values(spec, given, job);
+  record_parameters(spec, registry, given, knobs, job);
   return job;
 }
 

@@ -14,6 +14,38 @@ namespace vgsim::sim::training {
 
 std::string scenarios_dir() { return (fs::path(topo::Catalog::data_dir()) / "workloads" / "scenarios").string(); }
 
+namespace {
+
+// The "nccl" object: each member is the knob parameter nccl.<member> (nccl_knob_params), checked against its
+// declaration. A path level is also checked against the release (read first) so the error names this file.
+void read_nccl(JsonReader& n, NcclKnobs& knobs) {
+  ParamRegistry reg;
+  reg.add(nccl_knob_params());
+  if (n.has("version")) {
+    n.allow("version");
+    knobs.set("nccl.version", read_param(reg.require("nccl.version", n.file()), n.json().at("version"), n.file(),
+                                         n.path_of("version")));
+  }
+  for (auto it = n.json().begin(); it != n.json().end(); ++it) {
+    if (it.key() == "version") continue;
+    const ParamDecl* d = reg.find("nccl." + it.key());
+    if (!d) continue;  // finish() names it with a did-you-mean
+    n.allow(it.key());
+    const Json v = read_param(*d, it.value(), n.file(), n.path_of(it.key()));
+    if (d->name == "nccl.p2p_level" || d->name == "nccl.gdr_level") {
+      try {
+        (void)sim::parse_path_level(v.get<std::string>(), knobs.version);
+      } catch (const UnitError& e) {
+        n.fail(it.key(), e.what(), "a path name or an integer level of NCCL " + knobs.version);
+      }
+    }
+    knobs.set(d->name, v);
+  }
+  n.finish();
+}
+
+}  // namespace
+
 Scenario parse_scenario(JsonReader& r) {
   Scenario s;
   s.file = r.file();
@@ -36,39 +68,7 @@ Scenario parse_scenario(JsonReader& r) {
   }
   j.sets = r.has("set") ? r.strings("set") : std::vector<std::string>{};
   j.sets_origin = label;
-  if (auto n = r.opt_object("nccl")) {
-    j.nccl.algo = n->opt_one_of("algo", {"ring", "tree", "nvls", "nvlstree"}).value_or("");
-    j.nccl.proto = n->opt_one_of("proto", {"ll", "ll128", "simple"}).value_or("");
-    j.nccl.channels = static_cast<std::uint32_t>(n->opt_integer("channels", 1, 64).value_or(0));
-    // A name or NCCL's legacy integer (a JSON number or a string), read by the one parser, sim::parse_path_level,
-    // with the version of this file (read first) or the default.
-    const std::string level_version = n->has("version") && n->json().at("version").is_string()
-                                          ? n->json().at("version").get<std::string>()
-                                          : j.nccl.version;
-    auto level = [&](const char* key) -> std::string {
-      if (!n->has(key)) return "";
-      n->allow(key);
-      const Json& v = n->json().at(key);
-      if (!v.is_string() && !v.is_number_integer())
-        n->fail(key, "wrong type", "a path name (LOC, NVL, PIX, PXB, PHB, SYS) or an integer level");
-      const std::string text = v.is_string() ? v.get<std::string>() : std::to_string(v.get<std::int64_t>());
-      try {
-        (void)sim::parse_path_level(text, level_version);
-      } catch (const UnitError& e) {
-        n->fail(key, e.what(), "a path name or an integer level of NCCL " + level_version);
-      }
-      return text;
-    };
-    j.nccl.p2p_level = level("p2p_level");
-    j.nccl.gdr_level = level("gdr_level");
-    j.nccl.ib_disable = n->opt_boolean("ib_disable");
-    j.nccl.p2p_disable = n->opt_boolean("p2p_disable");
-    j.nccl.shm_disable = n->opt_boolean("shm_disable");
-    j.nccl.gdr_disable = n->opt_boolean("gdr_disable");
-    j.nccl.version = n->opt_string("version").value_or(j.nccl.version);
-    j.nccl_origin = label;
-    n->finish();
-  }
+  if (auto n = r.opt_object("nccl")) read_nccl(*n, j.nccl), j.nccl_origin = label;
   r.finish();
   return s;
 }

@@ -31,6 +31,50 @@ VgpuPolicy parse_vgpu_policy(const std::string& s) {
                   ", expected best_effort, equal_share or fixed_share");
 }
 
+const std::vector<ParamDecl>& vgpu_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const VgpuSchedulerOptions defaults;
+    ParamDecl policy;
+    policy.name = "vgpu.scheduler";
+    policy.type = ParamType::Choice;
+    policy.choices = {"best_effort", "equal_share", "fixed_share"};
+    policy.help = "NVIDIA vGPU time-slice scheduler of a shared GPU";
+    policy.source = defaults.policy_source;
+    ParamDecl slice;
+    slice.name = "vgpu.time_slice";
+    slice.type = ParamType::Time;
+    slice.help = "time slice a vGPU context runs before the next";
+    slice.source = defaults.time_slice_source;
+    ParamDecl cost;
+    cost.name = "vgpu.switch_cost";
+    cost.type = ParamType::Time;
+    cost.help = "time lost at the start of a slice given to another context";
+    cost.source = defaults.switch_cost_source;
+    return std::vector<ParamDecl>{policy, slice, cost};
+  }();
+  return decls;
+}
+
+void apply_vgpu_params(VgpuSchedulerOptions& o, const std::vector<std::pair<std::string, Json>>& values,
+                       const std::string& origin) {
+  for (const auto& [name, value] : values) {
+    const std::string text = value.get<std::string>();
+    if (name == "vgpu.scheduler") {
+      o.policy = parse_vgpu_policy(text);
+      o.policy_source = origin;
+    } else if (name == "vgpu.time_slice") {
+      o.time_slice = parse_time(text);
+      o.time_slice_source = origin;
+    } else if (name == "vgpu.switch_cost") {
+      o.switch_cost = parse_time(text);
+      o.switch_cost_source = origin;
+    }
+  }
+  if (o.switch_cost.ps < 0 || o.time_slice.ps <= o.switch_cost.ps)
+    throw InputError(origin, "vgpu.time_slice", "time slice not above the switch cost",
+                     format_time(o.time_slice) + " vs " + format_time(o.switch_cost), "time_slice > switch_cost >= 0");
+}
+
 VgpuScheduler::VgpuScheduler(const topo::Cluster& cluster, Simulator& sim, VgpuSchedulerOptions options)
     : cluster_(cluster), sim_(sim), options_(std::move(options)) {
   if (options_.switch_cost.ps < 0 || options_.time_slice.ps <= options_.switch_cost.ps)

@@ -167,4 +167,33 @@ ComputeResult scale_compute(ComputeResult cr, double speed) {
   return cr;
 }
 
+const std::vector<ParamDecl>& compute_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    auto fraction = [](const char* name, const char* help) {
+      ParamDecl d;
+      d.name = name;
+      d.unit = "fraction";
+      d.min = 0.0, d.min_open = true, d.max = 1.0;
+      d.help = help;
+      d.source = "per-math-path default (compute_model.hpp: default_eff_compute, sources in workloads/models/README.md)";
+      return d;
+    };
+    ParamDecl sat;
+    sat.name = "compute.saturation";
+    sat.unit = "samples or tokens";
+    sat.min = 0.0, sat.min_open = true;
+    sat.help = "work units that fill a 108-SM GPU (below it a layer takes as long as at it)";
+    sat.source = "default [assumption] (compute_model.hpp kDefaultSaturationSamples / Tokens)";
+    ParamDecl meas;
+    meas.name = "compute.measured_throughput";
+    meas.unit = "samples/s";
+    meas.min = 0.0, meas.min_open = true;
+    meas.help = "measured single-GPU throughput: scales the roofline to it (calibrated mode)";
+    meas.source = "default: unset (uncalibrated roofline)";
+    return std::vector<ParamDecl>{fraction("compute.eff_compute", "achieved fraction of peak FLOP/s"),
+                                  fraction("compute.eff_memory", "achieved fraction of memory bandwidth"), sat, meas};
+  }();
+  return decls;
+}
+
 }  // namespace vgsim::models

@@ -2,8 +2,6 @@
 #include "vgsim/workloads/models/training_settings.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 namespace vgsim::models {
 
@@ -120,60 +118,148 @@ TrainingSettings parse_training_settings(const Json& j, const std::string& file)
 
 namespace {
 
-Json typed_value(const std::string& v) {
-  if (v == "true") return true;
-  if (v == "false") return false;
-  std::int64_t i = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), i);
-  if (ec == std::errc() && p == v.data() + v.size()) return i;
-  double d = 0.0;
-  auto [p2, ec2] = std::from_chars(v.data(), v.data() + v.size(), d);
-  // NaN and infinities stay strings: a JSON number cannot hold them (it would print as null in a message).
-  if (ec2 == std::errc() && p2 == v.data() + v.size() && std::isfinite(d)) return d;
-  return v;
+ParamDecl decl(const char* name, ParamType type, const char* unit, const char* help, const char* source) {
+  ParamDecl d;
+  d.name = name;
+  d.type = type;
+  d.unit = unit;
+  d.help = help;
+  d.source = source;
+  return d;
+}
+ParamDecl choice(const char* name, std::vector<std::string> choices, const char* help, const char* source) {
+  ParamDecl d = decl(name, ParamType::Choice, "", help, source);
+  d.choices = std::move(choices);
+  return d;
+}
+ParamDecl ranged(ParamDecl d, double min, double max) {
+  d.min = min;
+  d.max = max;
+  return d;
 }
 
-void apply_pairs(Json& j, const std::vector<std::string>& pairs, const std::string& origin) {
-  for (const auto& kv : pairs) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError(origin, "", "not a key=value pair", "'" + kv + "'",
-                       "key=value, e.g. precision=amp or horovod.cycle_time=1ms");
-    const std::string key = kv.substr(0, eq);
-    Json* node = &j;
-    std::size_t start = 0;
-    for (;;) {
-      const auto dot = key.find('.', start);
-      const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (part.empty()) throw InputError(origin, key, "empty key segment", "'" + kv + "'", "dotted key like ddp.bucket_cap_mb");
-      if (dot == std::string::npos) {
-        (*node)[part] = typed_value(kv.substr(eq + 1));
-        break;
-      }
-      Json& child = (*node)[part];
-      if (!child.is_object()) child = Json::object();
-      node = &child;
-      start = dot + 1;
-    }
+// Places a checked value under its dotted name ("horovod.cycle_time" -> {"horovod": {"cycle_time": v}}).
+void place(Json& j, const std::string& name, const Json& value) {
+  Json* node = &j;
+  std::size_t start = 0;
+  for (auto dot = name.find('.'); dot != std::string::npos; start = dot + 1, dot = name.find('.', start)) {
+    Json& child = (*node)[name.substr(start, dot - start)];
+    if (!child.is_object()) child = Json::object();
+    node = &child;
   }
+  (*node)[name.substr(start)] = value;
 }
 
 }  // namespace
 
-TrainingSettings parse_training_settings_kv(const std::vector<std::string>& pairs, const std::string& origin) {
-  Json j = Json::object();
-  apply_pairs(j, pairs, origin);
-  JsonReader r(j, origin);
-  return parse_training_settings(r);
+const std::vector<ParamDecl>& training_setting_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const char* hv = "workloads.md B8; horovod docs/tensor-fusion.rst, operations.cc (training_settings.hpp)";
+    return std::vector<ParamDecl>{
+        ranged(decl("batch_per_gpu", ParamType::Integer, "samples",
+                    "samples per GPU per micro-step (weak scaling; derived from global_batch under strong scaling)",
+                    "default [assumption]: 64, tf_cnn_benchmarks batch (workloads.md table 2)"),
+               1, 1e12),
+        ranged(decl("tokens_per_gpu", ParamType::Integer, "tokens",
+                    "token models: tokens per GPU per micro-step (overrides batch x sequence length)",
+                    "default: unset (batch x the model's sequence length)"),
+               1, 1e15),
+        choice("precision", {"fp32", "tf32", "fp16", "bf16", "amp"}, "math precision of the training step",
+               "default: fp32 (training_settings.hpp)"),
+        choice("framework", {"horovod", "ddp", "none"}, "gradient exchange: Horovod tensor fusion, PyTorch DDP buckets, none",
+               "default: ddp (training_settings.hpp)"),
+        choice("horovod.era", {"2017-2020", "current"},
+               "Horovod defaults: 2017-2020 = 64 MiB / 5 ms, current = 128 MiB / 1 ms", hv),
+        decl("horovod.fusion_threshold", ParamType::Bytes, "B", "Horovod tensor-fusion buffer (0 disables fusion)", hv),
+        decl("horovod.cycle_time", ParamType::Time, "s", "Horovod background-thread cycle", hv),
+        decl("horovod.fp16_compression", ParamType::Boolean, "", "hvd.Compression.fp16: gradients travel as 2-byte elements",
+             "default: false (Horovod)"),
+        decl("horovod.sparse_as_dense", ParamType::Boolean, "",
+             "sparse (embedding) gradients allreduced densely instead of allgathered", "default: false (Horovod)"),
+        decl("horovod.hierarchical_allreduce", ParamType::Boolean, "", "HOROVOD_HIERARCHICAL_ALLREDUCE",
+             "default: false (Horovod)"),
+        choice("horovod.requests", {"dispatch", "ready"},
+               "when a gradient's allreduce request reaches Horovod's queue: as the op is dispatched, or as the gradient is ready",
+               "default: dispatch, TF graph mode as in tf_cnn_benchmarks (horovod-internals.md 4, 7)"),
+        ranged(decl("ddp.bucket_cap_mb", ParamType::Number, "MiB", "PyTorch DDP bucket cap",
+                    "default: 25 (torch/lib/c10d/reducer.hpp kDefaultBucketBytesCap; workloads.md B8)"),
+               1e-6, 1e6),
+        ranged(decl("ddp.first_bucket_mb", ParamType::Number, "MiB", "PyTorch DDP first bucket",
+                    "default: 1 (dist._DEFAULT_FIRST_BUCKET_BYTES; workloads.md B8)"),
+               0, 1e6),
+        ranged(decl("grad_accumulation_steps", ParamType::Integer, "", "micro-steps per allreduce", "default: 1"), 1,
+               1 << 20),
+        choice("scaling", {"weak", "strong"}, "weak: batch_per_gpu fixed; strong: global_batch fixed",
+               "default: weak (training_settings.hpp)"),
+        ranged(decl("global_batch", ParamType::Integer, "samples", "samples per optimizer step, all GPUs (strong scaling)",
+                    "default: unset (weak scaling)"),
+               1, 1e15),
+        ranged(decl("steps_to_converge", ParamType::Integer, "steps", "optimizer steps to convergence (time-to-train)",
+                    "default: unset"),
+               1, 1e15),
+        choice("optimizer", {"sgd", "sgd_momentum", "adam", "adamw"}, "optimizer whose memory traffic the step pays",
+               "default: sgd_momentum (training_settings.hpp)"),
+        ranged(decl("optimizer_bytes_per_param", ParamType::Number, "B", "optimizer memory traffic per parameter per step",
+                    "derived from optimizer and precision (training_settings.hpp)"),
+               0, 1000),
+    };
+  }();
+  return decls;
+}
+
+Json training_setting_value(const TrainingSettings& s, const std::string& name) {
+  if (name == "batch_per_gpu") return s.batch_per_gpu;
+  if (name == "tokens_per_gpu") return s.tokens_per_gpu ? Json(*s.tokens_per_gpu) : Json(nullptr);
+  if (name == "precision") return to_string(s.precision);
+  if (name == "framework") return to_string(s.framework);
+  if (name == "horovod.era") return s.horovod.era;
+  if (name == "horovod.fusion_threshold") return format_bytes(s.horovod.fusion_threshold);
+  if (name == "horovod.cycle_time") return format_time(s.horovod.cycle_time);
+  if (name == "horovod.fp16_compression") return s.horovod.fp16_compression;
+  if (name == "horovod.sparse_as_dense") return s.horovod.sparse_as_dense;
+  if (name == "horovod.hierarchical_allreduce") return s.horovod.hierarchical_allreduce;
+  if (name == "horovod.requests") return s.horovod.requests_at_dispatch ? "dispatch" : "ready";
+  if (name == "ddp.bucket_cap_mb") return static_cast<double>(s.ddp.bucket_cap) / static_cast<double>(MiB);
+  if (name == "ddp.first_bucket_mb") return static_cast<double>(s.ddp.first_bucket) / static_cast<double>(MiB);
+  if (name == "grad_accumulation_steps") return s.grad_accumulation_steps;
+  if (name == "scaling") return to_string(s.scaling);
+  if (name == "global_batch") return s.global_batch ? Json(*s.global_batch) : Json(nullptr);
+  if (name == "steps_to_converge") return s.steps_to_converge ? Json(*s.steps_to_converge) : Json(nullptr);
+  if (name == "optimizer") return s.optimizer;
+  if (name == "optimizer_bytes_per_param") return s.optimizer_bytes_per_param;
+  return nullptr;
 }
 
 TrainingSettings parse_training_settings(const Json& j, const std::string& file,
-                                         const std::vector<std::string>& pairs) {
+                                         const std::vector<std::pair<std::string, Json>>& values) {
   Json merged = j;
   if (!merged.is_object()) throw InputError(file, "$", "wrong type", json_snippet(j), "an object");
-  apply_pairs(merged, pairs, file + " (with --set)");
+  for (const auto& [name, value] : values) place(merged, name, value);
   JsonReader r(merged, file);
   return parse_training_settings(r);
+}
+
+namespace {
+
+std::vector<std::pair<std::string, Json>> checked(const std::vector<std::string>& pairs, const std::string& origin) {
+  ParamRegistry reg;
+  reg.add(training_setting_params());
+  std::vector<std::pair<std::string, Json>> values;
+  for (const auto& kv : pairs) {
+    const auto [name, text] = split_assignment(kv, origin);
+    values.emplace_back(name, read_param(reg.require(name, origin), text, origin));
+  }
+  return values;
+}
+
+}  // namespace
+
+TrainingSettings parse_training_settings(const Json& j, const std::string& file, const std::vector<std::string>& pairs) {
+  return parse_training_settings(j, file, checked(pairs, file + " (with --set)"));
+}
+
+TrainingSettings parse_training_settings_kv(const std::vector<std::string>& pairs, const std::string& origin) {
+  return parse_training_settings(Json::object(), origin, checked(pairs, origin));
 }
 
 }  // namespace vgsim::models

@@ -3,6 +3,7 @@
 // collective`, `vgsim train`, scenario files and sweep plans; parsing and validation happen once, in apply() and
 // tuning(). Empty / zero / unset means "NCCL's own choice". Not the 156 model constants (coll::NcclTuning, --set).
 #pragma once
+#include "vgsim/kernel/parameter.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -26,7 +27,14 @@ struct NcclKnobs {
   // Parses algo / proto / channels / path knobs into `opt`, leaving opt.nccl alone (so a calibration profile and
   // --set overrides applied to it survive). Errors name `origin` and the knob's option name.
   void apply(CommOptions& opt, const std::string& origin = "") const;
+  // Sets one knob by its parameter name (nccl.algo, nccl.channels, ...) to a value checked against nccl_knob_params().
+  void set(const std::string& name, const Json& value);
 };
+
+// The knobs as parameters, declared once here: nccl.version, nccl.algo, nccl.proto, nccl.channels, nccl.p2p_level,
+// nccl.gdr_level, nccl.ib_disable, nccl.p2p_disable, nccl.shm_disable, nccl.gdr_disable (the names scenario files'
+// "nccl" object and sweep plans use; the command line spells them --algo, --gdr-level, ... as nccl-tests does).
+const std::vector<ParamDecl>& nccl_knob_params();
 
 // NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL as NCCL `nccl_version` reads them: a path-type name (LOC, NVL, PIX, PXB, PHB,
 // SYS, NET; case-sensitive, as NCCL's strcmp) or an integer. Integers are NCCL's legacy numbering, not the PATH_*

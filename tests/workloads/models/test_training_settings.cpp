@@ -59,22 +59,24 @@ TEST_CASE("JSON settings with overrides and strong scaling") {
   CHECK(st.per_gpu_batch(1) == 512);
 }
 
+// Values given as name=value are checked against the declarations (training_setting_params) before the JSON reader
+// sees them, so the error names the parameter, the value and its declared type, range or choices.
 TEST_CASE("settings errors name the key, the value and the expectation") {
   const auto e1 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "precision=fp8"}); });
   CHECK(has(e1, "--set"));
-  CHECK(has(e1, "$.precision"));
+  CHECK(has(e1, "precision: not an accepted value"));
   CHECK(has(e1, "fp8"));
   CHECK(has(e1, "amp"));  // the accepted values are listed
 
   const auto e2 = error_of([] { parse_training_settings_kv({"batch_per_gpu=0"}); });
-  CHECK(has(e2, "$.batch_per_gpu"));
+  CHECK(has(e2, "batch_per_gpu: out of range"));
   CHECK(has(e2, "0"));
   CHECK(has(e2, "an integer in [1,"));
 
   const auto e3 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "framework=horovod",
                                                              "horovod.fusion_treshold=64MiB"}); });
-  CHECK(has(e3, "$.horovod.fusion_treshold"));
-  CHECK(has(e3, "did you mean 'fusion_threshold'"));
+  CHECK(has(e3, "horovod.fusion_treshold: unknown parameter"));
+  CHECK(has(e3, "did you mean 'horovod.fusion_threshold'"));
 
   const auto e4 = error_of([] { parse_training_settings_kv({"scaling=strong"}); });
   CHECK(has(e4, "$.global_batch"));
@@ -82,7 +84,7 @@ TEST_CASE("settings errors name the key, the value and the expectation") {
 
   const auto e5 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "framework=horovod",
                                                              "horovod.cycle_time=5 parsecs"}); });
-  CHECK(has(e5, "$.horovod.cycle_time"));
+  CHECK(has(e5, "horovod.cycle_time: bad time"));
   CHECK(has(e5, "parsecs"));
 
   const auto e6 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "ddp.bucket_cap_mb=25",

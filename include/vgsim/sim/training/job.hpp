@@ -70,6 +70,7 @@ struct ParamRecord {
   std::string name;
   Json value;
   std::string source;
+  bool settable = true;  // a registry parameter (--set accepts it); false for catalog facts and derived values
 };
 
 struct TrainingJob {
@@ -112,10 +113,6 @@ models::GpuComputeSpec gpu_compute_spec(const topo::GpuModel& g);
 // Unknown names throw InputError with a did-you-mean.
 std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cluster, const std::vector<std::string>& names,
                                              std::uint32_t& nodes, std::uint32_t& gpus_per_node);
-// Applies vgpu.scheduler / vgpu.time_slice / vgpu.switch_cost pairs (InputError naming `origin` on bad input).
-void apply_vgpu_sets(virt::VgpuSchedulerOptions& options, const std::vector<std::pair<std::string, std::string>>& sets,
-                     const std::string& origin);
-
 // Validates and resolves. `catalog` must outlive nothing (the cluster copies what it needs).
 TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog);
 

@@ -8,6 +8,7 @@
 // idle), fixed_share (the grid covers every vGPU on the GPU, attached or not). Not a model of MPS or MIG.
 // Units: Time (ps). Deterministic: events are ordered by the engine.
 #pragma once
+#include "vgsim/kernel/parameter.hpp"
 
 #include <cstdint>
 #include <deque>
@@ -40,6 +41,13 @@ struct VgpuSchedulerOptions {
   std::string time_slice_source = "default [recalled / verify]: 2 ms (A4: about 1-2 ms for Equal/Fixed Share)";
   std::string switch_cost_source = "default [assumption]: 50 us per context switch (no measurement in the references)";
 };
+
+// The scheduler's parameters, declared once here: vgpu.scheduler, vgpu.time_slice, vgpu.switch_cost.
+const std::vector<ParamDecl>& vgpu_params();
+// Applies checked values of those parameters (name, value) to `o`, recording `origin` as their source; then checks
+// time_slice > switch_cost >= 0 (InputError naming `origin`).
+void apply_vgpu_params(VgpuSchedulerOptions& o, const std::vector<std::pair<std::string, Json>>& values,
+                       const std::string& origin);
 
 class VgpuScheduler : public EventHandler {
  public:

@@ -8,6 +8,7 @@
 // saturation batch (MISO A100 step times, training-measurements.md A4). Pure arithmetic, no engine.
 // Units: FLOP/s, Bandwidth (bytes/s), Time (ps); "work" is samples or tokens (the model's unit) per micro-step.
 #pragma once
+#include "vgsim/kernel/parameter.hpp"
 
 #include <optional>
 #include <string>
@@ -71,6 +72,10 @@ struct ComputeParams {
   std::optional<double> saturation;   // work units (samples or tokens) that fill a kReferenceSmCount GPU
   double calibration_scale = 1.0;     // multiplies every time; set by calibrate_to_throughput
 };
+
+// The compute model's parameters, declared once here: compute.eff_compute, compute.eff_memory, compute.saturation
+// (the fields above) and compute.measured_throughput (calibrate_to_throughput's target), with bounds and sources.
+const std::vector<ParamDecl>& compute_params();
 
 struct LayerTime {
   std::string name;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vgsim/kernel/json_input.hpp"
+#include "vgsim/kernel/parameter.hpp"
 #include "vgsim/kernel/units.hpp"
 
 namespace vgsim::models {
@@ -77,8 +78,17 @@ struct TrainingSettings {
 // optimizer_bytes_per_param. Calls r.finish().
 TrainingSettings parse_training_settings(JsonReader& r);
 TrainingSettings parse_training_settings(const Json& j, const std::string& file);
-// From "key=value" pairs (dotted keys reach the sub-objects). Values that read as numbers or true/false are typed;
-// everything else is a string. Errors name the origin (e.g. "--set"), the key, the value and the expectation.
+// The settings as parameters, declared once here: names as in the JSON object, dotted for the horovod / ddp
+// sub-objects ("horovod.cycle_time"), with type, bounds, help and the source of each default.
+const std::vector<ParamDecl>& training_setting_params();
+// The value of one of those parameters in `s`, as `vgsim params` and reports show it (null when unset).
+Json training_setting_value(const TrainingSettings& s, const std::string& name);
+// A JSON object with values already checked against training_setting_params() placed over it (dotted names reach the
+// sub-objects; later values win), then read as above.
+TrainingSettings parse_training_settings(const Json& j, const std::string& file,
+                                         const std::vector<std::pair<std::string, Json>>& values);
+// From "name=value" pairs, each checked against its declaration (errors name `origin`, the name, the value and the
+// expectation; an unknown name gets a did-you-mean).
 TrainingSettings parse_training_settings_kv(const std::vector<std::string>& pairs, const std::string& origin = "--set");
 // Same, applied on top of a JSON document (pairs win).
 TrainingSettings parse_training_settings(const Json& j, const std::string& file, const std::vector<std::string>& pairs);
