@@ -119,8 +119,9 @@ const std::vector<ParamDecl>& nccl_knob_params() {
                            "NCCL default: from the route bottleneck, trimmed per size as NCCL does");
     channels.min = 0, channels.max = 64;  // 0: NCCL's choice
     channels.unit = "channels";
-    ParamDecl algo = d("nccl.algo", ParamType::Choice, "force the algorithm like NCCL_ALGO: nvls is allreduce on one Hopper+ NVSwitch node, nvlstree across such nodes", env);
-    algo.choices = {"auto", "ring", "tree", "nvls", "nvlstree"};
+    ParamDecl algo = d("nccl.algo", ParamType::Choice, coll::algorithm_help().c_str(), env);
+    algo.choices = {"auto"};  // then every registered algorithm's name (workloads/collectives/algorithm_registry.hpp)
+    for (coll::Algo a : coll::algorithms()) algo.choices.push_back(coll::to_string(a));
     ParamDecl proto = d("nccl.proto", ParamType::Choice, "force the protocol like NCCL_PROTO", env);
     proto.choices = {"auto", "ll", "ll128", "simple"};
     return std::vector<ParamDecl>{

@@ -104,6 +104,12 @@ TEST_CASE("a registered toy algorithm is parsed, printed, listed and validated b
   CHECK(coll::parse_algo("DIRECT") == kDirect);
   CHECK(std::string(coll::to_string(kDirect)) == "direct");
   CHECK(coll::algorithm_help().find("direct (toy") != std::string::npos);
+  // --algo / nccl.algo: the declaration's help and choices come from the registry.
+  for (const ParamDecl& p : sim::nccl_knob_params())
+    if (p.name == "nccl.algo") {
+      CHECK(std::find(p.choices.begin(), p.choices.end(), "direct") != p.choices.end());
+      CHECK(p.help.find("direct (toy") != std::string::npos);
+    }
   CHECK_THROWS_WITH(coll::parse_algo("pat"), Catch::Contains("Ring, Tree, NVLS, NVLSTree, Direct"));
   CHECK_FALSE(coll::Allowed{}.allows(kDirect));  // opt-in
   CHECK(coll::parse_allowed("direct", "").forces_algo());
