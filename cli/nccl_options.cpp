@@ -1,4 +1,4 @@
-// Command-line options for NCCL's knobs (sim/cli/nccl_options.hpp), spelled as nccl-tests users know them (--algo,
+// Command-line options for NCCL's knobs (cli/nccl_options.hpp), spelled as nccl-tests users know them (--algo,
 // --gdr-level, ...); each option's help is its parameter's declaration (sim::nccl_knob_params, nccl.algo, ...). A flag
 // given on the command line sets the knob to true; an absent flag leaves it unset, so a scenario file's value (or
 // NCCL's default) stands.
