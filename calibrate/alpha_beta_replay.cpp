@@ -46,8 +46,10 @@ class Replay : public FlowObserver, public EventHandler {
   void on_flow_done(Simulator& sim, std::uint64_t t) override {
     const auto& tr = s_.schedule.transfers[t];
     const double red_us = s_.reduces[t] ? m_.gamma_us_per_byte * double(tr.bytes) : 0.0;
-    if (red_us > 0) sim.schedule(sim.now() + Time::from_us(red_us), this, t);
-    else complete(t);
+    if (red_us > 0)
+      sim.schedule(sim.now() + Time::from_us(red_us), this, t);
+    else
+      complete(t);
   }
   void on_event(Simulator&, std::uint64_t t) override { complete(t); }
 
@@ -147,7 +149,8 @@ AlphaBetaGammaFit fit_alpha_beta_gamma(const std::vector<Series>& series, int ma
   std::vector<std::vector<std::int64_t>> sets{{}};
   for (std::size_t i = 0; i < candidates.size() && max_segments >= 2; ++i) {
     sets.push_back({candidates[i]});
-    for (std::size_t j = i + 1; j < candidates.size() && max_segments >= 3; ++j) sets.push_back({candidates[i], candidates[j]});
+    for (std::size_t j = i + 1; j < candidates.size() && max_segments >= 3; ++j)
+      sets.push_back({candidates[i], candidates[j]});
   }
   AlphaBetaGammaFit best;
   double best_rms = 1e300;
@@ -161,9 +164,12 @@ AlphaBetaGammaFit fit_alpha_beta_gamma(const std::vector<Series>& series, int ma
       AlphaBetaGamma unit;
       unit.segments.assign(K, AlphaBetaSegment{});
       for (std::size_t k = 1; k < K; ++k) unit.segments[k].start_bytes = bps[k - 1];
-      if (c < static_cast<Eigen::Index>(K)) unit.segments[c].alpha_us = 1.0;
-      else if (c < static_cast<Eigen::Index>(2 * K)) unit.segments[c - K].beta_us_per_byte = 1.0;
-      else unit.gamma_us_per_byte = 1.0;
+      if (c < static_cast<Eigen::Index>(K))
+        unit.segments[c].alpha_us = 1.0;
+      else if (c < static_cast<Eigen::Index>(2 * K))
+        unit.segments[c - K].beta_us_per_byte = 1.0;
+      else
+        unit.gamma_us_per_byte = 1.0;
       for (std::size_t i = 0; i < pts.size(); ++i)
         A(static_cast<Eigen::Index>(i), c) = replay_ompi_us(pts[i].sched, unit) / pts[i].t;
     }

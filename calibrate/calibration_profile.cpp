@@ -88,9 +88,11 @@ OJson to_json(const CalibrationProfile& p) {
   j["residuals"] = OJson::array();
   for (const auto& r : p.residuals) {
     OJson e;
-    e["op"] = r.op, e["algo"] = r.algo, e["proto"] = r.proto, e["nnodes"] = r.nnodes, e["gpus_per_node"] = r.gpus_per_node;
+    e["op"] = r.op, e["algo"] = r.algo, e["proto"] = r.proto, e["nnodes"] = r.nnodes,
+    e["gpus_per_node"] = r.gpus_per_node;
     e["segments"] = OJson::array();
-    for (const auto& s : r.segments) e["segments"].push_back(OJson{{"start_bytes", s.start_bytes}, {"factor", s.factor}});
+    for (const auto& s : r.segments)
+      e["segments"].push_back(OJson{{"start_bytes", s.start_bytes}, {"factor", s.factor}});
     j["residuals"].push_back(e);
   }
   j["mpi_models"] = OJson::array();
@@ -99,16 +101,20 @@ OJson to_json(const CalibrationProfile& p) {
     e["network"] = m.network, e["algo"] = m.algo, e["fitted_nranks"] = m.fitted_nranks;
     e["segments"] = OJson::array();
     for (const auto& s : m.model.segments)
-      e["segments"].push_back(OJson{{"start_bytes", s.start_bytes}, {"alpha_us", s.alpha_us},
-                                    {"beta_us_per_byte", s.beta_us_per_byte}});
+      e["segments"].push_back(
+          OJson{{"start_bytes", s.start_bytes}, {"alpha_us", s.alpha_us}, {"beta_us_per_byte", s.beta_us_per_byte}});
     e["gamma_us_per_byte"] = m.model.gamma_us_per_byte;
     j["mpi_models"].push_back(e);
   }
   j["quality"] = OJson::array();
   for (const auto& q : p.quality)
-    j["quality"].push_back(OJson{{"series", q.series}, {"points", q.points}, {"median_before", q.median_before},
-                                 {"max_before", q.max_before}, {"median_params", q.median_params},
-                                 {"max_params", q.max_params}, {"median_after", q.median_after},
+    j["quality"].push_back(OJson{{"series", q.series},
+                                 {"points", q.points},
+                                 {"median_before", q.median_before},
+                                 {"max_before", q.max_before},
+                                 {"median_params", q.median_params},
+                                 {"max_params", q.max_params},
+                                 {"median_after", q.median_after},
                                  {"max_after", q.max_after}});
   return j;
 }
@@ -161,7 +167,8 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
       }
     }
     JsonReader c = r.object("capacity_scale");
-    for (auto it = c.json().begin(); it != c.json().end(); ++it) p.capacity_scale[it.key()] = c.number(it.key(), 1e-6, 1e6);
+    for (auto it = c.json().begin(); it != c.json().end(); ++it)
+      p.capacity_scale[it.key()] = c.number(it.key(), 1e-6, 1e6);
     c.finish();
   }
   {
@@ -202,7 +209,8 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
     m.algo = e.string("algo");
     m.fitted_nranks = e.integer("fitted_nranks", 1);
     m.model.segments = segments_from<AlphaBetaSegment>(e, [](JsonReader& s) {
-      return AlphaBetaSegment{s.integer("start_bytes", 0), s.number("alpha_us", 0.0), s.number("beta_us_per_byte", 0.0)};
+      return AlphaBetaSegment{s.integer("start_bytes", 0), s.number("alpha_us", 0.0),
+                              s.number("beta_us_per_byte", 0.0)};
     });
     m.model.gamma_us_per_byte = e.number("gamma_us_per_byte", 0.0);
     e.finish();

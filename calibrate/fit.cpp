@@ -5,7 +5,6 @@
 #include "vgsim/calibrate/fit.hpp"
 
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -62,8 +61,10 @@ struct Sums {
     const long double a1 = uu > 0 ? std::max<long double>(0, u / uu) : 0;  // beta = 0
     const long double b2 = vv > 0 ? std::max<long double>(0, v / vv) : 0;  // alpha = 0
     const long double e1 = sse(a1, 0), e2 = sse(0, b2);
-    if (e1 <= e2) a = a1, b = 0, best = std::max<long double>(0, e1);
-    else a = 0, b = b2, best = std::max<long double>(0, e2);
+    if (e1 <= e2)
+      a = a1, b = 0, best = std::max<long double>(0, e1);
+    else
+      a = 0, b = b2, best = std::max<long double>(0, e2);
   }
 };
 
@@ -107,8 +108,10 @@ Segment fit_segment(const Prepared& p, std::size_t i, std::size_t j) {
     const double a1 = std::max(0.0, X.col(0).dot(y) / X.col(0).squaredNorm());
     const double vv = X.col(1).squaredNorm();
     const double b2 = vv > 0 ? std::max(0.0, X.col(1).dot(y) / vv) : 0.0;
-    if (sse(a1, 0) <= sse(0, b2)) a = a1, b = 0;
-    else a = 0, b = b2;
+    if (sse(a1, 0) <= sse(0, b2))
+      a = a1, b = 0;
+    else
+      a = 0, b = b2;
   }
   Segment s;
   s.start_bytes = p.pts[i].size_bytes;

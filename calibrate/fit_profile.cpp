@@ -1,13 +1,13 @@
 // JSON round trip of a set of alpha-beta fits with provenance (include/vgsim/calibrate/fit_profile.hpp).
 // Each segment stores beta_us_per_byte (authoritative, exact round trip) and bandwidth_GBps = 1e-3 / beta (for people;
 // checked on reading, null when beta == 0). breakpoints_bytes repeats the segment starts and is checked too.
-#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/calibrate/fit_profile.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 
+#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/json_input.hpp"
 
 namespace vgsim::calibrate {

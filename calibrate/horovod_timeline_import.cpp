@@ -35,9 +35,9 @@ Json parse_timeline(const std::string& path) {
 // Bytes per element and the nccl-tests type name of a TensorFlow / PyTorch dtype string.
 std::pair<std::int64_t, std::string> dtype_of(const std::string& d, const std::string& path, const std::string& where) {
   static const std::map<std::string, std::pair<std::int64_t, std::string>> k = {
-      {"float32", {4, "float"}},   {"float", {4, "float"}},     {"float16", {2, "half"}},   {"half", {2, "half"}},
+      {"float32", {4, "float"}},     {"float", {4, "float"}},    {"float16", {2, "half"}},  {"half", {2, "half"}},
       {"bfloat16", {2, "bfloat16"}}, {"float64", {8, "double"}}, {"double", {8, "double"}}, {"int32", {4, "int32"}},
-      {"int64", {8, "int64"}},     {"uint8", {1, "uint8"}},     {"int8", {1, "int8"}}};
+      {"int64", {8, "int64"}},       {"uint8", {1, "uint8"}},    {"int8", {1, "int8"}}};
   for (const auto& [name, v] : k)
     if (d == name || d == "torch." + name || d == "<dtype: '" + name + "'>") return v;
   throw InputError(path, where + ".args.dtype", "unknown tensor dtype", "'" + d + "'",
@@ -61,7 +61,8 @@ std::int64_t elements(const std::string& shape, const std::string& path, const s
                          "fewer than 2^50 elements");
       num.clear();
       any = true;
-    } else if (!(c == ' ' || c == ',' || c == '[' || c == ']' || c == '(' || c == ')' || std::isalpha(static_cast<unsigned char>(c)) || c == '.')) {
+    } else if (!(c == ' ' || c == ',' || c == '[' || c == ']' || c == '(' || c == ')' ||
+                 std::isalpha(static_cast<unsigned char>(c)) || c == '.')) {
       throw InputError(path, where + ".args.shape", "not a tensor shape", "'" + shape + "'", "e.g. \"[64, 3, 7, 7]\"");
     }
   }
@@ -167,11 +168,10 @@ struct RankLayout {
 
 RankLayout resolve_layout(const std::set<std::string>& ranks, const ImportHints& h, const std::string& path) {
   std::int64_t nranks = h.nranks > 0 ? h.nranks : static_cast<std::int64_t>(ranks.size());
-  if (nranks <= 0)
-    throw InputError(path, "--nranks", "the timeline has no NEGOTIATE rank ticks", "", "--nranks N");
+  if (nranks <= 0) throw InputError(path, "--nranks", "the timeline has no NEGOTIATE rank ticks", "", "--nranks N");
   if (h.nranks > 0 && !ranks.empty() && static_cast<std::int64_t>(ranks.size()) != h.nranks)
-    throw InputError(path, "--nranks", "rank count contradicts the timeline's NEGOTIATE ticks", std::to_string(h.nranks),
-                     std::to_string(ranks.size()) + " ranks");
+    throw InputError(path, "--nranks", "rank count contradicts the timeline's NEGOTIATE ticks",
+                     std::to_string(h.nranks), std::to_string(ranks.size()) + " ranks");
   std::int64_t nnodes = h.nnodes, gpn = h.gpus_per_node;
   if (nnodes <= 0 && gpn > 0 && nranks % gpn == 0) nnodes = nranks / gpn;
   if (gpn <= 0 && nnodes > 0 && nranks % nnodes == 0) gpn = nranks / nnodes;
@@ -182,8 +182,8 @@ RankLayout resolve_layout(const std::set<std::string>& ranks, const ImportHints&
 }
 
 // One allreduce record per fused NCCL_ALLREDUCE interval of non-zero length.
-std::vector<Measurement> measurements_of(const std::map<std::pair<double, double>, Fused>& fused,
-                                         const RankLayout& lay, const std::string& source) {
+std::vector<Measurement> measurements_of(const std::map<std::pair<double, double>, Fused>& fused, const RankLayout& lay,
+                                         const std::string& source) {
   std::vector<Measurement> out;
   for (const auto& [iv, f] : fused) {
     CollectiveMeasurement m;

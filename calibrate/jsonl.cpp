@@ -1,12 +1,12 @@
 // JSON-lines reading and writing of measurement records (include/vgsim/calibrate/jsonl.hpp, calibrate/SCHEMA.md).
 // Every field is validated through JsonReader; key order on output is fixed per kind so files are byte-stable.
-#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/json_input.hpp"
 
 namespace vgsim::calibrate {
@@ -108,7 +108,8 @@ Measurement measurement_from_json(const Json& j, const std::string& where) {
     c.library = r.one_of("library", collective_libraries());
     c.source = r.string("source");
     c.usable = r.opt_boolean("usable").value_or(true);
-    if (c.nnodes > c.nranks) r.fail("nnodes", "more nodes than ranks", "nnodes <= nranks (" + std::to_string(c.nranks) + ")");
+    if (c.nnodes > c.nranks)
+      r.fail("nnodes", "more nodes than ranks", "nnodes <= nranks (" + std::to_string(c.nranks) + ")");
     if (c.root >= c.nranks) r.fail("root", "root is not a rank", "-1 or 0.." + std::to_string(c.nranks - 1));
     r.finish();
     return c;

@@ -6,10 +6,14 @@ namespace vgsim::calibrate {
 
 std::string kind_name(const Measurement& m) {
   switch (m.index()) {
-    case 0: return "collective";
-    case 1: return "copy";
-    case 2: return "gemm";
-    default: return "environment";
+    case 0:
+      return "collective";
+    case 1:
+      return "copy";
+    case 2:
+      return "gemm";
+    default:
+      return "environment";
   }
 }
 
@@ -23,8 +27,8 @@ const std::vector<std::string>& collective_protos() {
   return v;
 }
 const std::vector<std::string>& collective_dtypes() {
-  static const std::vector<std::string> v{"int8",  "uint8",  "int32", "uint32",   "int64",   "uint64",
-                                          "half",  "float",  "double", "bfloat16", "f8e4m3", "f8e5m2"};
+  static const std::vector<std::string> v{"int8", "uint8", "int32",  "uint32",   "int64",  "uint64",
+                                          "half", "float", "double", "bfloat16", "f8e4m3", "f8e5m2"};
   return v;
 }
 const std::vector<std::string>& collective_redops() {

@@ -48,7 +48,8 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
   static const std::regex name_nxm(R"((?:^|[_-])(\d+)x(\d+)x)");
   static const std::regex n_ranks(R"((\d+)\s+ranks\b)", std::regex::icase);
   // "2 nodes x 8 GPUs", vgsim's own "2 node(s) x 4 GPU(s)", "8 nodes x 4 A100" (any device word after the count)
-  static const std::regex nodes_x_gpus(R"((\d+)\s+nodes?(?:\(s\))?\s*x\s*(\d+)\s*(?:GPUs?(?:\(s\))?|[A-Za-z][\w-]*)?)", std::regex::icase);
+  static const std::regex nodes_x_gpus(R"((\d+)\s+nodes?(?:\(s\))?\s*x\s*(\d+)\s*(?:GPUs?(?:\(s\))?|[A-Za-z][\w-]*)?)",
+                                       std::regex::icase);
   static const std::regex single_node(R"(\bsingle\s+node\b)", std::regex::icase);
   static const std::regex single_process(R"(\bsingle\s+process\b)", std::regex::icase);
   static const std::regex g_flag(R"((?:^|\s)-g\s*(\d+)\b)");
@@ -82,7 +83,8 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
       L.gpn.set(gpn, ln, "'" + m.str(0) + "'", file, "GPUs per node");
       L.nranks.set(nodes * gpn, ln, "'" + m.str(0) + "'", file, "rank count");
     }
-    if (std::regex_search(text, m, n_ranks)) L.nranks.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "rank count");
+    if (std::regex_search(text, m, n_ranks))
+      L.nranks.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "rank count");
     if (std::regex_search(text, single_node)) L.nnodes.set(1, ln, "'single node'", file, "node count");
     const auto perf = text.find("_perf");
     std::int64_t g = 1, t = 1;
@@ -152,16 +154,26 @@ std::optional<Columns> parse_column_header(const std::string& text, int ln) {
   c.ncols = static_cast<int>(toks.size());
   for (int i = 0; i < c.ncols; ++i) {
     const auto& t = toks[static_cast<std::size_t>(i)];
-    if (t == "size") c.size = i;
-    else if (t == "count") c.count = i;
-    else if (t == "type") c.type = i;
-    else if (t == "redop") c.redop = i;
-    else if (t == "root") c.root = i;
-    else if (t == "time") c.groups.push_back(Group{i});
-    else if (!c.groups.empty() && t == "algbw") c.groups.back().algbw = i;
-    else if (!c.groups.empty() && t == "busbw") c.groups.back().busbw = i;
-    else if (!c.groups.empty() && t == "#wrong") c.groups.back().wrong = i;
-    else if (!c.groups.empty() && t == "error") c.groups.back().error = i;
+    if (t == "size")
+      c.size = i;
+    else if (t == "count")
+      c.count = i;
+    else if (t == "type")
+      c.type = i;
+    else if (t == "redop")
+      c.redop = i;
+    else if (t == "root")
+      c.root = i;
+    else if (t == "time")
+      c.groups.push_back(Group{i});
+    else if (!c.groups.empty() && t == "algbw")
+      c.groups.back().algbw = i;
+    else if (!c.groups.empty() && t == "busbw")
+      c.groups.back().busbw = i;
+    else if (!c.groups.empty() && t == "#wrong")
+      c.groups.back().wrong = i;
+    else if (!c.groups.empty() && t == "error")
+      c.groups.back().error = i;
   }
   return c;
 }
@@ -208,9 +220,9 @@ RankLayout resolve_layout(const Comments& comments, const std::string& file, con
   auto apply_hint = [&](Stated& s, std::int64_t hint, const std::string& name) {
     if (hint <= 0) return;
     if (s.value != 0 && s.value != hint)
-      throw InputError(file, s.line > 0 ? at_line(s.line) : "", name + " " + std::to_string(hint) +
-                       " contradicts the file", std::to_string(s.value) + " (stated by " + s.what + ")",
-                       "hints that agree with the file, or none");
+      throw InputError(
+          file, s.line > 0 ? at_line(s.line) : "", name + " " + std::to_string(hint) + " contradicts the file",
+          std::to_string(s.value) + " (stated by " + s.what + ")", "hints that agree with the file, or none");
     if (s.value == 0) s.value = hint, s.what = "the caller's hint";
   };
   apply_hint(L.nranks, hints.nranks, "--nranks");
@@ -343,8 +355,10 @@ RowShape shape_of(const Row& row, const Columns& cols, const std::string& op, co
   } else {
     r.redop = (op == "allreduce" || op == "reducescatter" || op == "reduce") ? "sum" : "none";
   }
-  if (cols.root >= 0) r.root = row.integer(cols.root, "root", -1);
-  else if (op == "broadcast" || op == "reduce") r.root = 0;  // nccl-tests default -r 0
+  if (cols.root >= 0)
+    r.root = row.integer(cols.root, "root", -1);
+  else if (op == "broadcast" || op == "reduce")
+    r.root = 0;  // nccl-tests default -r 0
   return r;
 }
 
@@ -404,7 +418,8 @@ void read_data_row(const std::string& raw, int ln, const std::string& file, cons
   const Row row{file, ln, raw, split_ws(raw)};
   if (!st.cols) row.bad("data row before any column header", raw, "a '#  size ... time algbw busbw' header first");
   if (st.op.empty())
-    row.bad("cannot tell which collective this table measures", raw, "a '<name>_perf' command in the header or --op OP");
+    row.bad("cannot tell which collective this table measures", raw,
+            "a '<name>_perf' command in the header or --op OP");
   const Columns& cols = *st.cols;
   if (static_cast<int>(row.toks.size()) != cols.ncols)
     row.bad("wrong number of columns", std::to_string(row.toks.size()) + " in '" + raw + "'",
@@ -439,8 +454,10 @@ std::vector<Measurement> import_nccl_tests_text(const std::string& text, const s
     const std::string& raw = lines[i];
     const auto first = raw.find_first_not_of(" \t");
     if (first == std::string::npos) continue;
-    if (raw[first] == '#') read_comment_line(raw.substr(first), ln, file, hints, st);
-    else if (!is_nccl_log_line(raw)) read_data_row(raw, ln, file, st, facts, out);
+    if (raw[first] == '#')
+      read_comment_line(raw.substr(first), ln, file, hints, st);
+    else if (!is_nccl_log_line(raw))
+      read_data_row(raw, ln, file, st, facts, out);
   }
   if (out.empty()) throw InputError(file, "", "no measurement rows found", "", "an nccl-tests table");
   return out;

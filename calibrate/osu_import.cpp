@@ -34,7 +34,8 @@ NameFacts facts_of_name(const std::string& base, const std::string& file, const 
     f.op = name_op;
     const int k = std::stoi(m[4]);
     if (k < 1 || k > 6)
-      throw InputError(file, "", "unknown Open MPI allreduce algorithm in the file name", "algo" + m.str(4), "algo1..algo6");
+      throw InputError(file, "", "unknown Open MPI allreduce algorithm in the file name", "algo" + m.str(4),
+                       "algo1..algo6");
     const std::string& name_algo = openmpi_allreduce_algorithm(k);
     if (!f.algo.empty() && f.algo != name_algo)
       throw InputError(file, "", "hint algo=" + f.algo + " contradicts the file name", name_algo, "matching hints");
@@ -177,8 +178,8 @@ RankLayout resolve_layout(const HeaderState& st, const std::string& file, const 
 
 const std::string& openmpi_allreduce_algorithm(int k) {
   // Open MPI coll/tuned allreduce algorithm ids, as listed in shared/data/README.md.
-  static const std::vector<std::string> names{"basic_linear",   "nonoverlapping", "recursive_doubling",
-                                              "ring",           "segmented_ring", "rabenseifner"};
+  static const std::vector<std::string> names{"basic_linear", "nonoverlapping", "recursive_doubling",
+                                              "ring",         "segmented_ring", "rabenseifner"};
   if (k < 1 || k > 6) throw std::out_of_range("Open MPI allreduce algorithm must be 1..6, got " + std::to_string(k));
   return names[static_cast<std::size_t>(k - 1)];
 }
@@ -195,8 +196,10 @@ std::vector<Measurement> import_osu_text(const std::string& text, const std::str
     const std::string& raw = lines[i];
     const auto first = raw.find_first_not_of(" \t");
     if (first == std::string::npos) continue;
-    if (raw[first] == '#') read_comment_line(raw, first, ln, file, st);
-    else out.emplace_back(parse_data_row(raw, ln, i + 1 == lines.size(), text, st.cols, name, file, base, hints));
+    if (raw[first] == '#')
+      read_comment_line(raw, first, ln, file, st);
+    else
+      out.emplace_back(parse_data_row(raw, ln, i + 1 == lines.size(), text, st.cols, name, file, base, hints));
   }
   if (out.empty()) throw InputError(file, "", "no measurement rows found", "", "an OSU latency table");
 

@@ -2,13 +2,13 @@
 #include "vgsim/calibrate/sim_fit.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <array>
-#include <tuple>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "detail/nnls.hpp"
 #include "vgsim/calibrate/series.hpp"
@@ -46,8 +46,8 @@ class NcclReplayer {
   }
   bool applies(const CollectiveMeasurement& m, std::string* why) const {
     if (m.nnodes != t_.nodes || m.gpus_per_node != t_.gpus_per_node) {
-      *why = "layout " + std::to_string(m.nnodes) + "x" + std::to_string(m.gpus_per_node) + " differs from the target " +
-             std::to_string(t_.nodes) + "x" + std::to_string(t_.gpus_per_node);
+      *why = "layout " + std::to_string(m.nnodes) + "x" + std::to_string(m.gpus_per_node) +
+             " differs from the target " + std::to_string(t_.nodes) + "x" + std::to_string(t_.gpus_per_node);
       return false;
     }
     try {
@@ -69,7 +69,8 @@ class NcclReplayer {
     auto it = comms_.find(key);
     if (it == comms_.end()) {
       sim::CommOptions o = options_;
-      if (m.algo == "ring" || m.algo == "tree" || m.algo == "nvls" || m.algo == "nvlstree") o.algo = coll::parse_algo(m.algo);
+      if (m.algo == "ring" || m.algo == "tree" || m.algo == "nvls" || m.algo == "nvlstree")
+        o.algo = coll::parse_algo(m.algo);
       if (m.proto != "default") o.proto = coll::parse_proto(m.proto);
       it = comms_.emplace(key, std::make_unique<sim::Communicator>(*t_.cluster, ranks_, o)).first;
     }
@@ -166,7 +167,8 @@ std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::in
   std::vector<double> s1, s2, cnt;
   for (const auto& [size, ratio] : points) {
     const double l = std::log(std::max(ratio, 1e-9));
-    if (sizes.empty() || sizes.back() != size) sizes.push_back(size), s1.push_back(0), s2.push_back(0), cnt.push_back(0);
+    if (sizes.empty() || sizes.back() != size)
+      sizes.push_back(size), s1.push_back(0), s2.push_back(0), cnt.push_back(0);
     s1.back() += l, s2.back() += l * l, cnt.back() += 1;
   }
   const std::size_t n = sizes.size();
@@ -226,18 +228,19 @@ ValidationReport validate_measurements(const std::vector<Measurement>& records, 
     row.measured_us = m->time_us;
     std::string why;
     if (is_nccl(*m)) {
-      if (!nccl) why = "NCCL records need --cluster";
+      if (!nccl)
+        why = "NCCL records need --cluster";
       else if (nccl->applies(*m, &why)) {
         const auto r = nccl->run(*m);
-        const double f = profile ? profile->time_factor(m->op, m->algo, m->proto, m->nnodes, m->gpus_per_node,
-                                                        m->size_bytes)
-                                 : 1.0;
+        const double f =
+            profile ? profile->time_factor(m->op, m->algo, m->proto, m->nnodes, m->gpus_per_node, m->size_bytes) : 1.0;
         row.simulated_us = r.time_us * f;
         row.chosen = r.chosen;
       }
     } else {
       const MpiModel* mm = profile ? profile->find_mpi(network_tag(m->source), m->algo) : nullptr;
-      if (!mm) why = "no MPI model for network '" + network_tag(m->source) + "' algo '" + m->algo + "' (fit one first)";
+      if (!mm)
+        why = "no MPI model for network '" + network_tag(m->source) + "' algo '" + m->algo + "' (fit one first)";
       else {
         row.simulated_us = predict_ompi_us(mm->model, m->algo, m->nranks, m->size_bytes);
         row.chosen = m->algo;
@@ -267,7 +270,7 @@ void report_pass(const SimTarget& t, int pass, const std::string& what) {
 
 // The NCCL records the target replays: its layout, an op vgsim models. None without a target cluster.
 std::vector<const CollectiveMeasurement*> replayable_nccl(const std::vector<const CollectiveMeasurement*>& all,
-                                                         const SimTarget* target) {
+                                                          const SimTarget* target) {
   std::vector<const CollectiveMeasurement*> nccl;
   if (target && target->cluster) {
     NcclReplayer probe(*target, target->options);
@@ -369,13 +372,15 @@ class ForcedPlans {
       if (v <= 1) {
         for (const auto& prm : fit_.target.options.nccl.list())
           if (is_hop_param(prm.name)) f.nccl.set(prm.name, prm.value);
-        for (const auto& k : fit_.kinds) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 1e6;
+        for (const auto& k : fit_.kinds)
+          f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 1e6;
       }
       if (v == 1)
         for (const auto& prm : f.nccl.list())
           if (is_ll_cap(prm.name) || is_ll128_cap(prm.name)) f.nccl.set(prm.name, prm.value * 1e6);
       if (v == 2)
-        for (const auto& k : fit_.bottleneck) f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 0.5;
+        for (const auto& k : fit_.bottleneck)
+          f.capacity_scale[k] = (f.capacity_scale.count(k) ? f.capacity_scale[k] : 1.0) * 0.5;
       slot = std::make_unique<NcclReplayer>(fit_.target, f);
     }
     return *slot;
@@ -420,8 +425,10 @@ Linearization linearize(const NcclFit& fit, const PhysParams& cur, int pass) {
     // What the linear model does not carry (interplay of latency and bandwidth in the pipelined steps, non-
     // bottleneck kinds) stays as simulated: the model reproduces the current time exactly at the current point.
     row.fixed = r0.time_us - r0.base_us - cur.hop_scale * H - Bc - Bl;
-    if (r0.proto == coll::Proto::Simple) row.fixed += Bc;
-    else row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
+    if (r0.proto == coll::Proto::Simple)
+      row.fixed += Bc;
+    else
+      row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
     lin.pair_col.emplace(row.pair, 0);
     lin.rows.push_back(row);
   }
@@ -457,7 +464,8 @@ PhysParams solve_step(const Linearization& lin, const PhysParams& cur, const Ncc
   next.hop_scale = std::max(0.0, x[c_hop]);
   if (!fit.bottleneck.empty()) next.link_eff = 1.0 / (1.0 + std::max(0.0, x[c_link]));
   for (int p = 0; p < 2; ++p)
-    if (any_cap[p]) next.cap_eff[p] = 1.0 / (1.0 + std::max(0.0, x[p == 0 ? c_ll : c_ll128])), next.caps_fitted.insert(p);
+    if (any_cap[p])
+      next.cap_eff[p] = 1.0 / (1.0 + std::max(0.0, x[p == 0 ? c_ll : c_ll128])), next.caps_fitted.insert(p);
   return next;
 }
 
@@ -472,7 +480,8 @@ PhysParams mix_step(const PhysParams& cur, const PhysParams& next, double w, con
   }
   q.hop_scale = cur.hop_scale + w * (next.hop_scale - cur.hop_scale);
   q.link_eff = 1.0 / (1.0 / cur.link_eff + w * (1.0 / next.link_eff - 1.0 / cur.link_eff));
-  for (int p = 0; p < 2; ++p) q.cap_eff[p] = 1.0 / (1.0 / cur.cap_eff[p] + w * (1.0 / next.cap_eff[p] - 1.0 / cur.cap_eff[p]));
+  for (int p = 0; p < 2; ++p)
+    q.cap_eff[p] = 1.0 / (1.0 / cur.cap_eff[p] + w * (1.0 / next.cap_eff[p] - 1.0 / cur.cap_eff[p]));
   return q;
 }
 
@@ -631,10 +640,11 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
   if (!nccl.empty()) fit_nccl(*target, nccl, prof);
   fit_mpi_models(all, prof);
   if (nccl.empty() && prof.mpi_models.empty())
-    throw InputError(provenance.sources.empty() ? "" : provenance.sources.front(), "",
-                     "nothing to fit: no usable NCCL record matching the target layout and no Open MPI allreduce series",
-                     std::to_string(all.size()) + " usable collective records",
-                     "nccl-tests / probe records with --cluster, --nodes, --gpus-per-node matching them, or OSU records");
+    throw InputError(
+        provenance.sources.empty() ? "" : provenance.sources.front(), "",
+        "nothing to fit: no usable NCCL record matching the target layout and no Open MPI allreduce series",
+        std::to_string(all.size()) + " usable collective records",
+        "nccl-tests / probe records with --cluster, --nodes, --gpus-per-node matching them, or OSU records");
   return prof;
 }
 

@@ -22,9 +22,12 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else out.back() += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        out.back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        out.back() += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -64,8 +67,10 @@ struct Param {
 void apply(sim::training::TrainingJob& j, const std::vector<Param>& ps, const std::vector<double>& v) {
   for (std::size_t k = 0; k < ps.size(); ++k) {
     const std::string& key = ps[k].key;
-    if (key == "compute.nccl_sm_per_channel") j.nccl_sm_per_channel = v[k];
-    else j.comm.capacity_scale[key.substr(std::string("capacity_scale.").size())] = v[k];
+    if (key == "compute.nccl_sm_per_channel")
+      j.nccl_sm_per_channel = v[k];
+    else
+      j.comm.capacity_scale[key.substr(std::string("capacity_scale.").size())] = v[k];
   }
 }
 
@@ -93,7 +98,8 @@ struct Fitter {
     return f;
   }
   // Coordinate descent, golden-section search per parameter inside its bounds (16 steps: the bracket shrinks to
-  // 0.618^16 = 0.00045 of the range), 2 rounds (the loss is smooth in each parameter; a second round settles the interactions).
+  // 0.618^16 = 0.00045 of the range), 2 rounds (the loss is smooth in each parameter; a second round settles the
+  // interactions).
   std::vector<double> fit(std::size_t skip) const {
     std::vector<double> v;
     for (const auto& p : params) v.push_back(p.catalog);
@@ -108,8 +114,10 @@ struct Fitter {
         };
         double c = b - g * (b - a), d = a + g * (b - a), fc = at(c), fd = at(d);
         for (int it = 0; it < 16; ++it) {
-          if (fc <= fd) b = d, d = c, fd = fc, c = b - g * (b - a), fc = at(c);
-          else a = c, c = d, fc = fd, d = a + g * (b - a), fd = at(d);
+          if (fc <= fd)
+            b = d, d = c, fd = fc, c = b - g * (b - a), fc = at(c);
+          else
+            a = c, c = d, fc = fd, d = a + g * (b - a), fd = at(d);
         }
         const double x = 0.5 * (a + b);
         if (at(x) <= loss(v, skip)) v[k] = x;  // never worse than where the round started
@@ -193,8 +201,10 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
         c.sets.push_back(std::string(k) + "=" + v);
     }
     const std::string fw = get(col("framework"));
-    if (fw.find("horovod") != std::string::npos) c.sets.push_back("framework=horovod");
-    else if (fw.find("ddp") != std::string::npos) c.sets.push_back("framework=ddp");
+    if (fw.find("horovod") != std::string::npos)
+      c.sets.push_back("framework=horovod");
+    else if (fw.find("ddp") != std::string::npos)
+      c.sets.push_back("framework=ddp");
     std::stringstream settings(get(col("settings")));
     for (std::string pair; std::getline(settings, pair, ';');)
       if (!trim(pair).empty()) c.sets.push_back(trim(pair));
@@ -228,13 +238,21 @@ Json TrainingProfile::to_json() const {
   j["fitted_on"] = file;
   Json ps = Json::array();
   for (const auto& p : params)
-    ps.push_back({{"key", p.key}, {"value", p.value}, {"catalog", p.catalog}, {"lo", p.lo}, {"hi", p.hi},
+    ps.push_back({{"key", p.key},
+                  {"value", p.value},
+                  {"catalog", p.catalog},
+                  {"lo", p.lo},
+                  {"hi", p.hi},
                   {"meaning", p.meaning}});
   j["parameters"] = ps;
   Json rs = Json::array();
   for (const auto& r : rows)
-    rs.push_back({{"case_id", r.case_id}, {"measured", r.measured}, {"catalog", r.catalog}, {"fitted", r.fitted},
-                  {"held_out", r.held_out}, {"compute_from", r.compute_from}});
+    rs.push_back({{"case_id", r.case_id},
+                  {"measured", r.measured},
+                  {"catalog", r.catalog},
+                  {"fitted", r.fitted},
+                  {"held_out", r.held_out},
+                  {"compute_from", r.compute_from}});
   j["rows"] = rs;
   j["median_abs_error"] = {{"catalog", median_catalog}, {"fitted", median_fitted}, {"held_out", median_held_out}};
   return j;
@@ -281,7 +299,8 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
     sockets = sockets || fit.jobs.back().comm.path.ib_disable;
   }
   if (fit.jobs.empty())
-    throw InputError(file, "", "no multi-GPU row", "", "rows with nodes x gpus_per_node > 1 (1-GPU rows calibrate compute)");
+    throw InputError(file, "", "no multi-GPU row", "",
+                     "rows with nodes x gpus_per_node > 1 (1-GPU rows calibrate compute)");
   fit.params.push_back({"compute.nccl_sm_per_channel", 0.0, 8.0, sim::training::kDefaultNcclSmPerChannel,
                         "SMs one NCCL channel takes from compute while it runs (1 = one CTA per channel, NCCL's "
                         "layout; up to 8 stands for HBM and scheduling interference beyond its own SM)"});

@@ -1,8 +1,6 @@
 // `vgsim calibrate ...` (see calibrate_command.hpp). The work is in vgsim::calibrate; this file parses options,
 // reads and writes files (atomically) and prints tables. Bad input -> InputError (exit status 2).
 #include "calibrate_command.hpp"
-#include "nccl_options.hpp"
-#include "catalog_option.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +10,8 @@
 #include <memory>
 #include <sstream>
 
+#include "catalog_option.hpp"
+#include "nccl_options.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/calibrate/horovod_timeline_import.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
@@ -68,7 +68,8 @@ void run_fit_training(const TrainingFitArgs& a) {
   char buf[256];
   std::cout << "parameters (bounded; catalog -> fitted):\n";
   for (const auto& x : p.params) {
-    std::snprintf(buf, sizeof buf, "  %-32s %8.4f -> %8.4f  in [%g, %g]\n", x.key.c_str(), x.catalog, x.value, x.lo, x.hi);
+    std::snprintf(buf, sizeof buf, "  %-32s %8.4f -> %8.4f  in [%g, %g]\n", x.key.c_str(), x.catalog, x.value, x.lo,
+                  x.hi);
     std::cout << buf;
   }
   std::snprintf(buf, sizeof buf, "%-28s %12s %12s %8s %12s %8s %12s %8s\n", "case", "measured", "catalog", "err",
@@ -100,7 +101,8 @@ void run_import(const ImportArgs& a) {
   ImportHints h;
   h.nranks = a.nranks, h.nnodes = a.nnodes, h.gpus_per_node = a.gpus_per_node, h.op = a.op;
   h.allow_simulated = a.allow_simulated;
-  for (const auto& [name, v] : {std::pair<const char*, std::int64_t>{"--nranks", a.nranks}, {"--nodes", a.nnodes},
+  for (const auto& [name, v] : {std::pair<const char*, std::int64_t>{"--nranks", a.nranks},
+                                {"--nodes", a.nnodes},
                                 {"--gpus-per-node", a.gpus_per_node}})
     if (v < 0) throw InputError("", name, "not a count", std::to_string(v), "an integer >= 1");
   if (const auto& ops = collective_ops(); !a.op.empty() && std::find(ops.begin(), ops.end(), a.op) == ops.end()) {
@@ -128,8 +130,10 @@ void run_import(const ImportArgs& a) {
     std::cerr << "imported " << r.size() << " records from " << f << "\n";
     all.insert(all.end(), r.begin(), r.end());
   }
-  if (a.out.empty()) std::cout << to_jsonl(all);
-  else write_jsonl(a.out, all);
+  if (a.out.empty())
+    std::cout << to_jsonl(all);
+  else
+    write_jsonl(a.out, all);
 }
 
 // Layout defaults: from the records (the first NCCL record's nnodes x gpus_per_node) when not given.
@@ -151,7 +155,8 @@ std::unique_ptr<SimTarget> make_target(const TargetArgs& t, const std::vector<Me
   auto target = std::make_unique<SimTarget>();
   target->cluster = holder.get();
   target->nodes = t.nodes ? t.nodes : static_cast<std::uint32_t>(std::max<std::int64_t>(1, nn));
-  target->gpus_per_node = t.gpus_per_node ? t.gpus_per_node : static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpn));
+  target->gpus_per_node =
+      t.gpus_per_node ? t.gpus_per_node : static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpn));
   target->options.nccl = t.nccl.tuning();
   t.nccl.apply(target->options);
   sim::place_ranks(*holder, target->nodes, target->gpus_per_node);  // InputError when the cluster is too small
@@ -260,8 +265,9 @@ void run_validate(const ValidateArgs& a) {
   std::vector<Measurement> report_on = recs;
   std::string title = "replay of " + a.input + (profile ? " with " + a.calibration : " (catalog defaults)");
   if (!a.holdout.empty()) {
-    if (profile) throw InputError("", "--holdout", "cannot combine with --calibration", a.holdout,
-                                  "either a given profile or a hold-out fit");
+    if (profile)
+      throw InputError("", "--holdout", "cannot combine with --calibration", a.holdout,
+                       "either a given profile or a hold-out fit");
     const Holdout h = parse_holdout(a.holdout);
     std::vector<Measurement> train, test;
     for (const auto& r : recs) {
@@ -282,8 +288,8 @@ void run_validate(const ValidateArgs& a) {
   }
   const auto target = make_target(a.target, report_on, cluster, catalog);
   const ValidationReport rep = validate_measurements(report_on, target.get(), profile.get());
-  std::printf("# %s\n%-64s %12s %12s %12s %8s %s\n", title.c_str(), "series", "size(B)", "measured us",
-              "simulated us", "error", "chosen");
+  std::printf("# %s\n%-64s %12s %12s %12s %8s %s\n", title.c_str(), "series", "size(B)", "measured us", "simulated us",
+              "error", "chosen");
   for (const auto& r : rep.rows)
     std::printf("%-64.64s %12lld %12.2f %12.2f %7.1f%% %s\n", r.series.c_str(), static_cast<long long>(r.size_bytes),
                 r.measured_us, r.simulated_us, 100 * r.rel_error, r.chosen.c_str());
@@ -310,7 +316,8 @@ void run_probe() {
       break;
     }
   std::cout << "vgsim calibrate probe: vgsim does not measure anything itself. Run the probe on the real cluster:\n";
-  if (!found.empty()) std::cout << "  probe: " << found << "\n";
+  if (!found.empty())
+    std::cout << "  probe: " << found << "\n";
   else
     std::cout << "  probe: not built here (it needs CUDA, NCCL, cuBLAS and MPI; configure with them found, target "
                  "vgsim-probe)\n";
@@ -338,7 +345,8 @@ void add_calibrate_command(CLI::App& app) {
   i->add_option("--gpus-per-node", imp->gpus_per_node, "ranks per node, when the file does not say");
   i->add_option("--op", imp->op, "collective, when the file does not say");
   i->add_option("--out", imp->out, "output JSONL (default: stdout)");
-  i->add_flag("--allow-simulated", imp->allow_simulated, "import a table `vgsim collective` wrote (refused by default)");
+  i->add_flag("--allow-simulated", imp->allow_simulated,
+              "import a table `vgsim collective` wrote (refused by default)");
   i->callback([imp] { run_import(*imp); });
 
   auto fit = std::make_shared<FitArgs>();
@@ -346,7 +354,8 @@ void add_calibrate_command(CLI::App& app) {
   f->add_option("measurements", fit->input, "measurement JSONL (vgsim calibrate import, or the probe)")->required();
   add_target_options(f, fit->target);
   f->add_option("--out", fit->out, "profile JSON to write")->required();
-  f->add_option("--date", fit->date, "date recorded in the provenance (never read from the clock)")->capture_default_str();
+  f->add_option("--date", fit->date, "date recorded in the provenance (never read from the clock)")
+      ->capture_default_str();
   f->add_option("--note", fit->note, "free text recorded in the provenance");
   f->callback([fit] { run_fit(*fit); });
 

@@ -1,8 +1,6 @@
 // `vgsim collective --cluster <preset|file> --op allreduce --nodes N --gpus-per-node G -b 8 -e 1G -f 2 ...`:
 // simulates one call per size on a fresh engine and prints what nccl-tests would print; --json writes the rows.
 #include "collective_command.hpp"
-#include "catalog_option.hpp"
-#include "nccl_options.hpp"
 
 #include <unistd.h>
 
@@ -14,6 +12,8 @@
 #include <optional>
 #include <sstream>
 
+#include "catalog_option.hpp"
+#include "nccl_options.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
@@ -62,7 +62,8 @@ std::int64_t type_size(const std::string& dtype) {
   if (dtype == "half" || dtype == "bfloat16") return 2;
   if (dtype == "double" || dtype == "int64" || dtype == "uint64") return 8;
   if (dtype == "int8" || dtype == "uint8") return 1;
-  throw InputError("", "--type", "unknown data type", dtype, "float, half, bfloat16, double, int8, uint8, int32, int64");
+  throw InputError("", "--type", "unknown data type", dtype,
+                   "float, half, bfloat16, double, int8, uint8, int32, int64");
 }
 
 // NCCL's model and knobs for the run: the release's tables, the calibration profile (if any), --set overrides (after
@@ -76,7 +77,8 @@ sim::CommOptions comm_options(const CollectiveArgs& a, std::optional<calibrate::
   }
   for (const auto& kv : a.sets) {
     const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw InputError("", "--set", "expected key=value", kv, "e.g. nccl.base_latency.ring.simple=8.4");
+    if (eq == std::string::npos)
+      throw InputError("", "--set", "expected key=value", kv, "e.g. nccl.base_latency.ring.simple=8.4");
     const std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
     double v = 0;
     try {
@@ -84,9 +86,13 @@ sim::CommOptions comm_options(const CollectiveArgs& a, std::optional<calibrate::
       v = std::stod(val, &used);
       if (used != val.size()) throw std::invalid_argument("trailing characters");
     } catch (const std::exception&) {
-      throw InputError("", "--set " + key, "not a number", val, "a plain number in the parameter's unit (see vgsim params)");
+      throw InputError("", "--set " + key, "not a number", val,
+                       "a plain number in the parameter's unit (see vgsim params)");
     }
-    option_value("--set", key, [&](const std::string& k) { opt.nccl.set(k, v); return 0; });
+    option_value("--set", key, [&](const std::string& k) {
+      opt.nccl.set(k, v);
+      return 0;
+    });
   }
   a.nccl.apply(opt);
   return opt;
@@ -101,7 +107,8 @@ SizeRange size_range(const CollectiveArgs& a) {
   SizeRange r;
   r.min = option_value("-b", a.min_bytes, parse_bytes);
   r.max = option_value("-e", a.max_bytes, parse_bytes);
-  if (r.min <= 0 || r.max < r.min) throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
+  if (r.min <= 0 || r.max < r.min)
+    throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
   r.step = a.step_bytes.empty() ? 0 : option_value("-i", a.step_bytes, parse_bytes);
   if (!a.step_bytes.empty() && r.step <= 0)
     throw InputError("", "-i", "bad step", a.step_bytes, "a size > 0 (nccl-tests -i: sizes grow by this many bytes)");
@@ -112,10 +119,11 @@ SizeRange size_range(const CollectiveArgs& a) {
       r.step > 0 ? static_cast<double>(r.max - r.min) / static_cast<double>(r.step) + 1
                  : std::log(static_cast<double>(r.max) / static_cast<double>(r.min)) / std::log(a.factor) + 1;
   if (visits > 10000)
-    throw InputError("", r.step > 0 ? "-i" : "-f", "size step so small that the sweep would visit " +
-                                   std::to_string(static_cast<long long>(visits)) + " sizes",
-                     r.step > 0 ? a.step_bytes : std::to_string(a.factor),
-                     "a step giving at most 10,000 sizes between -b and -e (e.g. -f 2)");
+    throw InputError(
+        "", r.step > 0 ? "-i" : "-f",
+        "size step so small that the sweep would visit " + std::to_string(static_cast<long long>(visits)) + " sizes",
+        r.step > 0 ? a.step_bytes : std::to_string(a.factor),
+        "a step giving at most 10,000 sizes between -b and -e (e.g. -f 2)");
   return r;
 }
 std::vector<Bytes> sizes_of(const SizeRange& r, double factor, Bytes granule) {
@@ -135,28 +143,32 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
   const sim::CommOptions& opt = comm.options();
   sim::NcclTestsHeader header;
   header.title = "vgsim collective: " + std::string(coll::to_string(op)) + " on " + cluster.name() + ", " +
-                 std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPU(s) = " +
-                 std::to_string(comm.ranks()) + " ranks (simulated; NCCL model " + opt.nccl.version + ")";
+                 std::to_string(nodes) + " node(s) x " + std::to_string(gpn) +
+                 " GPU(s) = " + std::to_string(comm.ranks()) + " ranks (simulated; NCCL model " + opt.nccl.version +
+                 ")";
   char pre[256];
-  std::snprintf(pre, sizeof pre,
-                "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
-                "validation: %d graph: 0",
-                std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : gpn, static_cast<long long>(r.min),
-                static_cast<long long>(r.max),
-                (r.step > 0 ? std::to_string(r.step) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
-                a.warmup, a.iters, a.check);
+  std::snprintf(
+      pre, sizeof pre,
+      "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
+      "validation: %d graph: 0",
+      std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : gpn, static_cast<long long>(r.min),
+      static_cast<long long>(r.max),
+      (r.step > 0 ? std::to_string(r.step) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
+      a.warmup, a.iters, a.check);
   header.notes.push_back(pre);
   header.notes.push_back("Using devices (simulated: vgsim, no GPU was used)");
   const auto& eps = cluster.endpoints();
   for (std::uint32_t rank = 0; rank < comm.ranks(); ++rank)
-    header.notes.push_back("  Rank " + std::to_string(rank) + " on " + eps[comm.rank_to_endpoint()[rank]].name + " device " +
-                           std::to_string(rank % gpn) + " [simulated] " + cluster.gpus()[eps[comm.rank_to_endpoint()[rank]].gpu].model);
+    header.notes.push_back("  Rank " + std::to_string(rank) + " on " + eps[comm.rank_to_endpoint()[rank]].name +
+                           " device " + std::to_string(rank % gpn) + " [simulated] " +
+                           cluster.gpus()[eps[comm.rank_to_endpoint()[rank]].gpu].model);
   if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
   header.notes.push_back("transports: " + comm.describe_transports());
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
-  if (profile) header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
-                                      profile->provenance.date + ")");
+  if (profile)
+    header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
+                           profile->provenance.date + ")");
   header.notes.push_back("in-place and out-of-place are the same simulation; #wrong is N/A (no data is moved)");
   return header;
 }
@@ -179,14 +191,17 @@ sim::NcclTestsRow row_of(const RowContext& x, Bytes size) {
   row.size = size;
   row.count = x.per_rank_count ? size / x.tsize / x.comm.ranks() : size / x.tsize;
   row.type = x.a.dtype;
-  row.redop = (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv ||
-               op == coll::Op::AllToAll) ? "none" : x.redop;
+  row.redop =
+      (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv || op == coll::Op::AllToAll)
+          ? "none"
+          : x.redop;
   row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(x.a.root) : -1;
   row.time = r.time;
   if (x.profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
     row.time = Time{static_cast<std::int64_t>(std::llround(
-        double(r.time.ps) * x.profile->time_factor(coll::to_string(op), x.a.nccl.algo.empty() ? "default" : x.a.nccl.algo,
-                                                   x.a.nccl.proto.empty() ? "default" : x.a.nccl.proto, x.nodes, x.gpn, size)))};
+        double(r.time.ps) *
+        x.profile->time_factor(coll::to_string(op), x.a.nccl.algo.empty() ? "default" : x.a.nccl.algo,
+                               x.a.nccl.proto.empty() ? "default" : x.a.nccl.proto, x.nodes, x.gpn, size)))};
   row.algbw_GBps = coll::algbw_GBps(size, row.time.us());
   row.busbw_GBps = row.algbw_GBps * coll::busbw_factor(op, x.comm.ranks());
   row.algo = coll::to_string(r.plan.algo);
@@ -262,9 +277,10 @@ void add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* c = app.add_subcommand("collective", "Simulate an nccl-tests style sweep of one collective");
   c->add_option("--cluster", args->cluster, "cluster preset name or JSON file")->capture_default_str();
-  c->add_option("-o,--op", args->op,
-                "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall), or nccl-tests' "
-                "reduction (sum, prod, min, max, avg: an allreduce with that reduction)")
+  c->add_option(
+       "-o,--op", args->op,
+       "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall), or nccl-tests' "
+       "reduction (sum, prod, min, max, avg: an allreduce with that reduction)")
       ->capture_default_str();
   c->add_option("--nodes", args->nodes, "hosts to use (default: all)");
   c->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per host (default: all of the first host)");

@@ -1,13 +1,14 @@
 // `vgsim compare a.json b.json [--json out.json]`: A and B are `vgsim train --json` reports or sweep plan points
-// ("plan.json#INDEX"); prints a markdown table (throughput, breakdown, what limits the iteration, busiest link, differing parameters).
+// ("plan.json#INDEX"); prints a markdown table (throughput, breakdown, what limits the iteration, busiest link,
+// differing parameters).
 #include "compare_command.hpp"
-#include "catalog_option.hpp"
 
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "calibration_option.hpp"
+#include "catalog_option.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/sim/planning/compare.hpp"
 

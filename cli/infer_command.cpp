@@ -2,12 +2,12 @@
 // [--set k=v] [--batches N] [--json file]`: runs batches of forward passes on every chosen endpoint at once and prints
 // samples/s and latency per batch per endpoint plus the aggregate. Bad input is an InputError (exit 2).
 #include "infer_command.hpp"
-#include "catalog_option.hpp"
 
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "catalog_option.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/sim/inference/inference.hpp"
 

@@ -1,13 +1,14 @@
-// `vgsim jobs <file.json> [--json out]` (`--jobs` means worker threads elsewhere, so the file is positional): runs the jobs of a jobs file together (see
-// include/vgsim/sim/jobs/multi_job.hpp) and prints one report per job with its slowdown from sharing.
+// `vgsim jobs <file.json> [--json out]` (`--jobs` means worker threads elsewhere, so the file is positional): runs the
+// jobs of a jobs file together (see include/vgsim/sim/jobs/multi_job.hpp) and prints one report per job with its
+// slowdown from sharing.
 #include "jobs_command.hpp"
-#include "catalog_option.hpp"
 
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "calibration_option.hpp"
+#include "catalog_option.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/sim/jobs/multi_job.hpp"
 

@@ -1,16 +1,15 @@
 // The vgsim command-line front end: a thin layer over the libraries. Each subcommand lives in its own file.
 // Exit status: 0 success, 2 bad input (InputError: file, JSON path, value, expectation), 1 internal error.
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "calibrate_command.hpp"
 #include "collective_command.hpp"
+#include "compare_command.hpp"
 #include "infer_command.hpp"
 #include "jobs_command.hpp"
 #include "params_command.hpp"
 #include "sweep_command.hpp"
-#include "compare_command.hpp"
 #include "train_command.hpp"
 #include "vgsim/kernel/input_error.hpp"
 

@@ -22,13 +22,15 @@ void add_nccl_options(CLI::App* c, sim::NcclKnobs& k) {
   c->add_option("--p2p-level", k.p2p_level, help("nccl.p2p_level"));
   c->add_option("--gdr-level", k.gdr_level, help("nccl.gdr_level"));
   auto flag = [&](const char* option, std::optional<bool>& target, const char* name) {
-    c->add_flag_callback(option, [&target] { target = true; }, help(name));
+    c->add_flag_callback(
+        option, [&target] { target = true; }, help(name));
   };
   flag("--ib-disable", k.ib_disable, "nccl.ib_disable");
   flag("--p2p-disable", k.p2p_disable, "nccl.p2p_disable");
   flag("--shm-disable", k.shm_disable, "nccl.shm_disable");
   flag("--gdr-disable", k.gdr_disable, "nccl.gdr_disable");
-  c->add_option("--nccl-version", k.version, help("nccl.version") + "; vgsim params --nccl-version V says what is approximated")
+  c->add_option("--nccl-version", k.version,
+                help("nccl.version") + "; vgsim params --nccl-version V says what is approximated")
       ->capture_default_str();
 }
 

@@ -4,18 +4,18 @@
 // sim/training/job_parameters.hpp), then the job's catalog facts and derived values as comments. `vgsim presets`
 // lists the cluster presets.
 #include "params_command.hpp"
-#include "catalog_option.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
+#include "catalog_option.hpp"
+#include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/training/job.hpp"
 #include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/topologies/cluster.hpp"
-#include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
 
 namespace vgsim::cli {
@@ -46,8 +46,10 @@ void print_job(const sim::training::TrainingJob& job, bool json) {
   if (json) {
     Json params = Json::array(), facts = Json::array();
     for (const auto& p : job.params) {
-      if (p.settable) params.push_back(declaration_json(*reg.registry.find(p.name), p));
-      else facts.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
+      if (p.settable)
+        params.push_back(declaration_json(*reg.registry.find(p.name), p));
+      else
+        facts.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
     }
     std::cout << Json{{"parameters", params}, {"facts", facts}}.dump(2) << "\n";
     return;
@@ -62,7 +64,8 @@ void print_job(const sim::training::TrainingJob& job, bool json) {
 void run(const ParamsArgs& a) {
   if (a.scenario.empty() && a.cluster.empty() && a.workload.empty()) {
     if (!a.sets.empty())  // the NCCL constants alone take no overrides: they would be silently ignored
-      throw InputError("", "--set", "needs a job", a.sets.front(), "--scenario S, or --cluster C --workload W, with it");
+      throw InputError("", "--set", "needs a job", a.sets.front(),
+                       "--scenario S, or --cluster C --workload W, with it");
     sim::NcclKnobs kn;
     kn.version = a.version;
     const auto t = kn.tuning();  // an unknown version is an InputError naming --nccl-version
@@ -90,12 +93,15 @@ void add_params_command(CLI::App& app) {
   CLI::App* p = app.add_subcommand(
       "params", "List model parameters with their values and sources (NCCL constants; or every parameter of a job)");
   auto a = std::make_shared<ParamsArgs>();
-  p->add_option("--nccl-version", a->version, "NCCL release 2.4 .. 2.30 whose tuning tables to list (what is approximated is said first)")->capture_default_str();
+  p->add_option("--nccl-version", a->version,
+                "NCCL release 2.4 .. 2.30 whose tuning tables to list (what is approximated is said first)")
+      ->capture_default_str();
   p->add_option("--scenario", a->scenario, "list every parameter this training scenario uses");
   p->add_option("--cluster", a->cluster, "with --workload: list every parameter of this job");
   p->add_option("--workload", a->workload, "model library name or model JSON file");
   p->add_option("--set", a->sets, "name=value overrides, as for vgsim train (the names this command lists)");
-  p->add_flag("--json", a->json, "with a job: every parameter with its declaration (type, unit, bounds, choices, help) "
+  p->add_flag("--json", a->json,
+              "with a job: every parameter with its declaration (type, unit, bounds, choices, help) "
               "and the job's facts, as JSON");
   add_catalog_option(p);
   p->callback([a] { run(*a); });

@@ -4,7 +4,6 @@
 // (VGSIM_HAVE_MPI), rank 0 does all of that while the points spread over the ranks (sweep_mpi.hpp); the files and
 // stdout are byte-identical to a single process. Built without MPI, more than one rank is refused.
 #include "sweep_command.hpp"
-#include "catalog_option.hpp"
 
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <sstream>
 
 #include "calibration_option.hpp"
+#include "catalog_option.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
 #ifdef VGSIM_HAVE_MPI
@@ -82,8 +82,9 @@ void run_and_report(const SweepArgs& a, const sim::planning::SweepPlan& plan, co
   for (const auto& x : r.results)
     if (!x.error.empty() && failed++ == 0) first = "point " + std::to_string(x.index) + ": " + x.error;
   if (failed && !a.keep_going)
-    throw InputError(plan.file, "points", std::to_string(failed) + " of " + std::to_string(r.results.size()) +
-                                              " point(s) failed (the CSV's error column has each reason)",
+    throw InputError(plan.file, "points",
+                     std::to_string(failed) + " of " + std::to_string(r.results.size()) +
+                         " point(s) failed (the CSV's error column has each reason)",
                      first.substr(0, 300), "every point valid, or --keep-going to accept a partial sweep (exit 0)");
 }
 
@@ -153,8 +154,9 @@ void add_sweep_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand("sweep", "Run a what-if sweep plan: one simulated training job per design point");
   c->add_option("plan", a->plan, "sweep plan JSON (workloads/plans/*.json)")->required();
   c->add_option("--out", a->out, "results CSV (written atomically; <out>.journal holds rows while running)");
-  c->add_option("--jobs", a->jobs, "worker threads (per rank under mpirun; default: hardware threads, shared by the "
-                 "ranks of a host)");
+  c->add_option("--jobs", a->jobs,
+                "worker threads (per rank under mpirun; default: hardware threads, shared by the "
+                "ranks of a host)");
   c->add_flag("--resume", a->resume, "skip points already in --out or its journal (matched by point id)");
   c->add_option("--fidelity", a->fidelity, "step (engine, default) or analytical (closed form, fast)");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every point");
@@ -162,8 +164,8 @@ void add_sweep_command(CLI::App& app) {
   c->add_flag("--keep-going", a->keep_going, "exit 0 even when some points fail (default: exit 2, CSV still written)");
   c->add_option("--top", a->top, "rows in the ranked summary (Pareto points are always shown; default 20)");
   c->add_option("--rank0-jobs", a->rank0_jobs,
-                 "under mpirun: threads running points on rank 0 (default: as --jobs; 0 = rank 0 only hands out "
-                 "points and writes the results)");
+                "under mpirun: threads running points on rank 0 (default: as --jobs; 0 = rank 0 only hands out "
+                "points and writes the results)");
   c->add_option("--max-points", a->max_points,
                 "refuse plans of more points (each holds about 3.8 KiB until the CSV is written; 0 = no limit)")
       ->capture_default_str();

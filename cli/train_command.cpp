@@ -2,18 +2,18 @@
 // resolves the job (scenario < command line), simulates it and its 1-GPU baseline, prints the summary, and writes
 // --json / --trace atomically. Bad input is an InputError (exit 2).
 #include "train_command.hpp"
-#include "catalog_option.hpp"
-#include "nccl_options.hpp"
 
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <sstream>
 
+#include "calibration_option.hpp"
+#include "catalog_option.hpp"
+#include "nccl_options.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/kernel/progress.hpp"
-#include "calibration_option.hpp"
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/sim/training/training_run.hpp"
@@ -90,7 +90,8 @@ void run(const TrainArgs& a) {
 
 void add_train_command(CLI::App& app) {
   auto a = std::make_shared<TrainArgs>();
-  CLI::App* c = app.add_subcommand("train", "Simulate data-parallel training (throughput, overlap, scaling efficiency)");
+  CLI::App* c =
+      app.add_subcommand("train", "Simulate data-parallel training (throughput, overlap, scaling efficiency)");
   c->add_option("--scenario", a->scenario, "named scenario (workloads/scenarios) or scenario JSON file");
   c->add_flag("--list-scenarios", a->list, "list the named scenarios and exit");
   c->add_option("--cluster", a->cluster, "cluster preset name or JSON file");

@@ -64,7 +64,8 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
       auto& legs = to_sw ? switch_up_ : switch_down_;
       if (legs.empty()) legs.assign(maps * schedule.ranks, nullptr);
       const std::uint32_t r = to_sw ? tr.src : tr.dst;
-      if (!legs[m * schedule.ranks + r]) legs[m * schedule.ranks + r] = &fabric_.switch_route(channel_gpus_[m][r], to_sw);
+      if (!legs[m * schedule.ranks + r])
+        legs[m * schedule.ranks + r] = &fabric_.switch_route(channel_gpus_[m][r], to_sw);
       continue;
     }
     auto& list = by_src_[m * schedule.ranks + tr.src];
@@ -84,7 +85,9 @@ const Route& CollectiveRun::route_of(const coll::Transfer& tr) const {
   throw std::logic_error("CollectiveRun: route not resolved");  // unreachable: the constructor resolved them all
 }
 
-void CollectiveRun::start(std::function<void(Time)> on_done) { start_at(fabric_.simulator().now(), std::move(on_done)); }
+void CollectiveRun::start(std::function<void(Time)> on_done) {
+  start_at(fabric_.simulator().now(), std::move(on_done));
+}
 
 namespace {
 constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a transfer
@@ -138,8 +141,10 @@ void CollectiveRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
   const coll::Transfer& tr = schedule_.transfers[t];
   const Route& r = route_of(tr);
   const Time latency = delivery_latency(r, tr.bytes, costs_);
-  if (latency.ps > 0) sim.schedule(sim.now() + latency, this, t);
-  else deliver(sim, t);
+  if (latency.ps > 0)
+    sim.schedule(sim.now() + latency, this, t);
+  else
+    deliver(sim, t);
 }
 
 void CollectiveRun::deliver(Simulator& sim, std::uint32_t t) {

@@ -170,7 +170,8 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
   std::uint32_t host_nics = 0;
   if (!first.vm.empty()) {
     const topo::VmInfo& vm = cluster.vms()[first.vm_index];
-    if (vm.nic != UINT32_MAX) host_net_GBps = cluster.nics()[vm.nic].speed.GBps(), host_nics = cluster.nics()[vm.nic].devices;
+    if (vm.nic != UINT32_MAX)
+      host_net_GBps = cluster.nics()[vm.nic].speed.GBps(), host_nics = cluster.nics()[vm.nic].devices;
   } else {
     for (std::uint32_t nic : cluster.hosts()[first.host].nics)
       host_net_GBps += cluster.nics()[nic].speed.GBps(), host_nics += cluster.nics()[nic].devices;
@@ -220,15 +221,19 @@ void check_forced(coll::Algo algo, coll::Op op, const coll::CommShape& shape, st
   const coll::AlgorithmInfo& info = coll::algorithm(algo);
   const std::string key = info.name, op_name = coll::to_string(op);
   if (!info.supports(op))
-    throw InputError("", "--algo", info.ops_error.empty() ? "the " + key + " algorithm does not implement " + op_name
-                                                          : info.ops_error,
-                     key, "ring for " + op_name);
+    throw InputError(
+        "", "--algo",
+        info.ops_error.empty() ? "the " + key + " algorithm does not implement " + op_name : info.ops_error, key,
+        "ring for " + op_name);
   const std::string why = coll::why_unavailable(algo, shape);
   if (!why.empty())
-    throw InputError("", "--algo", info.title + " is not available on this communicator: " + why, key, info.requirement);
+    throw InputError("", "--algo", info.title + " is not available on this communicator: " + why, key,
+                     info.requirement);
   if (info.nvls_channels && shape.nvls_channels < 2)
-    throw InputError("", "--channels", "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
-                     "nothing", std::to_string(shape.nvls_channels), "2 or more with --algo " + key);
+    throw InputError("", "--channels",
+                     "NCCL's NVLS model scales by (channels - 1) / channels, so one channel moves "
+                     "nothing",
+                     std::to_string(shape.nvls_channels), "2 or more with --algo " + key);
   if (info.simple_only && proto && *proto != coll::Proto::Simple)
     throw InputError("", "--proto", "NCCL runs " + info.title + " with the Simple protocol only",
                      coll::to_string(*proto), "Simple (or no --proto) with --algo " + key);
@@ -250,9 +255,10 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
       throw InputError("", "--algo", "alltoall is a group of NCCL sends and receives, which NCCL_ALGO does not steer",
                        coll::to_string(*options_.algo), "no --algo (or ring) for alltoall");
     if (options_.proto && *options_.proto != coll::Proto::Simple)
-      throw InputError("", "--proto", "vgsim runs NCCL's sends and receives with the Simple protocol only (NCCL's LL "
-                       "for small p2p operations is not modelled)", coll::to_string(*options_.proto),
-                       "Simple (or no --proto) for alltoall");
+      throw InputError("", "--proto",
+                       "vgsim runs NCCL's sends and receives with the Simple protocol only (NCCL's LL "
+                       "for small p2p operations is not modelled)",
+                       coll::to_string(*options_.proto), "Simple (or no --proto) for alltoall");
   }
   const coll::Selection sel = coll::select(t, op, size, shape, allowed);
 
@@ -331,7 +337,8 @@ Communicator::P2pGeometry Communicator::p2p_geometry() const {
     if (!(v >= lo && v <= hi) || static_cast<double>(u) != v || (pow2 && (u & (u - 1)) != 0))
       throw InputError("", std::string("--set ") + name, "p2p parameter out of range", std::to_string(v),
                        std::string(pow2 ? "a power of two" : "a whole number") + " in " +
-                           std::to_string(static_cast<long long>(lo)) + ".." + std::to_string(static_cast<long long>(hi)));
+                           std::to_string(static_cast<long long>(lo)) + ".." +
+                           std::to_string(static_cast<long long>(hi)));
     return static_cast<std::uint32_t>(u);
   };
   auto pow2_up = [](std::uint32_t v) {

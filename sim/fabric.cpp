@@ -47,7 +47,8 @@ const Route& Fabric::switch_route(std::uint32_t ep, bool to_switch) {
   if (!p) {
     const auto& e = cluster_.endpoints().at(ep);
     throw InputError(cluster_.file(), "--algo", "NVLS needs every rank on a whole GPU attached to an NVSwitch",
-                     e.name + " (" + e.mode + ")", "a bare-metal or passthrough GPU listed under the host's \"nvswitch\"");
+                     e.name + " (" + e.mode + ")",
+                     "a bare-metal or passthrough GPU listed under the host's \"nvswitch\"");
   }
   return switch_cache_.emplace(key, to_route(*p)).first->second;
 }

@@ -48,12 +48,14 @@ topo::PathType parse_path_level(const std::string& value, const std::string& ncc
   if (minor == 4) {  // 2.4.8: GDR / P2P used while distance < n, enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4
     static const P k24[] = {P::LOC, P::PIX, P::PXB, P::PHB, P::PHB, P::SYS};
     if (n <= 5) return k24[n];
-    throw UnitError("NCCL 2.4 path level " + value + " is out of range: 0..5 (0 none, 1 PIX, 2 PXB, 3 PHB, 4 up to "
+    throw UnitError("NCCL 2.4 path level " + value +
+                    " is out of range: 0..5 (0 none, 1 PIX, 2 PXB, 3 PHB, 4 up to "
                     "NODE, 5 SYS; NCCL 2.4.8 compares distance >= level) or a name");
   }
   static const P kLegacy[] = {P::LOC, P::PIX, P::PXB, P::PHB, P::SYS};  // paths.cc levelsOldToNew
   if (n <= 4) return kLegacy[n];
-  throw UnitError("NCCL " + nccl_version + " path level " + value + " is out of range: 0..4 (NCCL's legacy integers: 0 LOC, "
+  throw UnitError("NCCL " + nccl_version + " path level " + value +
+                  " is out of range: 0..4 (NCCL's legacy integers: 0 LOC, "
                   "1 PIX, 2 PXB, 3 PHB, 4 SYS; NCCL reads larger numbers as SYS, write SYS to mean it) or a name (LOC, "
                   "NVL, PIX, PXB, PHB, SYS)");
 }
@@ -79,9 +81,10 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
                        "ll or simple, or --nccl-version 2.5 or later");
     const coll::AlgorithmInfo* a = opt.algo ? &coll::algorithm(*opt.algo) : nullptr;
     if (a && t.minor < a->since_minor)
-      throw InputError(origin, "--algo", "NCCL " + v + " has no " + a->title + " algorithm (from 2." +
-                       std::to_string(a->since_minor) + ")", algo,
-                       "ring or tree, or --nccl-version 2." + std::to_string(a->since_minor) + " or later");
+      throw InputError(
+          origin, "--algo",
+          "NCCL " + v + " has no " + a->title + " algorithm (from 2." + std::to_string(a->since_minor) + ")", algo,
+          "ring or tree, or --nccl-version 2." + std::to_string(a->since_minor) + " or later");
   }
   if (ib_disable) opt.path.ib_disable = *ib_disable;
   if (p2p_disable) opt.path.p2p_disable = *p2p_disable;
@@ -91,17 +94,28 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
 
 void NcclKnobs::set(const std::string& name, const Json& value) {
   const auto text = [&] { return value.get<std::string>(); };
-  if (name == "nccl.version") version = text();
-  else if (name == "nccl.algo") algo = text() == "auto" ? "" : text();
-  else if (name == "nccl.proto") proto = text() == "auto" ? "" : text();
-  else if (name == "nccl.channels") channels = value.get<std::uint32_t>();
-  else if (name == "nccl.p2p_level") p2p_level = text();
-  else if (name == "nccl.gdr_level") gdr_level = text();
-  else if (name == "nccl.ib_disable") ib_disable = value.get<bool>();
-  else if (name == "nccl.p2p_disable") p2p_disable = value.get<bool>();
-  else if (name == "nccl.shm_disable") shm_disable = value.get<bool>();
-  else if (name == "nccl.gdr_disable") gdr_disable = value.get<bool>();
-  else throw std::logic_error("not an NCCL knob: " + name);
+  if (name == "nccl.version")
+    version = text();
+  else if (name == "nccl.algo")
+    algo = text() == "auto" ? "" : text();
+  else if (name == "nccl.proto")
+    proto = text() == "auto" ? "" : text();
+  else if (name == "nccl.channels")
+    channels = value.get<std::uint32_t>();
+  else if (name == "nccl.p2p_level")
+    p2p_level = text();
+  else if (name == "nccl.gdr_level")
+    gdr_level = text();
+  else if (name == "nccl.ib_disable")
+    ib_disable = value.get<bool>();
+  else if (name == "nccl.p2p_disable")
+    p2p_disable = value.get<bool>();
+  else if (name == "nccl.shm_disable")
+    shm_disable = value.get<bool>();
+  else if (name == "nccl.gdr_disable")
+    gdr_disable = value.get<bool>();
+  else
+    throw std::logic_error("not an NCCL knob: " + name);
 }
 
 const std::vector<ParamDecl>& nccl_knob_params() {
@@ -115,8 +129,9 @@ const std::vector<ParamDecl>& nccl_knob_params() {
       return p;
     };
     const char* env = "NCCL default (NCCL's environment variable unset)";
-    ParamDecl channels = d("nccl.channels", ParamType::Integer, "pinned channel count (NCCL_MIN/MAX_NCHANNELS; 0: NCCL's choice)",
-                           "NCCL default: from the route bottleneck, trimmed per size as NCCL does");
+    ParamDecl channels =
+        d("nccl.channels", ParamType::Integer, "pinned channel count (NCCL_MIN/MAX_NCHANNELS; 0: NCCL's choice)",
+          "NCCL default: from the route bottleneck, trimmed per size as NCCL does");
     channels.min = 0, channels.max = 64;  // 0: NCCL's choice
     channels.unit = "channels";
     ParamDecl algo = d("nccl.algo", ParamType::Choice, coll::algorithm_help().c_str(), env);
@@ -127,11 +142,17 @@ const std::vector<ParamDecl>& nccl_knob_params() {
     return std::vector<ParamDecl>{
         d("nccl.version", ParamType::Text, "an NCCL release 2.4 .. 2.30 (a patch level such as 2.18.3 accepted)",
           "default: 2.30 (the HEAD tables of nccl_tuning.cpp)"),
-        algo, proto, channels,
-        d("nccl.p2p_level", ParamType::Text, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB, PHB, SYS, or NCCL's legacy integer 0-4 (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS; 2.4: 0-5)",
+        algo,
+        proto,
+        channels,
+        d("nccl.p2p_level", ParamType::Text,
+          "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB, PHB, SYS, or NCCL's legacy integer 0-4 (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 "
+          "SYS; 2.4: 0-5)",
           "NCCL default: PXB"),
         d("nccl.gdr_level", ParamType::Text,
-          "NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS, or NCCL's legacy integer 0-4 (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS; 2.4: 0-5)", "NCCL default: PXB"),
+          "NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS, or NCCL's legacy integer 0-4 (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 "
+          "SYS; 2.4: 0-5)",
+          "NCCL default: PXB"),
         d("nccl.ib_disable", ParamType::Boolean, "NCCL_IB_DISABLE=1: TCP sockets between nodes", env),
         d("nccl.p2p_disable", ParamType::Boolean, "NCCL_P2P_DISABLE=1", env),
         d("nccl.shm_disable", ParamType::Boolean, "NCCL_SHM_DISABLE=1", env),

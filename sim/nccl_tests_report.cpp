@@ -9,9 +9,12 @@ namespace vgsim::sim {
 namespace {
 std::string time_str(double us) {
   char buf[32];
-  if (us >= 10000.0) std::snprintf(buf, sizeof buf, "%7.0f", us);
-  else if (us >= 100.0) std::snprintf(buf, sizeof buf, "%7.1f", us);
-  else std::snprintf(buf, sizeof buf, "%7.2f", us);
+  if (us >= 10000.0)
+    std::snprintf(buf, sizeof buf, "%7.0f", us);
+  else if (us >= 100.0)
+    std::snprintf(buf, sizeof buf, "%7.1f", us);
+  else
+    std::snprintf(buf, sizeof buf, "%7.2f", us);
   return buf;
 }
 
@@ -26,9 +29,12 @@ void write_nccl_tests_head(std::ostream& out, const NcclTestsHeader& header) {
   out << "# " << header.title << "\n";
   for (const auto& n : header.notes) out << "# " << n << "\n";
   out << "#\n";
-  out << "#                                                              out-of-place                       in-place          \n";
-  out << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
-  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n";
+  out << "#                                                              out-of-place                       in-place   "
+         "       \n";
+  out << "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n";
+  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+         "(GB/s)       \n";
 }
 
 void write_nccl_tests_row(std::ostream& out, const NcclTestsRow& r) {
@@ -38,7 +44,8 @@ void write_nccl_tests_row(std::ostream& out, const NcclTestsRow& r) {
   out << buf;
   const std::string wrong = r.wrong >= 0 ? std::to_string(r.wrong) : "N/A";
   for (int g = 0; g < 2; ++g) {
-    if (g == 1 && !r.in_place) std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %5s", "N/A", "N/A", "N/A", "N/A");
+    if (g == 1 && !r.in_place)
+      std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %5s", "N/A", "N/A", "N/A", "N/A");
     else
       std::snprintf(buf, sizeof buf, "  %7s  %6.2f  %6.2f  %5s", time_str(r.time.us()).c_str(), r.algbw_GBps,
                     r.busbw_GBps, wrong.c_str());

@@ -136,7 +136,9 @@ Catalog Catalog::load(const std::string& dir) {
 struct Catalog::Batch {
   // A GPU's reference to a MIG or vGPU table, resolved once the whole batch is read (a GPU may name a table in
   // another file of the same directory).
-  struct Ref { std::string gpu, table, file, path; };
+  struct Ref {
+    std::string gpu, table, file, path;
+  };
   std::vector<Ref> mig, vgpu;
 };
 
@@ -157,8 +159,8 @@ bool Catalog::claim(const std::string& kind, const std::string& key, const JsonR
   }
   if (it->second.json == entry.json()) return false;  // the same entry again (e.g. a copied catalog file)
   static const std::map<std::string, std::string> what = {
-      {"gpus", "GPU model"}, {"nics", "NIC model"}, {"pcie_generations", "PCIe generation"}, {"cpus", "CPU model"},
-      {"mig_tables", "MIG table"}, {"vgpu_tables", "vGPU table"}};
+      {"gpus", "GPU model"}, {"nics", "NIC model"},       {"pcie_generations", "PCIe generation"},
+      {"cpus", "CPU model"}, {"mig_tables", "MIG table"}, {"vgpu_tables", "vGPU table"}};
   throw InputError(entry.file(), key_path,
                    what.at(kind) + " '" + key + "' is already defined in " + it->second.file + " at " +
                        it->second.path + " with other values",
@@ -187,8 +189,8 @@ void Catalog::read_object(JsonReader& r, Batch& b) {
       m.nvlink_per_link = nv->bandwidth("per_link");
       m.nvlink_nccl_per_link = nv->opt_bandwidth("nccl_per_link").value_or(m.nvlink_per_link);
       if (m.nvlink_nccl_per_link > m.nvlink_per_link)
-        nv->fail("nccl_per_link", "above the datasheet per_link rate", "at most per_link (" +
-                                                                          format_bandwidth(m.nvlink_per_link) + ")");
+        nv->fail("nccl_per_link", "above the datasheet per_link rate",
+                 "at most per_link (" + format_bandwidth(m.nvlink_per_link) + ")");
       m.nvlink_latency = nv->time("latency");
       required_source(*nv);
       nv->finish();

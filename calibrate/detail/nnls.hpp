@@ -4,7 +4,6 @@
 #pragma once
 
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <vector>
 

@@ -50,8 +50,8 @@ void warn(const std::string& message) {
 
 void check_cuda(cudaError_t rc, const char* call, const char* file, int line) {
   if (rc == cudaSuccess) return;
-  fatal(kExitCallFailed, std::string(call) + " failed: " + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc) +
-                             where(file, line));
+  fatal(kExitCallFailed,
+        std::string(call) + " failed: " + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc) + where(file, line));
 }
 
 void check_nccl(ncclResult_t rc, const char* call, const char* file, int line) {
@@ -90,8 +90,8 @@ void Watchdog::arm(const std::string& what) {
     std::lock_guard<std::mutex> lock(mutex_);
     armed_ = true;
     what_ = what;
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s_));
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(timeout_s_));
   }
   cv_.notify_all();
 }

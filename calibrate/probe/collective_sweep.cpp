@@ -164,7 +164,7 @@ std::vector<cudaStream_t> streams_of(const std::vector<DeviceSlot>& slots) {
 
 // The head of one --table: nccl-tests' preamble line (parsers look for it) and what was measured.
 static vgsim::sim::NcclTestsHeader table_header(const ProbeContext& ctx, const ProbeOptions& o, const std::string& op,
-                                         const std::string& label) {
+                                                const std::string& label) {
   int version = 0;
   ncclGetVersion(&version);  // e.g. 21803 for 2.18.3 (NCCL_VERSION_CODE encoding from 2.9; 2.x.y earlier: 2xyy)
   vgsim::sim::NcclTestsHeader h;
@@ -226,8 +226,8 @@ struct UserChoice {
 // The combinations to sweep: NCCL's default choice first, recorded under the user's own single NCCL_ALGO/PROTO when
 // they set one, then every forced --algos x --protos pair (none with --no-sweep-algos).
 std::vector<Combo> combos_of(const ProbeOptions& o, const UserChoice& user) {
-  std::vector<Combo> combos{{default_label(user.algo, ProbeOptions::all_algos()),
-                             default_label(user.proto, ProbeOptions::all_protos())}};
+  std::vector<Combo> combos{
+      {default_label(user.algo, ProbeOptions::all_algos()), default_label(user.proto, ProbeOptions::all_protos())}};
   if (o.sweep_algos) {
     for (const auto& a : o.algos)
       for (const auto& p : o.protos) combos.push_back({a, p});
@@ -298,8 +298,14 @@ class CollectiveSweep {
  public:
   CollectiveSweep(const ProbeContext& ctx, const ProbeOptions& o, RecordWriter& writer, Watchdog& watchdog,
                   std::vector<DeviceSlot>& slots, std::int64_t max_elems)
-      : ctx_(ctx), o_(o), writer_(writer), watchdog_(watchdog), slots_(slots),
-        host_(static_cast<size_t>(max_elems)), comms_(ctx, slots, watchdog), n_(ctx.nccl_ranks) {}
+      : ctx_(ctx),
+        o_(o),
+        writer_(writer),
+        watchdog_(watchdog),
+        slots_(slots),
+        host_(static_cast<size_t>(max_elems)),
+        comms_(ctx, slots, watchdog),
+        n_(ctx.nccl_ranks) {}
 
   long wrong_records() const { return wrong_records_; }
 
@@ -314,7 +320,7 @@ class CollectiveSweep {
       TableOut table;
       for (const std::int64_t requested : sizes) {
         const CollectiveShape shape = collective_shape(op, requested, n_);
-        if (shape.count == 0) continue;  // fewer than one float per rank
+        if (shape.count == 0) continue;                        // fewer than one float per rank
         if (!run_size(shape, op, combo, label, table)) break;  // the next op gets fresh communicators
       }
       if (table.head) {

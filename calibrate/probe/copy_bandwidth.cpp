@@ -82,12 +82,15 @@ void run_copy_bandwidth(const ProbeContext& ctx, const ProbeOptions& o, RecordWr
       CUDA_CHECK(cudaSetDevice(d));
       for (std::int64_t bytes : sizes) {
         const auto sz = static_cast<std::size_t>(bytes);
-        write_copy(ctx, writer, {"h2d", -1, d}, bytes,
-                   time_copies(a[d], d, host, -1, sz, cudaMemcpyHostToDevice, false, streams[d], starts[d], stops[d], w, n));
-        write_copy(ctx, writer, {"d2h", d, -1}, bytes,
-                   time_copies(host, -1, a[d], d, sz, cudaMemcpyDeviceToHost, false, streams[d], starts[d], stops[d], w, n));
-        write_copy(ctx, writer, {"d2d", d, d}, bytes,
-                   time_copies(b[d], d, a[d], d, sz, cudaMemcpyDeviceToDevice, false, streams[d], starts[d], stops[d], w, n));
+        write_copy(
+            ctx, writer, {"h2d", -1, d}, bytes,
+            time_copies(a[d], d, host, -1, sz, cudaMemcpyHostToDevice, false, streams[d], starts[d], stops[d], w, n));
+        write_copy(
+            ctx, writer, {"d2h", d, -1}, bytes,
+            time_copies(host, -1, a[d], d, sz, cudaMemcpyDeviceToHost, false, streams[d], starts[d], stops[d], w, n));
+        write_copy(
+            ctx, writer, {"d2d", d, d}, bytes,
+            time_copies(b[d], d, a[d], d, sz, cudaMemcpyDeviceToDevice, false, streams[d], starts[d], stops[d], w, n));
       }
     }
     for (int src = 0; src < count; ++src) {

@@ -107,11 +107,11 @@ nlohmann::ordered_json environment_record(const ProbeContext& ctx, const ProbeOp
   e["cuda_driver_version"] = version_string(driver, 1000, 10);
   e["cuda_runtime_version"] = version_string(runtime, 1000, 10);
   // ncclGetVersion: major*10000 + minor*100 + patch since NCCL 2.9 (nccl.h NCCL_VERSION macro).
-  e["nccl_version"] = std::to_string(nccl / 10000) + "." + std::to_string((nccl % 10000) / 100) + "." +
-                      std::to_string(nccl % 100);
+  e["nccl_version"] =
+      std::to_string(nccl / 10000) + "." + std::to_string((nccl % 10000) / 100) + "." + std::to_string(nccl % 100);
   e["nccl_version_code"] = nccl;
-  e["nccl_built_against"] = std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + "." +
-                            std::to_string(NCCL_PATCH);
+  e["nccl_built_against"] =
+      std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + "." + std::to_string(NCCL_PATCH);
   e["nvml"] = nvml_system_info();
 
   std::vector<std::pair<std::string, std::string>> vars;

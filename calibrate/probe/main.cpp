@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   if (ctx.is_writer()) {
     std::fprintf(stderr, "vgsim-probe: done; %s\n",
                  wrong > 0 ? (std::to_string(wrong) + " collective measurement(s) had wrong results (\"usable\": "
-                              "false)").c_str()
+                                                      "false)")
+                                 .c_str()
                            : "all checked results correct");
   }
   finish_mpi(ctx);

@@ -78,12 +78,18 @@ const Nvml& nvml() {
 // NVML's nvmlGpuVirtualizationMode_t values (nvml.h).
 std::string virt_name(int mode) {
   switch (mode) {
-    case 0: return "none";
-    case 1: return "passthrough";
-    case 2: return "vgpu";
-    case 3: return "host_vgpu";
-    case 4: return "host_vsga";
-    default: return "unknown(" + std::to_string(mode) + ")";
+    case 0:
+      return "none";
+    case 1:
+      return "passthrough";
+    case 2:
+      return "vgpu";
+    case 3:
+      return "host_vgpu";
+    case 4:
+      return "host_vsga";
+    default:
+      return "unknown(" + std::to_string(mode) + ")";
   }
 }
 

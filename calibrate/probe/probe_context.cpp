@@ -37,8 +37,8 @@ std::string utc_stamp() {
 }  // namespace
 
 bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
-                        "MPI_LOCALNRANKS"}) {
+  for (const char* v :
+       {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"}) {
     if (std::getenv(v) != nullptr) return true;
   }
   return false;
@@ -75,7 +75,8 @@ ProbeContext start_context(bool use_mpi) {
   std::vector<char> mine(kHostLen, 0), all(static_cast<std::size_t>(kHostLen) * ctx.world_size, 0);
   std::strncpy(mine.data(), ctx.hostname.c_str(), kHostLen - 1);
   MPI_CHECK(MPI_Allgather(mine.data(), kHostLen, MPI_CHAR, all.data(), kHostLen, MPI_CHAR, MPI_COMM_WORLD));
-  for (int r = 0; r < ctx.world_size; ++r) ctx.hostnames.emplace_back(all.data() + static_cast<std::size_t>(r) * kHostLen);
+  for (int r = 0; r < ctx.world_size; ++r)
+    ctx.hostnames.emplace_back(all.data() + static_cast<std::size_t>(r) * kHostLen);
 
   char id[128] = {0};
   if (ctx.world_rank == 0) std::strncpy(id, (utc_stamp() + "-" + ctx.hostname).c_str(), sizeof(id) - 1);
@@ -98,8 +99,8 @@ void assign_devices(ProbeContext& ctx, int device_count, int gpus) {
   } else {
     const int n = gpus > 0 ? gpus : device_count;
     if (n > device_count)
-      fatal(kExitUsage, "--gpus " + std::to_string(gpus) + " but only " + std::to_string(device_count) +
-                            " GPU(s) visible");
+      fatal(kExitUsage,
+            "--gpus " + std::to_string(gpus) + " but only " + std::to_string(device_count) + " GPU(s) visible");
     for (int d = 0; d < n; ++d) ctx.devices.push_back(d);
   }
   ctx.nccl_ranks = ctx.world_size * static_cast<int>(ctx.devices.size());

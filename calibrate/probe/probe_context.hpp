@@ -20,8 +20,8 @@ struct ProbeContext {
   std::vector<int> devices;            // CUDA device indices driven by this process
   int nccl_ranks = 1;
   int nnodes = 1;
-  int gpus_per_node = 1;               // NCCL ranks per node (the largest, if nodes differ)
-  std::string run_id;                  // "<UTC start time>-<host of rank 0>", the same on every rank
+  int gpus_per_node = 1;  // NCCL ranks per node (the largest, if nodes differ)
+  std::string run_id;     // "<UTC start time>-<host of rank 0>", the same on every rank
 
   bool is_writer() const { return world_rank == 0; }
   int nccl_rank(std::size_t d) const { return world_rank * static_cast<int>(devices.size()) + static_cast<int>(d); }

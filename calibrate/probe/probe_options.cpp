@@ -2,7 +2,6 @@
 #include "probe_options.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -16,7 +15,8 @@ namespace vgsim::probe {
 namespace {
 
 const std::vector<std::string> kOps{"allreduce", "allgather", "reducescatter", "broadcast", "sendrecv"};
-const std::vector<std::string> kAlgos{"ring", "tree", "nvls", "nvlstree"};  // nvls / nvlstree: opt-in (Hopper+ NVSwitch nodes; nvlstree multi-node only)
+const std::vector<std::string> kAlgos{
+    "ring", "tree", "nvls", "nvlstree"};  // nvls / nvlstree: opt-in (Hopper+ NVSwitch nodes; nvlstree multi-node only)
 const std::vector<std::string> kProtos{"ll", "ll128", "simple"};
 const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16"};
 
@@ -41,8 +41,8 @@ void check_cli_list(const std::string& option, const std::vector<std::string>& v
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       const std::string hint = did_you_mean(v, allowed);
-      throw InputError("command line", option, "unknown value" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"),
-                       v, "one of " + list);
+      throw InputError("command line", option,
+                       "unknown value" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), v, "one of " + list);
     }
   }
 }
@@ -134,8 +134,10 @@ std::vector<std::int64_t> SizeSweep::sizes() const {
   while (s <= static_cast<double>(max_bytes) * (1.0 + 1e-12)) {
     const std::int64_t b = (static_cast<std::int64_t>(std::floor(s)) / 4) * 4;
     if (b >= 4 && (out.empty() || out.back() != b)) out.push_back(b);
-    if (step_bytes > 0) s += static_cast<double>(step_bytes);
-    else s *= factor;
+    if (step_bytes > 0)
+      s += static_cast<double>(step_bytes);
+    else
+      s *= factor;
   }
   return out;
 }
@@ -164,22 +166,29 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
   // --factor / --warmup / --gpus, the probe's earlier names, stay as aliases (nothing else in the probe is a size
   // bound, a factor or a GPU count, so they cannot be confused).
   app.add_option("-b,--minbytes,--min", min_s, "smallest collective size, e.g. 8 or 8B (nccl-tests -b; default 8)");
-  app.add_option("-e,--maxbytes,--max", max_s, "largest collective size, e.g. 1G (= GiB, as nccl-tests) (nccl-tests -e; default 1G)");
+  app.add_option("-e,--maxbytes,--max", max_s,
+                 "largest collective size, e.g. 1G (= GiB, as nccl-tests) (nccl-tests -e; default 1G)");
   app.add_option("-f,--stepfactor,--factor", factor, "multiplicative size step (nccl-tests -f; default 2)");
   app.add_option("-i,--stepbytes", step_s, "linear size step in bytes instead of -f (nccl-tests -i)");
   app.add_option("-n,--iters", iters, "timed iterations per size (nccl-tests -n; default 20)");
   app.add_option("-w,--warmup_iters,--warmup", warmup, "warm-up iterations per size (nccl-tests -w; default 5)");
-  app.add_flag("--table", table, "also print nccl-tests' table per op and algorithm/protocol on stdout (rank 0), in "
-                                 "the format of vgsim collective (in-place: N/A, not measured)");
+  app.add_flag("--table", table,
+               "also print nccl-tests' table per op and algorithm/protocol on stdout (rank 0), in "
+               "the format of vgsim collective (in-place: N/A, not measured)");
   app.add_option("--ops", ops_s, "comma-separated: allreduce,allgather,reducescatter,broadcast,sendrecv (default all)");
-  app.add_option("--algos", algos_s, "NCCL_ALGO values to force in the sweep: ring,tree,nvls,nvlstree (default ring,tree; nvls only runs on Hopper+ NVSwitch nodes and nvlstree only across several of them, Simple protocol, elsewhere NCCL rejects them and the probe records a skip)");
+  app.add_option("--algos", algos_s,
+                 "NCCL_ALGO values to force in the sweep: ring,tree,nvls,nvlstree (default ring,tree; nvls only runs "
+                 "on Hopper+ NVSwitch nodes and nvlstree only across several of them, Simple protocol, elsewhere NCCL "
+                 "rejects them and the probe records a skip)");
   app.add_option("--protos", protos_s, "NCCL_PROTO values to force in the sweep: ll,ll128,simple (default all)");
   app.add_flag("--no-sweep-algos", no_sweep, "measure only NCCL's default algorithm/protocol choice");
-  app.add_option("-g,--ngpus,--gpus", gpus, "without mpirun: number of local GPUs to drive, as nccl-tests -g in one "
-                                         "process (default all visible; under mpirun each rank drives one GPU)");
+  app.add_option("-g,--ngpus,--gpus", gpus,
+                 "without mpirun: number of local GPUs to drive, as nccl-tests -g in one "
+                 "process (default all visible; under mpirun each rank drives one GPU)");
   app.add_flag("--no-copies", no_copies, "skip the host<->device, device<->device and peer copy measurements");
   app.add_flag("--no-gemm", no_gemm, "skip the cuBLAS GEMM measurements");
-  app.add_option("--timeout", timeout, "seconds before a stuck init or timed loop ends the job with status 4 (default 600)");
+  app.add_option("--timeout", timeout,
+                 "seconds before a stuck init or timed loop ends the job with status 4 (default 600)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -198,7 +207,8 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
   if (!max_s.empty()) o.collective.max_bytes = parse_cli_bytes("-e/--maxbytes", max_s);
   if (factor) {
     if (!(*factor > 1.0) || *factor > 1024.0)
-      throw InputError("command line", "-f/--stepfactor", "out of range", std::to_string(*factor), "a number in (1, 1024]");
+      throw InputError("command line", "-f/--stepfactor", "out of range", std::to_string(*factor),
+                       "a number in (1, 1024]");
     o.collective.factor = *factor;
   }
   if (!step_s.empty()) {
@@ -210,8 +220,8 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
     throw InputError("command line", "-b/--minbytes", "too small", std::to_string(o.collective.min_bytes),
                      "at least 4 bytes (one float)");
   if (o.collective.max_bytes < o.collective.min_bytes)
-    throw InputError("command line", "-e/--maxbytes", "smaller than -b/--minbytes", std::to_string(o.collective.max_bytes),
-                     "max >= min");
+    throw InputError("command line", "-e/--maxbytes", "smaller than -b/--minbytes",
+                     std::to_string(o.collective.max_bytes), "max >= min");
   if (o.collective.step_bytes > 0 &&
       (o.collective.max_bytes - o.collective.min_bytes) / o.collective.step_bytes > 100000)
     throw InputError("command line", "-i/--stepbytes", "so small that the sweep would have more than 100,000 sizes",
@@ -221,7 +231,8 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
     o.iters = *iters;
   }
   if (warmup) {
-    if (*warmup < 0) throw InputError("command line", "-w/--warmup_iters", "out of range", std::to_string(*warmup), ">= 0");
+    if (*warmup < 0)
+      throw InputError("command line", "-w/--warmup_iters", "out of range", std::to_string(*warmup), ">= 0");
     o.warmup = *warmup;
   }
   if (gpus) {
@@ -255,16 +266,23 @@ bool parse_probe_options(int argc, char** argv, ProbeOptions& o) {
 std::string options_json(const ProbeOptions& o) {
   nlohmann::ordered_json j;
   j["plan"] = o.plan_path;
-  j["collectives"] = {{"min_bytes", o.collective.min_bytes}, {"max_bytes", o.collective.max_bytes},
-                      {"factor", o.collective.factor},       {"step_bytes", o.collective.step_bytes},
+  j["collectives"] = {{"min_bytes", o.collective.min_bytes},
+                      {"max_bytes", o.collective.max_bytes},
+                      {"factor", o.collective.factor},
+                      {"step_bytes", o.collective.step_bytes},
                       {"ops", o.ops},
-                      {"sweep_algos", o.sweep_algos},        {"algos", o.algos},
-                      {"protos", o.protos},                  {"iters", o.iters},
+                      {"sweep_algos", o.sweep_algos},
+                      {"algos", o.algos},
+                      {"protos", o.protos},
+                      {"iters", o.iters},
                       {"warmup", o.warmup}};
-  j["copies"] = {{"enabled", o.copies},         {"min_bytes", o.copy.min_bytes}, {"max_bytes", o.copy.max_bytes},
-                 {"factor", o.copy.factor},     {"iters", o.copy_iters},         {"warmup", o.copy_warmup}};
-  j["gemm"] = {{"enabled", o.gemm},        {"sizes", o.gemm_sizes},   {"precisions", o.gemm_precisions},
-               {"iters", o.gemm_iters},    {"warmup", o.gemm_warmup}};
+  j["copies"] = {{"enabled", o.copies},     {"min_bytes", o.copy.min_bytes}, {"max_bytes", o.copy.max_bytes},
+                 {"factor", o.copy.factor}, {"iters", o.copy_iters},         {"warmup", o.copy_warmup}};
+  j["gemm"] = {{"enabled", o.gemm},
+               {"sizes", o.gemm_sizes},
+               {"precisions", o.gemm_precisions},
+               {"iters", o.gemm_iters},
+               {"warmup", o.gemm_warmup}};
   j["timeout_s"] = o.timeout_s;
   return j.dump();
 }

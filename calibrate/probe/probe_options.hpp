@@ -13,24 +13,24 @@ namespace vgsim::probe {
 struct SizeSweep {
   std::int64_t min_bytes = 0;
   std::int64_t max_bytes = 0;
-  double factor = 2.0;  // multiplicative step, as nccl-tests -f
+  double factor = 2.0;          // multiplicative step, as nccl-tests -f
   std::int64_t step_bytes = 0;  // > 0: linear step instead of the factor, as nccl-tests -i
   // min, min*factor (or min+step), ... up to max (each rounded down to a multiple of 4 bytes, duplicates removed).
   std::vector<std::int64_t> sizes() const;
 };
 
 struct ProbeOptions {
-  std::string plan_path;                     // "" when no plan
+  std::string plan_path;  // "" when no plan
   std::string out_path = "probe.jsonl";
-  SizeSweep collective{8, 1LL << 30, 2.0};   // nccl-tests style -b 8 -e 1G -f 2
+  SizeSweep collective{8, 1LL << 30, 2.0};  // nccl-tests style -b 8 -e 1G -f 2
   std::vector<std::string> ops{"allreduce", "allgather", "reducescatter", "broadcast", "sendrecv"};
-  bool sweep_algos = true;                   // also force each NCCL_ALGO x NCCL_PROTO in turn
+  bool sweep_algos = true;  // also force each NCCL_ALGO x NCCL_PROTO in turn
   std::vector<std::string> algos{"ring", "tree"};
   std::vector<std::string> protos{"ll", "ll128", "simple"};
-  int iters = 20;                            // nccl-tests -n default
-  int warmup = 5;                            // older nccl-tests -w default (reference/nccl-model.md section 2)
-  int gpus = 0;                              // single-process mode: GPUs to drive (0 = all visible), as -g
-  bool table = false;                        // --table: also print nccl-tests' table on stdout (rank 0)
+  int iters = 20;      // nccl-tests -n default
+  int warmup = 5;      // older nccl-tests -w default (reference/nccl-model.md section 2)
+  int gpus = 0;        // single-process mode: GPUs to drive (0 = all visible), as -g
+  bool table = false;  // --table: also print nccl-tests' table on stdout (rank 0)
   bool copies = true;
   SizeSweep copy{4096, 256LL << 20, 4.0};
   int copy_iters = 20;
@@ -40,7 +40,7 @@ struct ProbeOptions {
   std::vector<std::string> gemm_precisions{"fp32", "tf32", "fp16", "bf16"};
   int gemm_iters = 20;
   int gemm_warmup = 5;
-  double timeout_s = 600.0;                  // per armed region (init, one timed loop); see checked_calls.hpp
+  double timeout_s = 600.0;  // per armed region (init, one timed loop); see checked_calls.hpp
 
   static const std::vector<std::string>& all_ops();
   static const std::vector<std::string>& all_algos();

@@ -3,9 +3,8 @@
 // measured. The file is opened (truncated) only after the GPU check passed, so a GPU-less run creates no file.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace vgsim::probe {

@@ -119,7 +119,8 @@ void write_inference_summary(std::ostream& out, const InferenceResult& r) {
   out << "vgsim infer: " << r.model << " on " << r.cluster << ", batch " << r.batch << ", " << r.batches
       << " batches per endpoint, " << r.endpoints.size() << " endpoint(s) at once\n";
   write_virtualization_summary(out, r.virtualization);
-  out << "  endpoint                               mode         profile     SMs   mem   u(batch)  latency/batch   samples/s\n";
+  out << "  endpoint                               mode         profile     SMs   mem   u(batch)  latency/batch   "
+         "samples/s\n";
   for (const auto& e : r.endpoints) {
     char line[256];
     std::snprintf(line, sizeof line, "  %-38s %-12s %-10s %5.3f %5.3f %8.3f %12.3f ms %11.2f\n", e.endpoint.c_str(),
@@ -139,9 +140,14 @@ Json inference_json(const InferenceResult& r) {
   j["batches"] = r.batches;
   Json eps = Json::array();
   for (const auto& e : r.endpoints)
-    eps.push_back({{"endpoint", e.endpoint}, {"mode", e.mode}, {"profile", e.profile}, {"sm_fraction", e.sm_fraction},
-                   {"memory_fraction", e.memory_fraction}, {"utilisation", e.utilisation},
-                   {"forward_us", us(e.forward)}, {"mean_latency_us", us(e.mean_latency)},
+    eps.push_back({{"endpoint", e.endpoint},
+                   {"mode", e.mode},
+                   {"profile", e.profile},
+                   {"sm_fraction", e.sm_fraction},
+                   {"memory_fraction", e.memory_fraction},
+                   {"utilisation", e.utilisation},
+                   {"forward_us", us(e.forward)},
+                   {"mean_latency_us", us(e.mean_latency)},
                    {"samples_per_s", e.samples_per_s}});
   j["endpoints"] = eps;
   j["aggregate_samples_per_s"] = r.aggregate_samples_per_s;

@@ -51,18 +51,22 @@ std::uint32_t count_at(const Json& parent, const char* key, const std::string& f
   }
   const Json& v = parent[key];
   long long n = -1;
-  if (v.is_number_integer()) n = v.get<long long>();
+  if (v.is_number_integer())
+    n = v.get<long long>();
   else if (v.is_string() && !v.get<std::string>().empty() &&
-           v.get<std::string>().find_first_not_of("0123456789") == std::string::npos && v.get<std::string>().size() < 10)
+           v.get<std::string>().find_first_not_of("0123456789") == std::string::npos &&
+           v.get<std::string>().size() < 10)
     n = std::stoll(v.get<std::string>());
-  if (n < 1 || n > 100000) throw InputError(file, path + "." + key, "not a positive count", v.dump(), "an integer from 1 to 100000");
+  if (n < 1 || n > 100000)
+    throw InputError(file, path + "." + key, "not a positive count", v.dump(), "an integer from 1 to 100000");
   return static_cast<std::uint32_t>(n);
 }
 
 const Json& object_at(const Json& parent, const char* key, const std::string& file, const std::string& path) {
   if (!parent.is_object() || !parent.contains(key) || !parent[key].is_object())
     throw InputError(file, path + "." + key, parent.is_object() && parent.contains(key) ? "not an object" : "missing",
-                     parent.is_object() && parent.contains(key) ? parent[key].dump() : "", "an object (kubeflow.org MPIJob)");
+                     parent.is_object() && parent.contains(key) ? parent[key].dump() : "",
+                     "an object (kubeflow.org MPIJob)");
   return parent[key];
 }
 
@@ -72,7 +76,8 @@ MpiJob parse_mpijob(const Json& m, const std::string& file) {
   if (!m.is_object()) throw InputError(file, "$", "not an object", "", "a Kubernetes MPIJob manifest (JSON)");
   const std::string api = m.value("apiVersion", std::string());
   if (api.rfind("kubeflow.org/", 0) != 0)
-    throw InputError(file, "$.apiVersion", "not a Kubeflow API version", api, "kubeflow.org/v2beta1 or kubeflow.org/v1");
+    throw InputError(file, "$.apiVersion", "not a Kubeflow API version", api,
+                     "kubeflow.org/v2beta1 or kubeflow.org/v1");
   const std::string kind = m.value("kind", std::string());
   if (kind != "MPIJob") throw InputError(file, "$.kind", "not an MPIJob", kind, "MPIJob");
   MpiJob j;
@@ -119,7 +124,9 @@ std::vector<std::string> place_on_nodes(const topo::Cluster& c, const NodeRanks&
     const Node* n = nullptr;
     for (const auto& x : nodes)
       if (x.name == p.nodes[i]) n = &x;
-    if (!n) throw InputError(file, npath, "no such node (VM or bare-metal host) in the cluster", p.nodes[i], node_names(nodes));
+    if (!n)
+      throw InputError(file, npath, "no such node (VM or bare-metal host) in the cluster", p.nodes[i],
+                       node_names(nodes));
     const auto free = free_endpoints(*n, taken);
     if (free.size() < p.ranks_per_node)
       throw InputError(file, npath, "not enough free GPU endpoints on this node",
@@ -141,7 +148,8 @@ std::vector<std::string> place_mpijob(const topo::Cluster& c, const MpiJob& job,
     bool known = false;
     for (const auto& n : nodes) known = known || n.name == job.pinned_node;
     if (!known)
-      throw InputError(file, path + ".spec.mpiReplicaSpecs.Worker.template.spec.nodeSelector[\"kubernetes.io/hostname\"]",
+      throw InputError(file,
+                       path + ".spec.mpiReplicaSpecs.Worker.template.spec.nodeSelector[\"kubernetes.io/hostname\"]",
                        "no such node in the cluster", job.pinned_node, node_names(nodes));
   }
   std::vector<std::string> out;
@@ -157,7 +165,8 @@ std::vector<std::string> place_mpijob(const topo::Cluster& c, const MpiJob& job,
       if (share > best_share) best = &n, best_share = share;
     }
     if (!best)
-      throw InputError(file, path + ".spec.mpiReplicaSpecs.Worker.replicas", "a worker pod fits on no node (it would stay Pending)",
+      throw InputError(file, path + ".spec.mpiReplicaSpecs.Worker.replicas",
+                       "a worker pod fits on no node (it would stay Pending)",
                        "worker " + std::to_string(w) + " of " + std::to_string(job.workers) + ", " +
                            std::to_string(job.gpus_per_worker) + " GPU(s) each",
                        "a node with that many free GPU endpoints (nodes: " + node_names(nodes) + ")");

@@ -26,7 +26,7 @@ std::string excerpt(std::string_view text, std::size_t max, bool keep_newlines) 
     if (out.size() >= max) return out + "...";
     const auto c = static_cast<unsigned char>(text[i]);
     // Length of a well-formed UTF-8 sequence starting here (0: not one).
-    std::size_t n = c < 0x80 ? 1
+    std::size_t n = c < 0x80                          ? 1
                     : (c & 0xE0) == 0xC0 && c >= 0xC2 ? 2
                     : (c & 0xF0) == 0xE0              ? 3
                     : (c & 0xF8) == 0xF0 && c <= 0xF4 ? 4

@@ -31,8 +31,10 @@ Json parse_json_text(const std::string& text, const std::string& file) {
   auto where = [&](std::size_t byte) {
     std::size_t line = 1, col = 1;
     for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
+      if (text[i] == '\n')
+        ++line, col = 1;
+      else
+        ++col;
     }
     return "line " + std::to_string(line) + ", column " + std::to_string(col);
   };
@@ -122,15 +124,15 @@ bool JsonReader::boolean(const std::string& key) {
   return v.get<bool>();
 }
 
-#define VGSIM_UNIT_READER(NAME, TYPE, PARSE, EXAMPLE)                                                       \
-  TYPE JsonReader::NAME(const std::string& key) {                                                         \
-    const Json& v = at(key);                                                                              \
+#define VGSIM_UNIT_READER(NAME, TYPE, PARSE, EXAMPLE)                                                          \
+  TYPE JsonReader::NAME(const std::string& key) {                                                              \
+    const Json& v = at(key);                                                                                   \
     if (!v.is_string()) fail(key, "a quantity needs a unit (" + type_name(v) + ")", "a string like " EXAMPLE); \
-    try {                                                                                                 \
-      return PARSE(v.get<std::string>());                                                                 \
-    } catch (const UnitError& e) {                                                                        \
-      fail(key, "bad quantity", e.what());                                                                \
-    }                                                                                                     \
+    try {                                                                                                      \
+      return PARSE(v.get<std::string>());                                                                      \
+    } catch (const UnitError& e) {                                                                             \
+      fail(key, "bad quantity", e.what());                                                                     \
+    }                                                                                                          \
   }
 VGSIM_UNIT_READER(bandwidth, Bandwidth, parse_bandwidth, "\"100Gbps\" or \"25GB/s\"")
 VGSIM_UNIT_READER(time, Time, parse_time, "\"1.5us\"")
@@ -149,7 +151,8 @@ std::vector<JsonReader> JsonReader::objects(const std::string& key) {
   std::vector<JsonReader> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string p = path_of(key) + "[" + std::to_string(i) + "]";
-    if (!v[i].is_object()) throw InputError(file_, p, "wrong type (" + type_name(v[i]) + ")", json_snippet(v[i]), "an object");
+    if (!v[i].is_object())
+      throw InputError(file_, p, "wrong type (" + type_name(v[i]) + ")", json_snippet(v[i]), "an object");
     out.emplace_back(v[i], file_, p);
   }
   return out;

@@ -13,13 +13,20 @@ namespace vgsim {
 
 const char* to_string(ParamType t) {
   switch (t) {
-    case ParamType::Number: return "number";
-    case ParamType::Integer: return "integer";
-    case ParamType::Boolean: return "boolean";
-    case ParamType::Choice: return "choice";
-    case ParamType::Text: return "text";
-    case ParamType::Bytes: return "size";
-    case ParamType::Time: return "time";
+    case ParamType::Number:
+      return "number";
+    case ParamType::Integer:
+      return "integer";
+    case ParamType::Boolean:
+      return "boolean";
+    case ParamType::Choice:
+      return "choice";
+    case ParamType::Text:
+      return "text";
+    case ParamType::Bytes:
+      return "size";
+    case ParamType::Time:
+      return "time";
   }
   return "?";
 }
@@ -46,13 +53,19 @@ bool in_range(const ParamDecl& d, double v) {
 
 std::string ParamDecl::expectation() const {
   switch (type) {
-    case ParamType::Boolean: return "true or false";
-    case ParamType::Choice: return "one of " + joined(choices);
-    case ParamType::Text: return help.empty() ? "text" : help;
-    case ParamType::Bytes: return "a size such as 64MiB (0 allowed)";
-    case ParamType::Time: return "a time such as 5ms";
+    case ParamType::Boolean:
+      return "true or false";
+    case ParamType::Choice:
+      return "one of " + joined(choices);
+    case ParamType::Text:
+      return help.empty() ? "text" : help;
+    case ParamType::Bytes:
+      return "a size such as 64MiB (0 allowed)";
+    case ParamType::Time:
+      return "a time such as 5ms";
     case ParamType::Number:
-    case ParamType::Integer: break;
+    case ParamType::Integer:
+      break;
   }
   const std::string what = type == ParamType::Integer ? "an integer" : "a number";
   const bool lo = std::isfinite(min), hi = std::isfinite(max);
@@ -157,8 +170,7 @@ std::string param_text(const Json& v) {
 }
 
 void ParamRegistry::add(ParamDecl d) {
-  if (index_.count(d.name) || aliases_.count(d.name))
-    throw std::logic_error("parameter declared twice: " + d.name);
+  if (index_.count(d.name) || aliases_.count(d.name)) throw std::logic_error("parameter declared twice: " + d.name);
   index_[d.name] = decls_.size();
   decls_.push_back(std::move(d));
 }
@@ -187,7 +199,8 @@ const ParamDecl& ParamRegistry::require(const std::string& name, const std::stri
   if (const ParamDecl* d = find(name)) return *d;
   std::string dym = did_you_mean(name, names());
   for (const auto& d : decls_)  // an old prefixed spelling ("settings.batch_per_gpu") of a listed name
-    if (dym.empty() && name.size() > d.name.size() + 1 && name.compare(name.size() - d.name.size(), d.name.size(), d.name) == 0 &&
+    if (dym.empty() && name.size() > d.name.size() + 1 &&
+        name.compare(name.size() - d.name.size(), d.name.size(), d.name) == 0 &&
         name[name.size() - d.name.size() - 1] == '.')
       dym = d.name;
   if (dym.empty()) {  // else the name sharing the longest head (4 characters or more): "batchsize" -> batch_per_gpu

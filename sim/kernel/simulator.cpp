@@ -60,8 +60,10 @@ FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::
   fl.observer = observer;
   fl.tag = tag;
   fl.in_use = true;
-  if (spec.latency.ps > 0) queue_.push(now_ + spec.latency, kFlowActivate, f, version);
-  else activate(f);
+  if (spec.latency.ps > 0)
+    queue_.push(now_ + spec.latency, kFlowActivate, f, version);
+  else
+    activate(f);
   return f;
 }
 
@@ -261,8 +263,10 @@ void Simulator::finish(FlowId f) {
     // Usually one flow stayed (the next step on the same connection) and it is now alone on its whole route: its
     // component is itself, and the search that recompute() would make is skipped.
     const FlowId only = sole_flow(fl.route, fl.hops);
-    if (only != kNone) rerate_alone(only, kNone);
-    else recompute(fl.route, fl.hops, kNone);
+    if (only != kNone)
+      rerate_alone(only, kNone);
+    else
+      recompute(fl.route, fl.hops, kNone);
   }
   FlowObserver* obs = fl.observer;
   const std::uint64_t tag = fl.tag;

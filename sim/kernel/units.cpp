@@ -29,16 +29,15 @@ NumberAndUnit split(std::string_view text, const char* what, const char* example
                              text[i] == 'E' || text[i] == '+' || text[i] == '-')) {
     // Stop at an 'e'/'E' that is not followed by a digit or sign (e.g. "1E" is not an exponent here).
     if ((text[i] == 'e' || text[i] == 'E') &&
-        (i + 1 >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '-' ||
-                                   text[i + 1] == '+')))
+        (i + 1 >= text.size() ||
+         !(std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '-' || text[i + 1] == '+')))
       break;
     ++i;
   }
   double v = 0;
   auto res = std::from_chars(text.data() + start, text.data() + i, v);
   if (start == i || res.ec != std::errc() || res.ptr != text.data() + i || !std::isfinite(v))
-    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, e.g. " +
-                    examples + ")");
+    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, e.g. " + examples + ")");
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   std::size_t end = text.size();
   while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
@@ -51,11 +50,16 @@ Time parse_time(std::string_view text) {
   const char* ex = "\"1.5us\", \"800ns\", \"2ms\", \"1s\"";
   auto [v, u] = split(text, "time", ex);
   double scale_ps;
-  if (u == "ps") scale_ps = 1;
-  else if (u == "ns") scale_ps = 1e3;
-  else if (u == "us" || u == "\xC2\xB5s") scale_ps = 1e6;
-  else if (u == "ms") scale_ps = 1e9;
-  else if (u == "s") scale_ps = 1e12;
+  if (u == "ps")
+    scale_ps = 1;
+  else if (u == "ns")
+    scale_ps = 1e3;
+  else if (u == "us" || u == "\xC2\xB5s")
+    scale_ps = 1e6;
+  else if (u == "ms")
+    scale_ps = 1e9;
+  else if (u == "s")
+    scale_ps = 1e12;
   else
     throw UnitError(quoted(text) + " has " + (u.empty() ? "no unit" : "unknown time unit " + quoted(u)) +
                     " (expected ps, ns, us, ms or s, e.g. " + ex + ")");
@@ -70,15 +74,24 @@ Bytes parse_bytes(std::string_view text) {
   auto [v, u] = split(text, "byte count", ex);
   double scale;
   // Binary prefixes; single letters follow nccl-tests' -b/-e convention (K = 1024).
-  if (u.empty() || u == "B") scale = 1;
-  else if (u == "KiB" || u == "K" || u == "k") scale = 1024.0;
-  else if (u == "MiB" || u == "M") scale = 1024.0 * 1024;
-  else if (u == "GiB" || u == "G") scale = 1024.0 * 1024 * 1024;
-  else if (u == "TiB" || u == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-  else if (u == "KB" || u == "kB") scale = 1e3;
-  else if (u == "MB") scale = 1e6;
-  else if (u == "GB") scale = 1e9;
-  else if (u == "TB") scale = 1e12;
+  if (u.empty() || u == "B")
+    scale = 1;
+  else if (u == "KiB" || u == "K" || u == "k")
+    scale = 1024.0;
+  else if (u == "MiB" || u == "M")
+    scale = 1024.0 * 1024;
+  else if (u == "GiB" || u == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (u == "TiB" || u == "T")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (u == "KB" || u == "kB")
+    scale = 1e3;
+  else if (u == "MB")
+    scale = 1e6;
+  else if (u == "GB")
+    scale = 1e9;
+  else if (u == "TB")
+    scale = 1e12;
   else
     throw UnitError(quoted(text) + " has unknown byte unit " + quoted(u) +
                     " (expected B, KiB, MiB, GiB, TiB, K, M, G, KB, MB, GB, TB, e.g. " + ex + ")");
@@ -92,21 +105,32 @@ Bandwidth parse_bandwidth(std::string_view text) {
   const char* ex = "\"100Gbps\", \"25GB/s\", \"12.5 GBps\"";
   auto [v, u] = split(text, "bandwidth", ex);
   double bits = 0, bytes = 0;
-  if (u == "bps" || u == "b/s") bits = 1;
-  else if (u == "Kbps" || u == "kbps" || u == "Kb/s" || u == "kb/s") bits = 1e3;
-  else if (u == "Mbps" || u == "Mb/s") bits = 1e6;
-  else if (u == "Gbps" || u == "Gb/s") bits = 1e9;
-  else if (u == "Tbps" || u == "Tb/s") bits = 1e12;
-  else if (u == "Bps" || u == "B/s") bytes = 1;
-  else if (u == "KBps" || u == "KB/s" || u == "kB/s") bytes = 1e3;
-  else if (u == "MBps" || u == "MB/s") bytes = 1e6;
-  else if (u == "GBps" || u == "GB/s") bytes = 1e9;
-  else if (u == "TBps" || u == "TB/s") bytes = 1e12;
-  else if (u == "GiB/s") bytes = 1024.0 * 1024 * 1024;
-  else if (u == "MiB/s") bytes = 1024.0 * 1024;
+  if (u == "bps" || u == "b/s")
+    bits = 1;
+  else if (u == "Kbps" || u == "kbps" || u == "Kb/s" || u == "kb/s")
+    bits = 1e3;
+  else if (u == "Mbps" || u == "Mb/s")
+    bits = 1e6;
+  else if (u == "Gbps" || u == "Gb/s")
+    bits = 1e9;
+  else if (u == "Tbps" || u == "Tb/s")
+    bits = 1e12;
+  else if (u == "Bps" || u == "B/s")
+    bytes = 1;
+  else if (u == "KBps" || u == "KB/s" || u == "kB/s")
+    bytes = 1e3;
+  else if (u == "MBps" || u == "MB/s")
+    bytes = 1e6;
+  else if (u == "GBps" || u == "GB/s")
+    bytes = 1e9;
+  else if (u == "TBps" || u == "TB/s")
+    bytes = 1e12;
+  else if (u == "GiB/s")
+    bytes = 1024.0 * 1024 * 1024;
+  else if (u == "MiB/s")
+    bytes = 1024.0 * 1024;
   else
-    throw UnitError(quoted(text) + " has " +
-                    (u.empty() ? "no unit" : "unknown bandwidth unit " + quoted(u)) +
+    throw UnitError(quoted(text) + " has " + (u.empty() ? "no unit" : "unknown bandwidth unit " + quoted(u)) +
                     " (expected Gbps or Gb/s for bits, GB/s or GBps for bytes, e.g. " + ex + ")");
   if (v <= 0) throw UnitError(quoted(text) + " is not a positive bandwidth (expected > 0)");
   return Bandwidth{bits > 0 ? v * bits / 8.0 : v * bytes};
@@ -115,19 +139,26 @@ Bandwidth parse_bandwidth(std::string_view text) {
 std::string format_time(Time t) {
   char buf[64];
   const double us_v = t.us();
-  if (std::abs(us_v) >= 1e6) std::snprintf(buf, sizeof buf, "%.3f s", t.s());
-  else if (std::abs(us_v) >= 1e3) std::snprintf(buf, sizeof buf, "%.3f ms", t.ms());
-  else std::snprintf(buf, sizeof buf, "%.3f us", us_v);
+  if (std::abs(us_v) >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3f s", t.s());
+  else if (std::abs(us_v) >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.3f ms", t.ms());
+  else
+    std::snprintf(buf, sizeof buf, "%.3f us", us_v);
   return buf;
 }
 
 std::string format_bytes(Bytes b) {
   char buf[64];
   const double v = static_cast<double>(b);
-  if (b >= GiB) std::snprintf(buf, sizeof buf, "%g GiB", v / GiB);
-  else if (b >= MiB) std::snprintf(buf, sizeof buf, "%g MiB", v / MiB);
-  else if (b >= KiB) std::snprintf(buf, sizeof buf, "%g KiB", v / KiB);
-  else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+  if (b >= GiB)
+    std::snprintf(buf, sizeof buf, "%g GiB", v / GiB);
+  else if (b >= MiB)
+    std::snprintf(buf, sizeof buf, "%g MiB", v / MiB);
+  else if (b >= KiB)
+    std::snprintf(buf, sizeof buf, "%g KiB", v / KiB);
+  else
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
   return buf;
 }
 

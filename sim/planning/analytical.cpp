@@ -23,7 +23,7 @@ struct Connection {
   double cap = 0;      // its per-flow wire cap, bytes/s (StepCosts::max_rate_per_flow, / switch_efficiency on legs)
   double eff = 1;      // payload bytes per wire byte beyond the protocol's (StepCosts::switch_efficiency on legs)
   bool frozen = false;
-  Bytes largest = 0;   // largest transfer on the connection (its store-and-forward unit when host-staged)
+  Bytes largest = 0;  // largest transfer on the connection (its store-and-forward unit when host-staged)
 };
 
 // Progressive filling (max-min fairness) of the connections over their routes, each capped at its own cap.
@@ -59,7 +59,6 @@ void max_min(std::vector<Connection>& conns, const Simulator& sim) {
     }
   }
 }
-
 
 }  // namespace
 

@@ -54,7 +54,8 @@ Json summarize(const Json& j, const std::string& label) {
   s["bottleneck"] = nullptr;
   if (res.json().contains("bottleneck") && res.json()["bottleneck"].is_object()) {
     const Json& b = res.json()["bottleneck"];
-    s["bottleneck"] = {{"what", b.value("what", "")}, {"share", b.value("share", 0.0)},
+    s["bottleneck"] = {{"what", b.value("what", "")},
+                       {"share", b.value("share", 0.0)},
                        {"busiest", b.value("busiest", "")},
                        {"busiest_utilisation_during_comm", b.value("busiest_utilisation_during_comm", 0.0)}};
   }
@@ -83,7 +84,8 @@ Json load_design(const std::string& arg, const std::vector<std::string>& extra_s
     i = std::stoul(idx, &used);
     if (used != idx.size()) throw std::invalid_argument(idx);
   } catch (const std::exception&) {
-    throw InputError(file, "#" + idx, "bad point index", "'" + idx + "'", "an integer 0.." + std::to_string(points.size() - 1));
+    throw InputError(file, "#" + idx, "bad point index", "'" + idx + "'",
+                     "an integer 0.." + std::to_string(points.size() - 1));
   }
   if (i >= points.size())
     throw InputError(file, "#" + idx, "point index out of range", idx, "0.." + std::to_string(points.size() - 1));
@@ -154,9 +156,9 @@ void write_compare_markdown(std::ostream& os, const Json& c) {
   row("overlap hidden", "overlap_fraction", 100, 1, " %");
   auto limit = [&](const Json& s) {
     const Json& b = s["bottleneck"];
-    return b.is_null() || text(b["what"]).empty() ? std::string("-")
-                                                  : text(b["what"]) + " (" + fmt(100 * b["share"].get<double>(), 1) +
-                                                        " % of the iteration)";
+    return b.is_null() || text(b["what"]).empty()
+               ? std::string("-")
+               : text(b["what"]) + " (" + fmt(100 * b["share"].get<double>(), 1) + " % of the iteration)";
   };
   auto link = [&](const Json& s) {
     const Json& b = s["bottleneck"];
@@ -168,10 +170,12 @@ void write_compare_markdown(std::ostream& os, const Json& c) {
   os << "| busiest link while communicating | " << link(A) << " | " << link(B) << " | |\n";
   os << "| transports | " << text(A["transports"]) << " | " << text(B["transports"]) << " | |\n";
   os << "\n**What differs** (" << c["differences"].size() << " parameter(s)):\n\n";
-  if (c["differences"].empty()) os << "nothing: the parameters are identical\n";
+  if (c["differences"].empty())
+    os << "nothing: the parameters are identical\n";
   else {
     os << "| parameter | A | B |\n|---|---|---|\n";
-    for (const auto& d : c["differences"]) os << "| " << text(d["name"]) << " | " << text(d["a"]) << " | " << text(d["b"]) << " |\n";
+    for (const auto& d : c["differences"])
+      os << "| " << text(d["name"]) << " | " << text(d["a"]) << " | " << text(d["b"]) << " |\n";
   }
 }
 

@@ -21,7 +21,7 @@ std::string value_of(const PlanPoint& p, const std::string& k) {
 }  // namespace
 
 std::vector<DesignEffect> design_effects(const SweepPlan& plan, const std::vector<PlanPoint>& points,
-                                        const std::vector<PointResult>& results) {
+                                         const std::vector<PointResult>& results) {
   std::set<std::string> templated;  // values built from other parameters
   auto note = [&](const std::map<std::string, Json>& m) {
     for (const auto& [k, v] : m)
@@ -77,7 +77,8 @@ std::vector<DesignEffect> design_effects(const SweepPlan& plan, const std::vecto
   }
   std::vector<DesignEffect> out;
   for (auto& [_, e] : best) out.push_back(e);
-  std::stable_sort(out.begin(), out.end(), [](const DesignEffect& x, const DesignEffect& y) { return x.gain > y.gain; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const DesignEffect& x, const DesignEffect& y) { return x.gain > y.gain; });
   return out;
 }
 

@@ -173,8 +173,7 @@ JournalContents read_journal(const std::string& path, const std::string& csv_hea
                      "an intact header (remove the file, or run without --resume)");
   if (payload != header_line(csv_header))
     throw InputError(path, "line 2", "journal was written by a different plan (columns differ)",
-                     vgsim::excerpt(payload, 60),
-                     "the columns of this plan, or run without --resume");
+                     vgsim::excerpt(payload, 60), "the columns of this plan, or run without --resume");
   while (next_line(line)) {
     const bool torn = line[0] == '\0';
     std::string problem;

@@ -154,8 +154,7 @@ SweepPlan parse_plan(const Json& j, const std::string& file) {
       g->allow(it.key());
       const std::string path = g->path_of(it.key());
       if (!it.value().is_array() || it.value().empty())
-        throw InputError(file, path, "a grid axis must be a non-empty array", json_snippet(it.value()),
-                         "[value, ...]");
+        throw InputError(file, path, "a grid axis must be a non-empty array", json_snippet(it.value()), "[value, ...]");
       std::vector<Json> vals;
       for (std::size_t i = 0; i < it.value().size(); ++i) {
         check_param(file, path + "[" + std::to_string(i) + "]", it.key(), it.value()[i]);
@@ -204,8 +203,12 @@ SweepPlan parse_plan(const Json& j, const std::string& file) {
     has_cluster = has_cluster || all_c;
     has_workload = has_workload || all_w;
   }
-  if (!has_cluster) throw InputError(file, "$.base.cluster", "no cluster for the points", "", "base.cluster, base.scenario or a cluster axis");
-  if (!has_workload) throw InputError(file, "$.base.workload", "no workload for the points", "", "base.workload, base.scenario or a workload axis");
+  if (!has_cluster)
+    throw InputError(file, "$.base.cluster", "no cluster for the points", "",
+                     "base.cluster, base.scenario or a cluster axis");
+  if (!has_workload)
+    throw InputError(file, "$.base.workload", "no workload for the points", "",
+                     "base.workload, base.scenario or a workload axis");
   // The point count must be representable: an axis product past 2^64 would wrap (to 0 points, or to a count that
   // expand() cannot reserve). Far smaller plans are refused by the sweep's own limits.
   std::size_t n = std::max<std::size_t>(1, p.list.size());

@@ -10,8 +10,7 @@
 
 namespace vgsim::sim::planning {
 
-PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo::Catalog& catalog,
-                      Fidelity fidelity) {
+PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo::Catalog& catalog, Fidelity fidelity) {
   PointResult r;
   r.index = point.index;
   r.id = point.id;
@@ -51,8 +50,11 @@ PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo:
       Prices p = *plan.prices;  // per-point overrides: price.gpu, price.host, price.nic_port, price.switch_port
       for (const auto& [k, v] : point.params) {
         if (k.rfind("price.", 0) != 0) continue;
-        double* slot = k == "price.gpu" ? &p.gpu : k == "price.host" ? &p.host : k == "price.nic_port" ? &p.nic_port
-                     : k == "price.switch_port" ? &p.switch_port : nullptr;
+        double* slot = k == "price.gpu"           ? &p.gpu
+                       : k == "price.host"        ? &p.host
+                       : k == "price.nic_port"    ? &p.nic_port
+                       : k == "price.switch_port" ? &p.switch_port
+                                                  : nullptr;
         if (!slot || !v.is_number() || v.get<double>() < 0)
           throw InputError(plan.file, "point " + std::to_string(point.index) + ": " + k, "bad price", json_snippet(v),
                            "price.gpu, price.host, price.nic_port or price.switch_port with a number >= 0");

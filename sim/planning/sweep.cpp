@@ -29,11 +29,11 @@ namespace {
 std::string cause_column(std::size_t k) { return std::string("exposed_") + training::kExposureCauses[k] + "_ms"; }
 
 const std::vector<std::string> kFigures = [] {
-  std::vector<std::string> f = {"ranks", "throughput", "unit", "efficiency", "iteration_ms", "compute_ms",
-                                "exposed_comm_ms"};
+  std::vector<std::string> f = {"ranks",        "throughput", "unit",           "efficiency",
+                                "iteration_ms", "compute_ms", "exposed_comm_ms"};
   for (std::size_t k = 0; k < training::kExposureCauses.size(); ++k) f.push_back(cause_column(k));
-  for (const char* x : {"comm_busy_ms", "bottleneck", "bottleneck_share", "busiest_link", "busiest_link_utilisation", "gpus", "hosts", "nic_ports", "cost",
-                        "cost_per_throughput", "fidelity", "error"})
+  for (const char* x : {"comm_busy_ms", "bottleneck", "bottleneck_share", "busiest_link", "busiest_link_utilisation",
+                        "gpus", "hosts", "nic_ports", "cost", "cost_per_throughput", "fidelity", "error"})
     f.push_back(x);
   return f;
 }();
@@ -155,7 +155,8 @@ void read_previous(const std::string& path, const std::string& header, std::map<
     rows[f[1]] = line;
   }
   if (dropped)
-    std::fprintf(stderr, "vgsim sweep: %s: %zu incomplete row(s) dropped (torn by an interruption); their points run again\n",
+    std::fprintf(stderr,
+                 "vgsim sweep: %s: %zu incomplete row(s) dropped (torn by an interruption); their points run again\n",
                  path.c_str(), dropped);
 }
 
@@ -201,11 +202,10 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
   s += "," + (ok ? std::to_string(r.ranks) : std::string()) + "," + n(r.throughput) + "," + r.unit + "," +
        n(r.efficiency) + "," + n(r.iteration_ms) + "," + n(r.compute_ms) + "," + n(r.exposed_comm_ms);
   for (double v : r.exposed_cause_ms) s += "," + n(v);
-  s += "," + n(r.comm_busy_ms) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_share) + "," +
-       quote(r.busiest_link) + "," + n(r.busiest_link_utilisation) + "," +
-       (ok ? std::to_string(r.gpus) : "") + "," + (ok ? std::to_string(r.hosts) : "") + "," +
-       (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost) + "," + n(r.cost_per_throughput) + "," +
-       r.fidelity + "," + quote(r.error);
+  s += "," + n(r.comm_busy_ms) + "," + quote(r.bottleneck) + "," + n(r.bottleneck_share) + "," + quote(r.busiest_link) +
+       "," + n(r.busiest_link_utilisation) + "," + (ok ? std::to_string(r.gpus) : "") + "," +
+       (ok ? std::to_string(r.hosts) : "") + "," + (ok ? std::to_string(r.nic_ports) : "") + "," + n(r.cost) + "," +
+       n(r.cost_per_throughput) + "," + r.fidelity + "," + quote(r.error);
   return s + "\n";
 }
 
@@ -242,7 +242,8 @@ SweepRows take_finished_points(const SweepOptions& o, const std::string& header,
     read_previous(o.out, header, previous);
     journaled = read_journal(journal, header);
     if (journaled.dropped)
-      std::fprintf(stderr, "vgsim sweep: %s: %zu damaged or torn record(s) dropped (first: %s); their points run again\n",
+      std::fprintf(stderr,
+                   "vgsim sweep: %s: %zu damaged or torn record(s) dropped (first: %s); their points run again\n",
                    journal.c_str(), journaled.dropped, journaled.first_problem.c_str());
   }
   SweepRows rows;
@@ -275,8 +276,9 @@ SweepRows take_finished_points(const SweepOptions& o, const std::string& header,
   return rows;
 }
 
-// Opens the write-ahead journal into `wal` (journal "" = none). A resumed journal is first rewritten with only its intact records
-// (atomically), so that new records never follow a torn line; then records are appended as points finish.
+// Opens the write-ahead journal into `wal` (journal "" = none). A resumed journal is first rewritten with only its
+// intact records (atomically), so that new records never follow a torn line; then records are appended as points
+// finish.
 void open_journal(std::optional<SweepJournal>& wal, const std::string& journal, const std::string& header, bool resume,
                   const std::vector<PointResult>& kept) {
   if (journal.empty()) return;
@@ -305,22 +307,23 @@ void run_todo(const SweepPlan& plan, const SweepOptions& o, Fidelity fidelity, c
     if (o.progress) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double eta = el / static_cast<double>(done) * static_cast<double>(todo.size() - done);
-      std::fprintf(stderr, "\rvgsim sweep: %zu/%zu points, %.1f s elapsed, ETA %.1f s   ", done, todo.size(), el,
-                   eta);
+      std::fprintf(stderr, "\rvgsim sweep: %zu/%zu points, %.1f s elapsed, ETA %.1f s   ", done, todo.size(), el, eta);
       if (done == todo.size()) std::fprintf(stderr, "\n");
     }
   };
   try {
-    if (o.executor) o.executor(todo, run, on_done);
-    else run_points_on_threads(todo, o.jobs, run, on_done);
+    if (o.executor)
+      o.executor(todo, run, on_done);
+    else
+      run_points_on_threads(todo, o.jobs, run, on_done);
   } catch (...) {
     if (wal) wal->close();
     throw;
   }
   if (wal) wal->close();
   if (done != todo.size()) {
-    throw std::runtime_error("sweep executor finished " + std::to_string(done) + " of " +
-                             std::to_string(todo.size()) + " points");
+    throw std::runtime_error("sweep executor finished " + std::to_string(done) + " of " + std::to_string(todo.size()) +
+                             " points");
   }
   out.ran = todo.size();
 }
@@ -370,12 +373,13 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
   std::vector<std::size_t> order;
   std::size_t errors = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!r.results[i].error.empty()) ++errors;
-    else if (!r.results[i].id.empty()) order.push_back(i);
+    if (!r.results[i].error.empty())
+      ++errors;
+    else if (!r.results[i].id.empty())
+      order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return r.results[a].throughput > r.results[b].throughput;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return r.results[a].throughput > r.results[b].throughput; });
   const auto cols = parameter_columns(r.points);
   std::vector<std::string> varied;  // parameters whose value differs between points: the interesting ones
   for (const auto& c : cols) {
@@ -419,7 +423,8 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
     if (priced) os << std::setw(14) << fmt(x.cost, 0) << std::setw(17) << fmt(x.cost_per_throughput, 3);
     const std::string limit = x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_share, 0) + "%";
     os << "  " << std::left << std::setw(15) << limit << std::right << " "
-       << (x.busiest_link.empty() ? "-" : x.busiest_link + " " + fmt(100 * x.busiest_link_utilisation, 0) + "%") << "\n";
+       << (x.busiest_link.empty() ? "-" : x.busiest_link + " " + fmt(100 * x.busiest_link_utilisation, 0) + "%")
+       << "\n";
   }
   if (shown < order.size()) os << "  (" << order.size() - shown << " more in the CSV)\n";
   // Which design choice moves throughput most (pairs that differ in one or two design parameters; effects.hpp).

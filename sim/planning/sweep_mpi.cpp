@@ -8,7 +8,7 @@
 // poll with short sleeps rather than blocking MPI calls, which spin in Open MPI and would steal cores from points.
 #include "vgsim/sim/planning/sweep_mpi.hpp"
 
-#define OMPI_SKIP_MPICXX 1   // the C API only: no deprecated C++ bindings
+#define OMPI_SKIP_MPICXX 1  // the C API only: no deprecated C++ bindings
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
@@ -214,8 +214,7 @@ void MpiSweep::finish(int status) {
   for (int r = 1; r < world_; ++r) send_value<int>(status, r, kStatus);
 }
 
-int MpiSweep::serve(const SweepPlan* plan, Fidelity fidelity, unsigned jobs,
-                    const std::string& why) {
+int MpiSweep::serve(const SweepPlan* plan, Fidelity fidelity, unsigned jobs, const std::string& why) {
   std::string bye = why;
   std::vector<PlanPoint> points;
   std::optional<topo::Catalog> catalog;

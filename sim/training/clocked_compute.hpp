@@ -9,9 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "vgsim/sim/training/compute_clock.hpp"
-
 #include "step_context.hpp"
+#include "vgsim/sim/training/compute_clock.hpp"
 
 namespace vgsim::sim::training {
 
@@ -30,8 +29,8 @@ class ClockedCompute final : public StepCompute {
 
   StepContext& ctx_;
   IterationEnd& end_;
-  ComputeClock clock_;          // backward progress under NCCL's SM share
-  double running_share_ = 0.0;  // SM share of the collectives running now
+  ComputeClock clock_;            // backward progress under NCCL's SM share
+  double running_share_ = 0.0;    // SM share of the collectives running now
   std::uint64_t generation_ = 0;  // of the pending WorkReached events
   std::vector<Time> group_work_;  // backward work up to each group's last gradient
   std::vector<bool> reached_;

@@ -11,11 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "step_context.hpp"
 #include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/sim/fabric.hpp"
-
-#include "step_context.hpp"
 
 namespace vgsim::sim::training {
 

@@ -16,7 +16,8 @@ double peak(const topo::GpuModel& g, const char* key) {
 }
 
 // Flattens a JSON object into dotted keys ("horovod.cycle_time").
-void flatten(const Json& j, const std::string& prefix, std::map<std::string, std::string>& out, const std::string& src) {
+void flatten(const Json& j, const std::string& prefix, std::map<std::string, std::string>& out,
+             const std::string& src) {
   if (!j.is_object()) return;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
@@ -46,14 +47,16 @@ std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cl, const std:
                        "an endpoint of the cluster (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
     }
     for (std::uint32_t o : out)
-      if (o == *e) throw InputError(cl.file(), "--endpoints", "endpoint listed twice", "'" + n + "'", "distinct endpoints");
+      if (o == *e)
+        throw InputError(cl.file(), "--endpoints", "endpoint listed twice", "'" + n + "'", "distinct endpoints");
     out.push_back(*e);
     const auto& ep = cl.endpoints()[*e];
     const std::string inst = ep.vm.empty() ? cl.hosts()[ep.host].name : ep.vm;
     if (per_instance.count(inst) == 0) {
       instance_order.push_back(inst);
     } else if (instance_order.back() != inst) {
-      throw InputError(cl.file(), "--endpoints", "ranks of one OS instance not contiguous", "'" + n + "'", "node-major order");
+      throw InputError(cl.file(), "--endpoints", "ranks of one OS instance not contiguous", "'" + n + "'",
+                       "node-major order");
     }
     ++per_instance[inst];
   }
@@ -110,26 +113,32 @@ void resolve_ranks(const JobSpec& spec, const topo::Catalog& catalog, TrainingJo
     job.rank_to_endpoint = place_ranks(cl, job.nodes, job.gpus_per_node);
   }
   P.push_back({"cluster", cl.name(), "cluster " + cl.file(), false});
-  P.push_back({"nodes", job.nodes, spec.nodes ? spec.settings_origin + " / command line" : "default: all OS instances (hosts or VMs)", false});
-  P.push_back({"gpus_per_node", job.gpus_per_node,
-               spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first OS instance", false});
+  P.push_back({"nodes", job.nodes,
+               spec.nodes ? spec.settings_origin + " / command line" : "default: all OS instances (hosts or VMs)",
+               false});
+  P.push_back(
+      {"gpus_per_node", job.gpus_per_node,
+       spec.gpus_per_node ? spec.settings_origin + " / command line" : "default: all GPUs of the first OS instance",
+       false});
   const auto& eps = cl.endpoints();
   const topo::GpuEndpoint& e0 = eps[job.rank_to_endpoint[0]];
   const topo::GpuModel& g0 = cl.gpu_model(e0.gpu);
   for (std::uint32_t e : job.rank_to_endpoint) {
     const topo::GpuEndpoint& ep = eps[e];
-    if (cl.gpu_model(ep.gpu).key != g0.key || ep.compute_fraction != e0.compute_fraction ||
-        ep.mode != e0.mode || ep.profile != e0.profile)
-      throw InputError(cl.file(), "ranks", "ranks on different GPU kinds are not supported",
-                       ep.name + " (" + cl.gpu_model(ep.gpu).key + (ep.profile.empty() ? "" : " " + ep.profile) + ")",
-                       "every rank like " + e0.name + " (" + g0.key + (e0.profile.empty() ? "" : " " + e0.profile) + ")");
+    if (cl.gpu_model(ep.gpu).key != g0.key || ep.compute_fraction != e0.compute_fraction || ep.mode != e0.mode ||
+        ep.profile != e0.profile)
+      throw InputError(
+          cl.file(), "ranks", "ranks on different GPU kinds are not supported",
+          ep.name + " (" + cl.gpu_model(ep.gpu).key + (ep.profile.empty() ? "" : " " + ep.profile) + ")",
+          "every rank like " + e0.name + " (" + g0.key + (e0.profile.empty() ? "" : " " + e0.profile) + ")");
   }
   job.gpu = gpu_compute_spec(g0);
   if (e0.mode == "mig") {  // a MIG instance gets a fixed share of the SMs and of the memory bandwidth (A4)
     job.gpu.sm_fraction = e0.compute_fraction;
     job.gpu.memory_fraction = e0.memory_fraction;
     P.push_back({"gpu.mig_profile", e0.profile, "cluster " + cl.file(), false});
-    P.push_back({"gpu.sm_fraction", e0.compute_fraction, "catalog MIG table (SMs of the instance / SMs of the GPU)", false});
+    P.push_back(
+        {"gpu.sm_fraction", e0.compute_fraction, "catalog MIG table (SMs of the instance / SMs of the GPU)", false});
     P.push_back({"gpu.memory_fraction", e0.memory_fraction, "catalog MIG table (memory slices / 8)", false});
   }
   const std::string gsrc = "catalog " + g0.key + ": " + g0.source;
@@ -140,7 +149,8 @@ void resolve_ranks(const JobSpec& spec, const topo::Catalog& catalog, TrainingJo
 }
 
 // The NCCL release a job's values ask for (nccl.version among them wins over the knobs): its constants are names.
-std::string requested_version(const JobSpec& spec, const std::vector<std::pair<std::string, std::string>>& assignments) {
+std::string requested_version(const JobSpec& spec,
+                              const std::vector<std::pair<std::string, std::string>>& assignments) {
   std::string v = spec.nccl.version;
   for (const auto& [name, text] : assignments)
     if (name == "nccl.version" || name == "nccl_version") v = text;
@@ -156,12 +166,15 @@ void resolve_settings(const JobSpec& spec, const JobValues& given, TrainingJob& 
   for (auto it = spec.settings.begin(); it != spec.settings.end(); ++it) base[it.key()] = it.value();
   const auto it = given.by_owner.find(ParamOwner::Settings);
   const bool any = it != given.by_owner.end();
-  job.settings = models::parse_training_settings(
-      base, !any || spec.sets_origin == spec.settings_origin ? spec.settings_origin : spec.settings_origin + " + " + spec.sets_origin,
-      any ? it->second : std::vector<std::pair<std::string, Json>>{});
+  job.settings = models::parse_training_settings(base,
+                                                 !any || spec.sets_origin == spec.settings_origin
+                                                     ? spec.settings_origin
+                                                     : spec.settings_origin + " + " + spec.sets_origin,
+                                                 any ? it->second : std::vector<std::pair<std::string, Json>>{});
 }
 
-std::map<std::string, std::string> settings_sources(const JobSpec& spec, const JobValues& given, const TrainingJob& job) {
+std::map<std::string, std::string> settings_sources(const JobSpec& spec, const JobValues& given,
+                                                    const TrainingJob& job) {
   std::map<std::string, std::string> src;
   src["batch_per_gpu"] = models::training_setting_params().front().source;
   flatten(spec.settings, "", src, spec.settings_origin);
@@ -187,7 +200,8 @@ void resolve_compute(const JobValues& given, TrainingJob& job) {
     }
   }
   if (job.measured_throughput)
-    job.compute = models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
+    job.compute =
+        models::calibrate_to_throughput(job.model, job.settings, job.gpu, job.compute, *job.measured_throughput);
 }
 
 // NCCL: the knobs (spec < given), the release's constants (given values win) and capacity scales.
@@ -230,7 +244,8 @@ void resolve_job_values(const JobSpec& spec, const JobValues& given, TrainingJob
     }
   }
   const auto it = given.by_owner.find(ParamOwner::Vgpu);
-  virt::apply_vgpu_params(job.vgpu, it == given.by_owner.end() ? std::vector<std::pair<std::string, Json>>{} : it->second,
+  virt::apply_vgpu_params(job.vgpu,
+                          it == given.by_owner.end() ? std::vector<std::pair<std::string, Json>>{} : it->second,
                           spec.sets_origin);
 }
 
@@ -272,9 +287,9 @@ std::pair<Json, std::string> knob_record(const TrainingJob& job, const NcclKnobs
   const auto src = [&](bool given) { return given ? spec_origin : d.source; };
   const topo::PathOptions& path = job.comm.path;
   if (n == "nccl.version")
-    return {job.comm.nccl.version, "tuning tables (--nccl-version)" + (job.comm.nccl.approximation.empty()
-                                                                           ? std::string()
-                                                                           : "; " + job.comm.nccl.approximation)};
+    return {job.comm.nccl.version,
+            "tuning tables (--nccl-version)" +
+                (job.comm.nccl.approximation.empty() ? std::string() : "; " + job.comm.nccl.approximation)};
   if (n == "nccl.algo") return {kn.algo.empty() ? "auto" : kn.algo, src(!kn.algo.empty())};
   if (n == "nccl.proto") return {kn.proto.empty() ? "auto" : kn.proto, src(!kn.proto.empty())};
   if (n == "nccl.channels") return {kn.channels, src(kn.channels != 0)};
@@ -307,17 +322,27 @@ void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobV
         r.second = settings_src.count(d.name) ? settings_src.at(d.name) : d.source;
         break;
       }
-      case ParamOwner::Compute: r = compute_record(job, d); break;
-      case ParamOwner::Job: r = job_record(job, d); break;
-      case ParamOwner::NcclKnob: r = knob_record(job, kn, spec.nccl_origin, d); break;
-      case ParamOwner::NcclConstant: r = {constants.at(d.name), d.source}; break;
+      case ParamOwner::Compute:
+        r = compute_record(job, d);
+        break;
+      case ParamOwner::Job:
+        r = job_record(job, d);
+        break;
+      case ParamOwner::NcclKnob:
+        r = knob_record(job, kn, spec.nccl_origin, d);
+        break;
+      case ParamOwner::NcclConstant:
+        r = {constants.at(d.name), d.source};
+        break;
       case ParamOwner::Capacity: {
         const auto it = job.comm.capacity_scale.find(d.name.substr(d.name.find('.') + 1));
         r = it == job.comm.capacity_scale.end() ? std::pair<Json, std::string>{1.0, d.source}
                                                 : std::pair<Json, std::string>{it->second, "communicator options"};
         break;
       }
-      case ParamOwner::Vgpu: r = vgpu_record(job, d); break;
+      case ParamOwner::Vgpu:
+        r = vgpu_record(job, d);
+        break;
     }
     if (given.has(d.name) && reg.owner.at(d.name) != ParamOwner::Vgpu) r.second = given.origin.at(d.name);
     job.params.push_back({d.name, r.first, r.second});
@@ -336,8 +361,10 @@ void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobV
 
 TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   TrainingJob job;
-  if (spec.cluster.empty()) throw InputError("", "--cluster", "missing cluster", "", "a preset name or a cluster JSON file");
-  if (spec.workload.empty()) throw InputError("", "--workload", "missing workload", "", "a model name or a model JSON file");
+  if (spec.cluster.empty())
+    throw InputError("", "--cluster", "missing cluster", "", "a preset name or a cluster JSON file");
+  if (spec.workload.empty())
+    throw InputError("", "--workload", "missing workload", "", "a model name or a model JSON file");
   if (spec.iterations < 1 || spec.iterations > 1000)
     throw InputError("", "--iterations", "bad iteration count", std::to_string(spec.iterations), "1..1000");
   job.iterations = spec.iterations;
@@ -349,7 +376,8 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   } catch (const InputError& e) {
     throw at(e, spec.workload_at, "--workload");
   }
-  job.params.push_back({"model", job.model.name, "model file " + job.model.file + " (" + job.model.source + ")", false});
+  job.params.push_back(
+      {"model", job.model.name, "model file " + job.model.file + " (" + job.model.source + ")", false});
 
   // Every name=value is split once, checked against its declaration and handed to its owner.
   std::vector<std::pair<std::string, std::string>> assignments;

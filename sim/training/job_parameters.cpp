@@ -119,7 +119,8 @@ const JobParameters& fixed_job_parameters() {
 }
 
 JobValues read_job_values(const JobParameters& params,
-                          const std::vector<std::pair<std::string, std::string>>& assignments, const std::string& origin) {
+                          const std::vector<std::pair<std::string, std::string>>& assignments,
+                          const std::string& origin) {
   JobValues v;
   for (const auto& [name, text] : assignments) {
     const ParamDecl& d = params.registry.require(name, origin);

@@ -40,10 +40,18 @@ void JobRunner::finish_stats() {
 void JobRunner::on_event(Simulator&, std::uint64_t tag) {
   const StepEvent e = StepEvent::from_tag(tag);
   switch (e.kind) {
-    case StepEventKind::IterationStart: begin_iteration(); break;
-    case StepEventKind::WorkReached: compute_->on_work_reached(e); break;
-    case StepEventKind::GroupReady: stream_.on_group_ready(e.group); break;
-    case StepEventKind::ReplayDone: stream_.on_replay_done(e.group); break;
+    case StepEventKind::IterationStart:
+      begin_iteration();
+      break;
+    case StepEventKind::WorkReached:
+      compute_->on_work_reached(e);
+      break;
+    case StepEventKind::GroupReady:
+      stream_.on_group_ready(e.group);
+      break;
+    case StepEventKind::ReplayDone:
+      stream_.on_replay_done(e.group);
+      break;
   }
 }
 

@@ -7,10 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
-
 #include "collective_stream.hpp"
 #include "step_context.hpp"
+#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 
 namespace vgsim::sim::training {
 

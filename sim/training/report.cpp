@@ -1,12 +1,11 @@
 // Training reports: human summary, JSON, Chrome trace (see include/vgsim/sim/training/report.hpp).
 #include "vgsim/sim/training/report.hpp"
 
-#include "vgsim/sim/training/bottleneck.hpp"
-
-#include "vgsim/sim/virtualization/assumptions.hpp"
-
 #include <cstdio>
 #include <string>
+
+#include "vgsim/sim/training/bottleneck.hpp"
+#include "vgsim/sim/virtualization/assumptions.hpp"
 
 namespace vgsim::sim::training {
 
@@ -81,7 +80,8 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
   // Horovod: the steady state above is the mean over these cycle-tick phases (training_run.hpp); [] without ticks.
   Json phases = Json::array();
   for (const auto& p : r.tick_phases)
-    phases.push_back({{"tick_offset_us", us_of(p.offset)}, {"iteration_us", us_of(p.iteration_time)},
+    phases.push_back({{"tick_offset_us", us_of(p.offset)},
+                      {"iteration_us", us_of(p.iteration_time)},
                       {"exposed_communication_us", us_of(p.exposed_communication)}});
   j["tick_phases"] = phases;
   j["per_gpu"] = {{"samples_per_micro_step", r.compute.samples_per_step},
@@ -92,19 +92,27 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
                   {"utilisation", r.compute.utilisation}};
   Json layers = Json::array();
   for (const auto& l : r.compute.layers)
-    layers.push_back({{"name", l.name}, {"forward_us", us_of(l.forward)}, {"backward_us", us_of(l.backward)},
-                      {"grad_bytes", l.grad_bytes}, {"sparse", l.sparse}});
+    layers.push_back({{"name", l.name},
+                      {"forward_us", us_of(l.forward)},
+                      {"backward_us", us_of(l.backward)},
+                      {"grad_bytes", l.grad_bytes},
+                      {"sparse", l.sparse}});
   j["layers_backward_order"] = layers;
   Json its = Json::array();
   for (const auto& it : r.iterations) its.push_back(iteration_json(r, it));
   j["iterations"] = its;
   Json res = Json::array();
   for (const auto& u : r.resources)
-    res.push_back({{"name", u.name}, {"kind", u.kind}, {"capacity_GBps", u.capacity_bytes_per_s / 1e9},
-                   {"bytes", u.bytes}, {"utilisation", u.utilisation}});
+    res.push_back({{"name", u.name},
+                   {"kind", u.kind},
+                   {"capacity_GBps", u.capacity_bytes_per_s / 1e9},
+                   {"bytes", u.bytes},
+                   {"utilisation", u.utilisation}});
   j["resources"] = res;
   const IterationBottleneck b = iteration_bottleneck(r);  // the largest term of the iteration (bottleneck.hpp)
-  j["bottleneck"] = {{"what", b.what}, {"share", b.share}, {"busiest", b.busiest},
+  j["bottleneck"] = {{"what", b.what},
+                     {"share", b.share},
+                     {"busiest", b.busiest},
                      {"busiest_utilisation_during_comm", b.busiest_utilisation_during_comm}};
   j["engine"] = {{"events", r.events}, {"flows", r.flows}};
   return j;
@@ -112,7 +120,9 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
 
 }  // namespace
 
-std::string throughput_unit(const models::Model& m) { return m.unit == models::WorkUnit::Token ? "tokens/s" : "samples/s"; }
+std::string throughput_unit(const models::Model& m) {
+  return m.unit == models::WorkUnit::Token ? "tokens/s" : "samples/s";
+}
 
 void write_training_summary(std::ostream& out, const TrainingJob& job, const TrainingStudy& st, std::size_t top) {
   const TrainingResult& r = st.result;
@@ -122,8 +132,9 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
   out << "  settings: " << models::to_string(job.settings.framework) << ", "
       << models::to_string(job.settings.precision) << ", " << r.compute.samples_per_step << " samples/GPU/micro-step x "
       << r.micro_steps << " micro-step(s), " << models::to_string(job.settings.scaling) << " scaling"
-      << (job.measured_throughput ? ", compute calibrated to " + fmt("%.2f", *job.measured_throughput) + " samples/s on 1 GPU"
-                                  : ", uncalibrated roofline")
+      << (job.measured_throughput
+              ? ", compute calibrated to " + fmt("%.2f", *job.measured_throughput) + " samples/s on 1 GPU"
+              : ", uncalibrated roofline")
       << "\n";
   if (!r.transports.empty()) out << "  transports: " << r.transports << "\n";
   virt::write_virtualization_summary(
@@ -149,7 +160,8 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
       out << (k ? ", " : "") << r.exposure[k].name << " " << format_time(r.exposure[k].time);
     out << "\n";
   }
-  out << "    communication busy   " << " " << format_time(r.communication_busy);
+  out << "    communication busy   "
+      << " " << format_time(r.communication_busy);
   if (r.communication_busy.ps > 0) out << " (overlap " << fmt("%.1f", 100.0 * r.overlap_fraction) << " % hidden)";
   out << "\n";
   if (r.tick_phases.size() > 1) {
@@ -170,9 +182,9 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
     for (const auto& c : last.collectives) {
       char line[256];
       std::snprintf(line, sizeof line, "    %-2d %-10s %-12s %11.1f %12.1f %14.1f  %-5s/%-6s %2u  ", c.group,
-                    c.kind == models::GroupKind::AllGather ? "allgather" : "allreduce", format_bytes(c.total_bytes).c_str(),
-                    us_of(c.ready - last.start), us_of(c.start - last.start), us_of(c.duration()), c.algo.c_str(),
-                    c.proto.c_str(), c.channels);
+                    c.kind == models::GroupKind::AllGather ? "allgather" : "allreduce",
+                    format_bytes(c.total_bytes).c_str(), us_of(c.ready - last.start), us_of(c.start - last.start),
+                    us_of(c.duration()), c.algo.c_str(), c.proto.c_str(), c.channels);
       out << line << group_label(r, c) << "\n";
     }
   }
@@ -216,8 +228,8 @@ Json training_json(const TrainingJob& job, const TrainingStudy& st) {
 Json chrome_trace(const TrainingJob& job, const TrainingResult& r) {
   Json ev = Json::array();
   auto x = [&](std::uint32_t pid, int tid, const std::string& name, const char* cat, Time start, Time dur, Json args) {
-    Json e = {{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", us_of(start)},
-              {"dur", us_of(dur)}};
+    Json e = {{"name", name}, {"cat", cat},         {"ph", "X"},        {"pid", pid},
+              {"tid", tid},   {"ts", us_of(start)}, {"dur", us_of(dur)}};
     if (!args.is_null()) e["args"] = std::move(args);
     ev.push_back(std::move(e));
   };
@@ -225,9 +237,16 @@ Json chrome_trace(const TrainingJob& job, const TrainingResult& r) {
   const auto& eps = job.cluster->endpoints();
   for (std::uint32_t rank = 0; rank < r.ranks; ++rank) {
     const std::string gpu = eps[job.rank_to_endpoint[rank]].name;
-    ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "rank " + std::to_string(rank) + " (" + gpu + ")"}}}});
+    ev.push_back({{"name", "process_name"},
+                  {"ph", "M"},
+                  {"pid", rank},
+                  {"args", {{"name", "rank " + std::to_string(rank) + " (" + gpu + ")"}}}});
     ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"name", "compute"}}}});
-    ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 1}, {"args", {{"name", "communication (NCCL stream)"}}}});
+    ev.push_back({{"name", "thread_name"},
+                  {"ph", "M"},
+                  {"pid", rank},
+                  {"tid", 1},
+                  {"args", {{"name", "communication (NCCL stream)"}}}});
     for (std::size_t i = 0; i < r.iterations.size(); ++i) {
       const IterationRecord& it = r.iterations[i];
       Time t = it.start;
@@ -243,10 +262,16 @@ Json chrome_trace(const TrainingJob& job, const TrainingResult& r) {
       }
       x(rank, 0, "optimizer", "optimizer", it.optimizer_start, r.compute.optimizer, {{"iteration", i}});
       for (const auto& c : it.collectives)
-        x(rank, 1, std::string(c.kind == models::GroupKind::AllGather ? "allgather " : "allreduce ") + format_bytes(c.total_bytes),
+        x(rank, 1,
+          std::string(c.kind == models::GroupKind::AllGather ? "allgather " : "allreduce ") +
+              format_bytes(c.total_bytes),
           "communication", c.start, c.duration(),
-          {{"group", c.group}, {"layers", group_label(r, c)}, {"algo", c.algo}, {"proto", c.proto},
-           {"channels", c.channels}, {"ready_us", us_of(c.ready)}});
+          {{"group", c.group},
+           {"layers", group_label(r, c)},
+           {"algo", c.algo},
+           {"proto", c.proto},
+           {"channels", c.channels},
+           {"ready_us", us_of(c.ready)}});
     }
   }
   return Json{{"traceEvents", ev}, {"displayTimeUnit", "ms"}};

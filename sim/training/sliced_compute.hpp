@@ -9,9 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
-
 #include "step_context.hpp"
+#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 
 namespace vgsim::sim::training {
 

@@ -6,16 +6,15 @@
 
 #include <vector>
 
+#include "step_event.hpp"
 #include "vgsim/kernel/simulator.hpp"
 #include "vgsim/sim/training/training_run.hpp"
-
-#include "step_event.hpp"
 
 namespace vgsim::sim::training {
 
 struct StepContext {
   const TrainingJob& job;
-  TrainingResult& out;    // the running iteration is out.iterations.back()
+  TrainingResult& out;  // the running iteration is out.iterations.back()
   Simulator& sim;
   EventHandler& handler;  // receives the job's timer events (the JobRunner)
   // This iteration's gradient groups (issue order) and each one's framework wait beyond its last gradient (Horovod

@@ -7,11 +7,10 @@
 #include <map>
 #include <memory>
 
+#include "job_runner.hpp"
 #include "vgsim/sim/fabric.hpp"
 #include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
-
-#include "job_runner.hpp"
 
 namespace vgsim::sim::training {
 
@@ -20,8 +19,8 @@ double nccl_compute_share(const TrainingJob& job, std::uint32_t channels) {
   return nccl_sm_share(channels, sms, job.nccl_sm_per_channel);
 }
 
-std::vector<models::GradientGroup> job_groups(const TrainingJob& job, const std::vector<models::GradientTensor>& tensors,
-                                              Time tick_origin) {
+std::vector<models::GradientGroup> job_groups(const TrainingJob& job,
+                                              const std::vector<models::GradientTensor>& tensors, Time tick_origin) {
   auto groups = models::group_gradients(tensors, job.settings, static_cast<int>(job.gpus_per_node), tick_origin);
   if (!job.framework_waits)
     for (auto& g : groups) g.earliest_start = g.last_ready;
@@ -53,8 +52,9 @@ void fill_rates(TrainingResult& out) {
   out.exposed_communication = out.iteration_time - out.compute_time;
   out.overlap_fraction = 0.0;
   if (out.communication_busy.ps > 0)
-    out.overlap_fraction = std::clamp(1.0 - static_cast<double>(out.exposed_communication.ps) /
-                                                static_cast<double>(out.communication_busy.ps), 0.0, 1.0);
+    out.overlap_fraction = std::clamp(
+        1.0 - static_cast<double>(out.exposed_communication.ps) / static_cast<double>(out.communication_busy.ps), 0.0,
+        1.0);
   const double iter_s = out.iteration_time.s();
   const double steps = static_cast<double>(out.micro_steps) * out.ranks;
   out.samples_per_s = cr.samples_per_step * steps / iter_s;
@@ -169,8 +169,8 @@ std::vector<TrainingResult> run_together(const std::vector<TrainingJob>& jobs, i
   std::vector<std::unique_ptr<JobRunner>> runners;
   const bool shared = jobs.size() > 1;
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    runners.push_back(std::make_unique<JobRunner>(jobs[j], out[j], sim, fabric, gpus, shared,
-                                                  tick_phase_offset(jobs[j], k, phases)));
+    runners.push_back(
+        std::make_unique<JobRunner>(jobs[j], out[j], sim, fabric, gpus, shared, tick_phase_offset(jobs[j], k, phases)));
   for (auto& r : runners) r->start();
   sim.run();
   for (std::size_t j = 0; j < jobs.size(); ++j) {

@@ -86,12 +86,14 @@ Json virtualization_assumptions(const topo::Cluster& cl, const std::vector<std::
   Json rules = Json::array();
   if (any_vm) rules.push_back("compute times divided by the hypervisor's compute_efficiency (VM speed / bare metal)");
   if (any_vgpu) {
-    rules.push_back("time-sliced vGPU: a context's compute advances only in its slices and gets the whole GPU then "
-                    "(training-measurements.md A4); NCCL communication does not need the slice [assumption]");
+    rules.push_back(
+        "time-sliced vGPU: a context's compute advances only in its slices and gets the whole GPU then "
+        "(training-measurements.md A4); NCCL communication does not need the slice [assumption]");
   }
   if (any_mig) {
-    rules.push_back("MIG: compute scales with the instance's SM share and memory-bound work with its memory-slice "
-                    "share (roofline per layer); neighbours never interfere (Dell white paper, A4)");
+    rules.push_back(
+        "MIG: compute scales with the instance's SM share and memory-bound work with its memory-slice "
+        "share (roofline per layer); neighbours never interfere (Dell white paper, A4)");
     rules.push_back("MIG: no P2P between instances; traffic goes through host memory (SHM) or the network");
   }
   if (!any_vm) rules.push_back("bare metal: no virtualization overheads");
@@ -125,7 +127,8 @@ void write_virtualization_summary(std::ostream& out, const Json& a) {
   for (const auto& n : nics) out << " " << n;
   out << "; ATS " << (ats ? "on" : "off");
   const Json& g = a.at("gpudirect");
-  if (g.contains("gdr_in_use")) out << "; GPUDirect RDMA " << (g.at("gdr_in_use").get<bool>() ? "in use" : "not in use");
+  if (g.contains("gdr_in_use"))
+    out << "; GPUDirect RDMA " << (g.at("gdr_in_use").get<bool>() ? "in use" : "not in use");
   out << "\n";
   for (const auto& h : a.at("hypervisors"))
     out << "    hypervisor " << h.at("hypervisor").get<std::string>() << ": compute efficiency "
@@ -137,8 +140,9 @@ void write_virtualization_summary(std::ostream& out, const Json& a) {
   if (a.contains("vgpu_scheduler")) {
     const Json& s = a.at("vgpu_scheduler");
     out << "    vGPU scheduler " << s.at("policy").at("value").get<std::string>() << ", slice "
-        << s.at("time_slice_us").at("value").get<double>() << " us (" << s.at("time_slice_us").at("source").get<std::string>()
-        << "), switch " << s.at("switch_cost_us").at("value").get<double>() << " us ("
+        << s.at("time_slice_us").at("value").get<double>() << " us ("
+        << s.at("time_slice_us").at("source").get<std::string>() << "), switch "
+        << s.at("switch_cost_us").at("value").get<double>() << " us ("
         << s.at("switch_cost_us").at("source").get<std::string>() << ")\n";
   }
   for (const auto& r : a.at("rules")) out << "    - " << r.get<std::string>() << "\n";

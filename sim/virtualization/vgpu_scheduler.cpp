@@ -15,9 +15,12 @@ constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
 
 const char* to_string(VgpuPolicy p) {
   switch (p) {
-    case VgpuPolicy::BestEffort: return "best_effort";
-    case VgpuPolicy::EqualShare: return "equal_share";
-    case VgpuPolicy::FixedShare: return "fixed_share";
+    case VgpuPolicy::BestEffort:
+      return "best_effort";
+    case VgpuPolicy::EqualShare:
+      return "equal_share";
+    case VgpuPolicy::FixedShare:
+      return "fixed_share";
   }
   return "?";
 }
@@ -198,8 +201,8 @@ void VgpuScheduler::dispatch(std::uint32_t g) {
       Done d = std::move(c.queue.front().done);
       c.queue.pop_front();
       G.running = false;
-      if (d) d();      // may submit more work (a nested dispatch(g) decides with it)
-      dispatch(g);     // decide (again): harmless when the nested submit already did
+      if (d) d();   // may submit more work (a nested dispatch(g) decides with it)
+      dispatch(g);  // decide (again): harmless when the nested submit already did
       return;
     }
   }
@@ -241,7 +244,8 @@ void VgpuScheduler::dispatch(std::uint32_t g) {
     // 2b. Reserved grid: the slot at `now` belongs to grid[k mod size], whether or not it has work.
     if (G.grid.empty()) return;
     const std::int64_t k = (now - G.grid_epoch).ps / T.ps;
-    const int owner = G.grid[static_cast<std::size_t>((G.grid_first_slot + k) % static_cast<std::int64_t>(G.grid.size()))];
+    const int owner =
+        G.grid[static_cast<std::size_t>((G.grid_first_slot + k) % static_cast<std::int64_t>(G.grid.size()))];
     const Time slot_end = G.grid_epoch + T * (k + 1);
     if (G.current != owner || G.slice_end != slot_end) {
       G.current = owner;

@@ -40,7 +40,8 @@ void BM_RingAllreduce1GiB(benchmark::State& state) {
   getrusage(RUSAGE_SELF, &ru);
   state.counters["events"] = static_cast<double>(events);
   state.counters["flows"] = static_cast<double>(flows);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["simulated_us"] = sim_us;
   state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
   state.counters["channels"] = comm.shape().channels;
@@ -51,7 +52,13 @@ void BM_RingAllreduce1GiB(benchmark::State& state) {
 // {ranks, channels}: the communicator's own choice (8 channels: one per NIC of a DGX A100) up to 1,024 ranks, and
 // 2 channels (NCCL's usual count per NIC pair) up to 4,096 ranks, where 8 channels would need ~20 GiB of memory.
 BENCHMARK(BM_RingAllreduce1GiB)
-    ->Args({64, 0})->Args({256, 0})->Args({1024, 0})
-    ->Args({64, 2})->Args({256, 2})->Args({1024, 2})->Args({4096, 2})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+    ->Args({64, 0})
+    ->Args({256, 0})
+    ->Args({1024, 0})
+    ->Args({64, 2})
+    ->Args({256, 2})
+    ->Args({1024, 2})
+    ->Args({4096, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_MAIN();

@@ -17,10 +17,17 @@ static SweepPlan thousand_points() {
   }
   Json j = {{"name", "bench-1000"},
             {"fidelity", "analytical"},
-            {"base", {{"cluster", "dgx-a100-128"}, {"workload", "resnet50"}, {"nodes", 4}, {"gpus_per_node", 8},
-                      {"framework", "horovod"}}},
-            {"grid", {{"batch_per_gpu", batches}, {"horovod.fusion_threshold", fusion},
-                      {"precision", {"amp", "fp32"}}, {"channels", {2, 4, 6, 8, 10}}}}};
+            {"base",
+             {{"cluster", "dgx-a100-128"},
+              {"workload", "resnet50"},
+              {"nodes", 4},
+              {"gpus_per_node", 8},
+              {"framework", "horovod"}}},
+            {"grid",
+             {{"batch_per_gpu", batches},
+              {"horovod.fusion_threshold", fusion},
+              {"precision", {"amp", "fp32"}},
+              {"channels", {2, 4, 6, 8, 10}}}}};
   return parse_plan(j, "bench-1000");
 }
 

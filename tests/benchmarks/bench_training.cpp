@@ -32,12 +32,18 @@ static void BM_ResNet50Iteration1024(benchmark::State& state) {
   getrusage(RUSAGE_SELF, &ru);
   state.counters["events"] = static_cast<double>(r.events);
   state.counters["flows"] = static_cast<double>(r.flows);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(r.events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(r.events), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["iteration_ms"] = r.iteration_time.ms();
   state.counters["img_per_s"] = r.samples_per_s;
   state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
 
 // {iterations, replay identical collectives}
-BENCHMARK(BM_ResNet50Iteration1024)->Args({1, 1})->Args({3, 1})->Args({1, 0})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ResNet50Iteration1024)
+    ->Args({1, 1})
+    ->Args({3, 1})
+    ->Args({1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_MAIN();

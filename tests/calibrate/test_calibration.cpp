@@ -2,10 +2,9 @@
 // the alpha-beta-gamma fit on the 2-node OSU tables predicting 4 nodes, the simulator-parameter fit with residual
 // factors on every nccl-tests table (median error <= 8 % after calibration; before/after table printed), and the
 // profile JSON round trip. Data through VGSIM_MEASURED_DIR (data/measured).
-#include <catch2/catch.hpp>
-
-#include <cstdio>
 #include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 
 #include "vgsim/calibrate/alpha_beta_replay.hpp"
@@ -97,7 +96,8 @@ TEST_CASE("alpha-beta-gamma fit recovers synthetic parameters", "[calibrate][omp
   for (const char* algo : {"ring", "recursive_doubling", "basic_linear"}) {
     Series s;
     s.key.op = "allreduce", s.key.algo = algo, s.key.nranks = 2, s.key.nnodes = 2, s.key.gpus_per_node = 1;
-    for (std::int64_t S = 4000; S <= 2000000; S = S * 3 / 2) s.points.push_back({S, predict_ompi_us(truth, algo, 2, S)});
+    for (std::int64_t S = 4000; S <= 2000000; S = S * 3 / 2)
+      s.points.push_back({S, predict_ompi_us(truth, algo, 2, S)});
     series.push_back(s);
   }
   const auto fit = fit_alpha_beta_gamma(series);
@@ -167,13 +167,15 @@ const Table kTables[] = {
     {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt", "aws-p5-2x8xh100", 2, 8, false},
     {"gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt", "dgx-a100", 1, 8, false},
     {"gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt", "roce400g-2x1xh100", 2, 1, true},
-    {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xA100_p4de_EFA400G.txt", "aws-p4de-2x8xa100", 2, 8, false},
+    {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xA100_p4de_EFA400G.txt", "aws-p4de-2x8xa100", 2, 8,
+     false},
     {"gh-lessizzmore-create-a3mega-ztan-fork_allreduce_2x8xH100_gcp-a3mega.txt", "gcp-a3mega-2x8xh100", 2, 8, false},
     {"gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt", "h100pcie-nvlink-bridge-2x", 1, 2, false},
 };
 }  // namespace
 
-TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-tests table", "[calibrate][simfit][data]") {
+TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-tests table",
+          "[calibrate][simfit][data]") {
   // Acceptance bound of the brief (8 %), the same as the closed-form segmented fits (test_fit.cpp). Printed per
   // series: median / max relative error of the simulated time before calibration (catalog defaults), with the fitted
   // parameters, and with parameters and residual factors; then the fitted scalars.

@@ -2,7 +2,6 @@
 // quality table on every shared/data table (median relative error <= 8 % each; printed), fit-profile JSON round
 // trip, cross-validation by size range and by scale.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -93,8 +92,8 @@ TEST_CASE("fit constraints: alpha, beta >= 0; a flat series has no bandwidth ter
 TEST_CASE("segmented fit: median relative error <= 8 % on every shared/data table", "[calibrate][fit][data]") {
   // Acceptance bound of the brief; nccl-model.md section 4 reports 0.6-8 % median for 3 fixed segments on these
   // tables. Printed: per series, segmented vs Hockney median / max relative error.
-  std::printf("\n%-82s %-14s %4s %3s %3s %8s %8s | %8s %8s\n", "file", "series", "pts", "seg", "out", "med%",
-              "max%", "hock.med", "hock.max");
+  std::printf("\n%-82s %-14s %4s %3s %3s %8s %8s | %8s %8s\n", "file", "series", "pts", "seg", "out", "med%", "max%",
+              "hock.med", "hock.max");
   double worst = 0;
   std::size_t series_count = 0;
   for (const auto& [name, series] : all_tables()) {
@@ -125,7 +124,8 @@ TEST_CASE("fit profile JSON round trip is exact and validated", "[calibrate][fit
   p.provenance.note = "test";
   p.fits.push_back(fit_segmented(two_piece()));
   const auto p5 = group_series(import_nccl_tests(
-      (kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt").string()));
+      (kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt")
+          .string()));
   for (const auto& s : p5) p.fits.push_back(fit_segmented(s));
   p.fits.push_back(fit_hockney(Series{synthetic_key(), {{8, 12.0}, {16, 11.9}, {32, 11.8}}}));  // beta = 0 -> null
   const std::string text = dump_fit_profile(p);
@@ -159,7 +159,8 @@ TEST_CASE("cross-validation by size range and by scale", "[calibrate][fit][cv]")
   const double a = 3.0, b = 1.0 / 5e3;  // 3 us per step, 5 GB/s
   auto ring = [&](std::int64_t n) {
     Series s{synthetic_key(n), {}};
-    for (std::int64_t S = 1024; S <= (1 << 28); S *= 4) s.points.push_back({S, 2.0 * double(n - 1) * a + busbw_factor("allreduce", n) * double(S) * b});
+    for (std::int64_t S = 1024; S <= (1 << 28); S *= 4)
+      s.points.push_back({S, 2.0 * double(n - 1) * a + busbw_factor("allreduce", n) * double(S) * b});
     return s;
   };
   const auto scv = cross_validate_scale(ring(2), ring(8));
@@ -167,7 +168,8 @@ TEST_CASE("cross-validation by size range and by scale", "[calibrate][fit][cv]")
 
   // Real data, reported: p5 (2x8 H100) fitted on <= 1 GiB, tested on 2..16 GiB.
   const auto p5 = group_series(import_nccl_tests(
-      (kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt").string()));
+      (kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt")
+          .string()));
   const auto big = cross_validate_sizes(p5[0], 0, std::int64_t(1) << 30);
   std::printf("CV p5 out-of-place, fit <= 1 GiB, test 2-16 GiB: test median %.2f %%, max %.2f %%\n",
               100 * big.test.median_rel_error, 100 * big.test.max_rel_error);

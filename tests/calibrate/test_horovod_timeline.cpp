@@ -2,7 +2,6 @@
 // (tests/calibrate/data/horovod_timeline_2ranks.json: 2 ranks, fc weights + bias fused into one response, conv1
 // alone in fp16; written like Horovod 0.9-0.15, '[' and records with trailing commas, no closing ']').
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 

@@ -1,7 +1,6 @@
 // Tests of the nccl-tests and OSU importers on every file of shared/data (row counts read off the files), the
 // busbw cross-check, header parsing of rank/node counts, the old column layout, and errors naming file and line.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -40,11 +39,13 @@ TEST_CASE("every nccl-tests file imports with the row count read off the file", 
   ImportHints two;
   two.nranks = 2;  // nccl#1161 says "single node" and "-g 2" without "single process": the rank count is a hint
   const std::map<std::string, Expect> expect{
-      {"gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt", {3 * 28 * 2, 2, 1, {}}},  // 3 tables x 28 rows
+      {"gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt", {3 * 28 * 2, 2, 1, {}}},         // 3 tables x 28 rows
       {"gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt", {13 * 2, 2, 2, {}}},  // 1G..25G step 2G
-      {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xA100_p4de_EFA400G.txt", {29 * 2, 16, 2, {}}},  // 2^3..2^31
-      {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt", {32 * 2, 16, 2, {}}},   // 2^3..2^34
-      {"gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt", {3 * 2, 2, 1, two}},  // 1G, 2G, 4G
+      {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xA100_p4de_EFA400G.txt",
+       {29 * 2, 16, 2, {}}},  // 2^3..2^31
+      {"gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt",
+       {32 * 2, 16, 2, {}}},                                                                              // 2^3..2^34
+      {"gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt", {3 * 2, 2, 1, two}},           // 1G, 2G, 4G
       {"gh-lessizzmore-create-a3mega-ztan-fork_allreduce_2x8xH100_gcp-a3mega.txt", {31 * 2, 16, 2, {}}},  // 2^3..2^33
       {"gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt", {20, 8, 1, {}}},  // 2^15..2^34, one group
   };
@@ -74,7 +75,8 @@ TEST_CASE("every nccl-tests file imports with the row count read off the file", 
 }
 
 TEST_CASE("nccl-tests tables: values, groups, several tables per file, placeholders", "[calibrate][import]") {
-  const auto recs = import_nccl_tests((kData / "nccl-tests" / "gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt").string());
+  const auto recs =
+      import_nccl_tests((kData / "nccl-tests" / "gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt").string());
   // First row: "8  2  float  sum  -1  12.25 0.00 0.00 0  12.00 0.00 0.00 0".
   const auto& a = coll(recs[0]);
   const auto& b = coll(recs[1]);
@@ -100,18 +102,21 @@ TEST_CASE("nccl-tests tables: values, groups, several tables per file, placehold
     if (c.op == "allgather") CHECK(c.redop == "none");
   }
   // NCCL_ALGO=RING in the CCI-MOC header.
-  const auto roce = import_nccl_tests((kData / "nccl-tests" / "gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt").string());
+  const auto roce = import_nccl_tests(
+      (kData / "nccl-tests" / "gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt").string());
   CHECK(coll(roce[0]).algo == "ring");
   // "(cut)" in the last in-place row of nccl#1161: busbw recomputed = algbw for n = 2, #wrong unknown.
   ImportHints two;
   two.nranks = 2;
-  const auto pcie = import_nccl_tests((kData / "nccl-tests" / "gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt").string(), two);
+  const auto pcie = import_nccl_tests(
+      (kData / "nccl-tests" / "gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt").string(), two);
   const auto& last = coll(pcie.back());
   CHECK(last.in_place);
   CHECK_FALSE(last.wrong.has_value());
   CHECK(last.busbw_GBps == Approx(4294967296.0 / 36917.0 * 1e-3).epsilon(1e-12));
   // stas00: underscores in sizes ("1048_576" = 1,048,576 B), float assumed: count = size / 4.
-  const auto stas = import_nccl_tests((kData / "nccl-tests" / "gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt").string());
+  const auto stas =
+      import_nccl_tests((kData / "nccl-tests" / "gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt").string());
   CHECK(coll(stas[5]).size_bytes == 1048576);
   CHECK(coll(stas[5]).count == 262144);
   CHECK(coll(stas[5]).time_us == 101.9);
@@ -131,9 +136,11 @@ TEST_CASE("rank and node counts: header statements, hints, conflicts", "[calibra
   CHECK(L.nranks == 3);
   CHECK(L.nnodes == 2);
   // Two statements that disagree.
-  CHECK_THROWS_WITH(stated_layout({"# 16 ranks", "# 8 ranks"}, "z.txt"), Catch::Contains("z.txt") && Catch::Contains("line 2"));
+  CHECK_THROWS_WITH(stated_layout({"# 16 ranks", "# 8 ranks"}, "z.txt"),
+                    Catch::Contains("z.txt") && Catch::Contains("line 2"));
   // nccl#1161 states no rank count: without a hint it is an error that says what to pass.
-  const auto pcie = (kData / "nccl-tests" / "gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt").string();
+  const auto pcie =
+      (kData / "nccl-tests" / "gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt").string();
   CHECK_THROWS_WITH(import_nccl_tests(pcie), Catch::Contains("--nranks"));
   // A wrong hint (16 ranks) is caught by the busbw check: for n = 16 busbw would be 1.875 x algbw, the file has 1.0 x.
   ImportHints wrong;
@@ -142,7 +149,10 @@ TEST_CASE("rank and node counts: header statements, hints, conflicts", "[calibra
   // A hint contradicting the file's own statement ("16 ranks").
   ImportHints eight;
   eight.nranks = 8;
-  CHECK_THROWS_WITH(import_nccl_tests((kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt").string(), eight),
+  CHECK_THROWS_WITH(import_nccl_tests((kData / "nccl-tests" /
+                                       "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt")
+                                          .string(),
+                                      eight),
                     Catch::Contains("contradicts"));
 }
 
@@ -175,11 +185,13 @@ TEST_CASE("old nccl-tests layout: no root column, error instead of #wrong", "[ca
   // The same table with busbw 15.80 (not 1.5 x 10.486) is rejected on its line (10).
   std::string bad = text;
   bad.replace(bad.find("15.73"), 5, "15.80");
-  CHECK_THROWS_WITH(import_nccl_tests_text(bad, "old.txt", h), Catch::Contains("old.txt: line 10") && Catch::Contains("busbw"));
+  CHECK_THROWS_WITH(import_nccl_tests_text(bad, "old.txt", h),
+                    Catch::Contains("old.txt: line 10") && Catch::Contains("busbw"));
 }
 
 TEST_CASE("malformed nccl-tests and OSU lines give errors naming file and line", "[calibrate][import]") {
-  const fs::path p5 = kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt";
+  const fs::path p5 =
+      kData / "nccl-tests" / "gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt";
   std::string text = slurp(p5);
   // Line 9 of the file is the 32 B row (6 header lines, then 8 B, 16 B, 32 B ... from line 7). The file name is
   // kept as the label: it states the 2x8 layout.
@@ -187,18 +199,21 @@ TEST_CASE("malformed nccl-tests and OSU lines give errors naming file and line",
   auto pos = text.find("    74.06 ");
   REQUIRE(pos != std::string::npos);
   text.replace(pos, 10, "    74.x6 ");
-  CHECK_THROWS_WITH(import_nccl_tests_text(text, label), Catch::Contains(label + ": line 9") && Catch::Contains("74.x6"));
+  CHECK_THROWS_WITH(import_nccl_tests_text(text, label),
+                    Catch::Contains(label + ": line 9") && Catch::Contains("74.x6"));
   std::string shortrow = slurp(p5);
   shortrow.replace(shortrow.find("    74.06 "), 10, " ");
-  CHECK_THROWS_WITH(import_nccl_tests_text(shortrow, label), Catch::Contains(label + ": line 9") && Catch::Contains("columns"));
-  CHECK_THROWS_WITH(import_nccl_tests_text("   8   2 float sum -1 1.0 0.0 0.0 0\n", "h.txt", ImportHints{2, 1, 2, "allreduce", "", "", "", ""}),
+  CHECK_THROWS_WITH(import_nccl_tests_text(shortrow, label),
+                    Catch::Contains(label + ": line 9") && Catch::Contains("columns"));
+  CHECK_THROWS_WITH(import_nccl_tests_text("   8   2 float sum -1 1.0 0.0 0.0 0\n", "h.txt",
+                                           ImportHints{2, 1, 2, "allreduce", "", "", "", ""}),
                     Catch::Contains("h.txt: line 1") && Catch::Contains("header"));
 
   const fs::path osu = kData / "osu-openmpi" / "allreduce-10g-2cpu-algo6-step1m.txt";
   std::string o = slurp(osu);
   o.replace(o.find("5000000 "), 8, "5000k00 ");
-  CHECK_THROWS_WITH(import_osu_text(o, osu.string()), Catch::Contains("allreduce-10g-2cpu-algo6-step1m.txt: line 7") &&
-                                                          Catch::Contains("5000k00"));
+  CHECK_THROWS_WITH(import_osu_text(o, osu.string()),
+                    Catch::Contains("allreduce-10g-2cpu-algo6-step1m.txt: line 7") && Catch::Contains("5000k00"));
   CHECK_THROWS_AS(import_osu("/nonexistent/allreduce-10g-2cpu-algo1-step1k.txt"), vgsim::InputError);
 }
 
@@ -207,7 +222,8 @@ TEST_CASE("every OSU file imports with rank count and algorithm from its name", 
   // stops at 175 rows and 10g algo6 with 3 rows); step10m 1 MB..1001 MB step 40 MB = 26.
   const std::map<std::string, std::size_t> exceptions{{"allreduce-10g-2cpu-algo5-step1m.txt", 175},
                                                       {"allreduce-10g-2cpu-algo6-step1m.txt", 3}};
-  const std::vector<std::string> algos{"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"};
+  const std::vector<std::string> algos{"basic_linear", "nonoverlapping", "recursive_doubling",
+                                       "ring",         "segmented_ring", "rabenseifner"};
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(kData / "osu-openmpi")) {
     const std::string name = e.path().filename().string();

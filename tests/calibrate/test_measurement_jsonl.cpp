@@ -1,7 +1,6 @@
 // Tests of the measurement records and their JSON-lines storage: exact round trips (records -> JSONL -> records ->
 // JSONL byte-identical), validation errors naming file:line and the JSON path.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <string>

@@ -1,7 +1,6 @@
 // Training-level calibration (include/vgsim/calibrate/training_fit.hpp) on the Horovod 2017 TCP-vs-RDMA rows kept in
 // the repository (data/training/hvd17-tcp-rdma.csv, copied with provenance from the development set).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -47,7 +46,8 @@ TEST_CASE("training cases: the repository CSV reads with its vgsim columns", "[c
   CHECK(tcp == 3);
 }
 
-TEST_CASE("training fit: bounded parameters, never worse than the catalog, leave-one-out reported", "[calibrate][training]") {
+TEST_CASE("training fit: bounded parameters, never worse than the catalog, leave-one-out reported",
+          "[calibrate][training]") {
   const topo::Catalog catalog = topo::Catalog::load_default();
   const TrainingProfile p = fit_training(read_training_cases(kCases), catalog, kCases);
   // 6 multi-GPU rows, each compute-calibrated to its model's 1-GPU row.
@@ -93,8 +93,8 @@ TEST_CASE("training fit: measured on 1 and 2 hosts, it predicts 4 hosts and anot
   // Identifiability of the fit, end to end: "measurements" are simulated with parameters the fit does not know
   // (NIC at 80 % of line rate, NCCL taking 3 SMs per channel), on 1 and 2 R750xa hosts over 25 GbE (ResNet-50 and
   // VGG-16, Horovod). The profile fitted on them must predict 4 hosts over 100 GbE as the hidden parameters do:
-  // |predicted / truth - 1| <= 2 % for both models (the fit's bracket is 0.045 % of each range (0.618^16), so what is left is the
-  // parameters' mutual trade-off on two rows).
+  // |predicted / truth - 1| <= 2 % for both models (the fit's bracket is 0.045 % of each range (0.618^16), so what is
+  // left is the parameters' mutual trade-off on two rows).
   const topo::Catalog catalog = topo::Catalog::load_default();
   const std::vector<std::string> hidden = {"capacity_scale.nic-port=0.8", "compute.nccl_sm_per_channel=3"};
   const std::vector<std::string> settings = {"framework=horovod", "precision=amp", "batch_per_gpu=64"};

@@ -1,10 +1,9 @@
-// alltoall end to end: an nccl-tests alltoall_perf command line run by `vgsim collective --op alltoall` (sizes, per-peer
-// counts, busbw = algbw x (n-1)/n), and `calibrate import` of a hand-made alltoall_perf log (2 x 8 A100, the layout
-// nccl-tests prints: 16-byte-aligned per-peer counts, so the smallest requested sizes print as 0).
-#include <catch2/catch.hpp>
-
+// alltoall end to end: an nccl-tests alltoall_perf command line run by `vgsim collective --op alltoall` (sizes,
+// per-peer counts, busbw = algbw x (n-1)/n), and `calibrate import` of a hand-made alltoall_perf log (2 x 8 A100, the
+// layout nccl-tests prints: 16-byte-aligned per-peer counts, so the smallest requested sizes print as 0).
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,7 +27,8 @@ std::vector<Row> rows_of(const std::string& table) {
   std::istringstream in(table);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty() || line.find_first_not_of(' ') == std::string::npos || line[line.find_first_not_of(' ')] == '#') continue;
+    if (line.empty() || line.find_first_not_of(' ') == std::string::npos || line[line.find_first_not_of(' ')] == '#')
+      continue;
     std::istringstream ls(line);
     Row r;
     if (ls >> r.size >> r.count >> r.type >> r.redop >> r.root >> r.time >> r.algbw >> r.busbw) rows.push_back(r);
@@ -38,7 +38,8 @@ std::vector<Row> rows_of(const std::string& table) {
 
 // A hand-made log in nccl-tests' layout (times made up along t = 28.4 us + S / 41 GB/s; algbw and busbw computed
 // from the printed times as nccl-tests does, busbw = algbw x 15/16).
-const char* kAlltoallLog = R"LOG(# mpirun -np 16 -npernode 8 -x NCCL_DEBUG=WARN ./build/alltoall_perf -b 8 -e 128M -f 2 -g 1
+const char* kAlltoallLog =
+    R"LOG(# mpirun -np 16 -npernode 8 -x NCCL_DEBUG=WARN ./build/alltoall_perf -b 8 -e 128M -f 2 -g 1
 # nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices

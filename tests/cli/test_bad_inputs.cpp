@@ -3,23 +3,21 @@
 // a signal), the words its message must contain, that the output is short and holds no raw control bytes or invalid
 // UTF-8, and that no output file (complete or half-written) is left behind. Set VGSIM_BAD_INPUT_CASE=<substring>
 // to run only the cases whose name contains it.
-#include <catch2/catch.hpp>
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -73,7 +71,8 @@ void require_repository_files(const std::string& s, std::vector<std::string>& pr
 
 std::string from_hex(const std::string& hex) {
   std::string out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   return out;
 }
 
@@ -107,7 +106,7 @@ void write_input(const fs::path& p, const Json& spec, const std::string& tmp, st
 }
 
 struct Outcome {
-  int status = -1;       // exit status; -1 when killed by a signal or timed out
+  int status = -1;  // exit status; -1 when killed by a signal or timed out
   int signal = 0;
   std::string out, err;  // stdout, stderr
 };
@@ -144,8 +143,10 @@ Outcome run(const std::vector<std::string>& args, const std::map<std::string, st
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  if (WIFEXITED(st)) r.status = WEXITSTATUS(st);
-  else if (WIFSIGNALED(st)) r.signal = WTERMSIG(st);
+  if (WIFEXITED(st))
+    r.status = WEXITSTATUS(st);
+  else if (WIFSIGNALED(st))
+    r.signal = WTERMSIG(st);
   r.out = read(out);
   r.err = read(err);
   return r;
@@ -208,9 +209,9 @@ TEST_CASE("the bad-input corpus covers every command and every input kind", "[cl
     INFO(cmd);
     CHECK(per_command[cmd] >= 3);
   }
-  for (const char* kind : {"cluster", "catalog", "model", "scenario", "plan", "jobs", "mpijob", "design",
-                           "calibration profile", "nccl-tests log", "osu log", "jsonl", "horovod timeline",
-                           "training csv", "training profile", "command line"}) {
+  for (const char* kind :
+       {"cluster", "catalog", "model", "scenario", "plan", "jobs", "mpijob", "design", "calibration profile",
+        "nccl-tests log", "osu log", "jsonl", "horovod timeline", "training csv", "training profile", "command line"}) {
     INFO(kind);
     CHECK(kinds.count(kind) == 1);
   }
@@ -232,8 +233,7 @@ TEST_CASE("every bad input exits 2 with a short message that names the file, pat
     fs::create_directories(io);
     std::vector<std::string> problems;
     const Json files = c.value("files", Json::object()), env_spec = c.value("env", Json::object());
-    for (const auto& [file, spec] : files.items())
-      write_input(tmp / file, spec, tmp.string(), problems);
+    for (const auto& [file, spec] : files.items()) write_input(tmp / file, spec, tmp.string(), problems);
     std::vector<std::string> args;
     for (const auto& a : c.at("args")) {
       require_repository_files(a.get<std::string>(), problems);

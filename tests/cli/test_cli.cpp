@@ -1,18 +1,17 @@
 // The vgsim command line end to end: the nccl-tests table, JSON output, determinism, and bad input (exit status 2
 // with a message naming the option or file, the value and the expectation; no output file left behind).
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "vgsim/kernel/json_input.hpp"
 #include "cli_run.hpp"
+#include "vgsim/kernel/json_input.hpp"
 
 namespace {
 
@@ -25,7 +24,8 @@ std::string tmp_path(const std::string& name) { return vgsim::test::temp_path("v
 
 TEST_CASE("collective prints an nccl-tests table and writes the same rows as JSON") {
   const std::string json = tmp_path("rows.json");
-  const Run r = run_vgsim("collective --cluster r750xa-2x-100gbe --nodes 2 --gpus-per-node 1 -b 8 -e 1M -f 4 --json " + json);
+  const Run r =
+      run_vgsim("collective --cluster r750xa-2x-100gbe --nodes 2 --gpus-per-node 1 -b 8 -e 1M -f 4 --json " + json);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("#       size         count      type   redop    root     time   algbw   busbw #wrong") !=
         std::string::npos);

@@ -3,7 +3,6 @@
 // accepts, all in one run, which must succeed and list each parameter with that value and "--set" as its source; the
 // job's facts (catalog, cluster, derived values) are listed as comments only and --set refuses them.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"

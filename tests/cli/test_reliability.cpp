@@ -4,13 +4,12 @@
 //  2. The OSU importer refuses a row cut inside a number.
 //  3. A sweep whose points fail exits 2 (the CSV is still written); --keep-going exits 0.
 //  7. `train --json r --trace <bad>` leaves no r behind; one path for both outputs is refused.
-#include <catch2/catch.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -147,11 +146,11 @@ TEST_CASE("train writes its --json and --trace together or not at all", "[cli][r
 TEST_CASE("bad collective and params options exit 2 with the option named, not 1", "[cli][reliability]") {
   // 5. root outside the communicator, channels beyond NCCL's MAXCHANNELS (64), an unknown tuning version.
   const std::string c = "collective --cluster r750xa-2x-25gbe -b 1K -e 1K ";
-  for (const auto& [args, words] : std::vector<std::pair<std::string, std::string>>{
-           {c + "--op broadcast -r 99", "-r/--root"},
-           {c + "--op reduce -r 8", "expected 0..7"},
-           {c + "--channels 100000", "1..64"},
-           {"params --nccl-version 9.99", "--nccl-version"}}) {
+  for (const auto& [args, words] :
+       std::vector<std::pair<std::string, std::string>>{{c + "--op broadcast -r 99", "-r/--root"},
+                                                        {c + "--op reduce -r 8", "expected 0..7"},
+                                                        {c + "--channels 100000", "1..64"},
+                                                        {"params --nccl-version 9.99", "--nccl-version"}}) {
     const Run r = run_vgsim(args);
     INFO(args << " -> " << r.out);
     CHECK(r.status == 2);
@@ -254,8 +253,8 @@ TEST_CASE("resource guards refuse before any output: a collective's largest size
           "[cli][reliability]") {
   // The largest size of -b 8 -e 1G on 1,024 ranks needs 3.8 million step transfers (tree allreduce): with 100,000
   // allowed it is refused before the first row, so stdout holds no half table.
-  const auto r = vgsim::test::run_command(std::string(VGSIM_EXE) +
-                                          " collective --cluster dgx-a100-128 -b 8 -e 1G --max-transfers 100000 2>/dev/null");
+  const auto r = vgsim::test::run_command(
+      std::string(VGSIM_EXE) + " collective --cluster dgx-a100-128 -b 8 -e 1G --max-transfers 100000 2>/dev/null");
   CHECK(r.status == 2);
   CHECK(r.out.empty());
   // A plan of 600 x 1,000 = 600,000 points (about 2.2 GiB of points and results at 3.9 kB each) is refused with the
@@ -264,8 +263,9 @@ TEST_CASE("resource guards refuse before any output: a collective's largest size
   std::string nodes, batches;
   for (int k = 1; k <= 600; ++k) nodes += (k > 1 ? "," : "") + std::to_string(k);
   for (int k = 1; k <= 1000; ++k) batches += (k > 1 ? "," : "") + std::to_string(k);
-  write(plan, R"({"name": "huge", "base": {"cluster": "r750xa-2x-25gbe", "workload": "resnet50"}, "grid": {"nodes": [)" +
-                  nodes + R"(], "batch_per_gpu": [)" + batches + "]}}");
+  write(plan,
+        R"({"name": "huge", "base": {"cluster": "r750xa-2x-25gbe", "workload": "resnet50"}, "grid": {"nodes": [)" +
+            nodes + R"(], "batch_per_gpu": [)" + batches + "]}}");
   const Run s = run_vgsim("sweep " + plan + " --out " + tmp_path("huge.csv"));
   CHECK(s.status == 2);
   CHECK(s.out.find("the plan has 600000 points (about 2232 MiB") != std::string::npos);

@@ -1,15 +1,15 @@
 // User catalogs end to end: a cluster file's inline "catalog" and `--catalog DIR` give the same collective; commands
-// that load a job (params, sweep points, train) take them too; a key that collides with the built-in catalog exits 2 naming both
-// files; a collective over the new 10 GbE part is slower than over 25 GbE by the line-rate ratio at large sizes.
-#include <catch2/catch.hpp>
-
+// that load a job (params, sweep points, train) take them too; a key that collides with the built-in catalog exits 2
+// naming both files; a collective over the new 10 GbE part is slower than over 25 GbE by the line-rate ratio at large
+// sizes.
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "vgsim/kernel/json_input.hpp"
 #include "cli_run.hpp"
+#include "vgsim/kernel/json_input.hpp"
 
 namespace {
 
@@ -86,10 +86,13 @@ TEST_CASE("sweep points take inline models and --catalog alike", "[catalog][user
   // One plan, two points: the cluster with the NIC inline, and without it under --catalog; same design, same row.
   const fs::path d = scratch("user-catalog-sweep");
   write_both_ways(d);
-  write(d / "plan.json", {{"name", "p"}, {"fidelity", "analytical"},
-                          {"base", {{"workload", "resnet50"}, {"nodes", 2}, {"gpus_per_node", 1}, {"batch_per_gpu", 64}}},
-                          {"list", {{{"label", "a"}, {"cluster", (d / "inline.json").string()}},
-                                    {{"label", "b"}, {"cluster", (d / "plain.json").string()}}}}});
+  write(d / "plan.json",
+        {{"name", "p"},
+         {"fidelity", "analytical"},
+         {"base", {{"workload", "resnet50"}, {"nodes", 2}, {"gpus_per_node", 1}, {"batch_per_gpu", 64}}},
+         {"list",
+          {{{"label", "a"}, {"cluster", (d / "inline.json").string()}},
+           {{"label", "b"}, {"cluster", (d / "plain.json").string()}}}}});
   const Run r = run_vgsim("sweep " + (d / "plan.json").string() + " --jobs 1 --catalog " + (d / "cat").string() +
                           " --out " + (d / "r.csv").string());
   REQUIRE(r.status == 0);
@@ -136,7 +139,8 @@ TEST_CASE("--catalog is repeatable and takes one directory per occurrence", "[ca
   const Run pi = run_vgsim("params --cluster " + (d / "i.json").string() + " --workload resnet50");
   CHECK(pi.status == 0);
   CHECK(pi.out.find("gpu.model = test-gpu") != std::string::npos);
-  const Run bad = run_vgsim("collective --catalog " + (d / "missing").string() + " --cluster r750xa-2x-25gbe -b 1M -e 1M");
+  const Run bad =
+      run_vgsim("collective --catalog " + (d / "missing").string() + " --cluster r750xa-2x-25gbe -b 1M -e 1M");
   CHECK(bad.status == 2);
   CHECK(bad.out.find("--catalog") != std::string::npos);
   CHECK(bad.out.find("not a directory") != std::string::npos);
@@ -170,7 +174,8 @@ TEST_CASE("a catalog key that collides with a built-in entry exits 2 naming both
 
   // An unchanged copy of the built-in catalog is no collision.
   write(d / "cat" / "nics.json", vgsim::load_json_file(builtin));
-  CHECK(run_vgsim("collective --cluster r750xa-2x-25gbe --catalog " + (d / "cat").string() + " -b 1M -e 1M").status == 0);
+  CHECK(run_vgsim("collective --cluster r750xa-2x-25gbe --catalog " + (d / "cat").string() + " -b 1M -e 1M").status ==
+        0);
   fs::remove_all(d);
 }
 
@@ -188,8 +193,10 @@ TEST_CASE("allreduce over 10 GbE takes the line-rate ratio longer than over 25 G
   write(d / "c10.json", preset_with_nic("connectx-4-lx-10g"));
   write(d / "c25.json", preset_with_nic("connectx-4-lx-25g"));
   const std::string args = " --nodes 2 --gpus-per-node 1 --gdr-level PHB -b 256M -e 256M --json ";
-  REQUIRE(run_vgsim("collective --cluster " + (d / "c10.json").string() + args + (d / "r10.json").string()).status == 0);
-  REQUIRE(run_vgsim("collective --cluster " + (d / "c25.json").string() + args + (d / "r25.json").string()).status == 0);
+  REQUIRE(run_vgsim("collective --cluster " + (d / "c10.json").string() + args + (d / "r10.json").string()).status ==
+          0);
+  REQUIRE(run_vgsim("collective --cluster " + (d / "c25.json").string() + args + (d / "r25.json").string()).status ==
+          0);
   const vgsim::Json r10 = rows_of(d / "r10.json"), r25 = rows_of(d / "r25.json");
   REQUIRE(r10.size() == 1);
   REQUIRE(r25.size() == 1);

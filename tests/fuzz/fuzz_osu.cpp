@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check_jsonl_roundtrip(recs);
   calibrate::ImportHints h;
   h.nnodes = 4;
-  if (fuzz::accepts([&] { recs = calibrate::import_osu_text(text, "osu.txt", h); }))
-    fuzz::check_jsonl_roundtrip(recs);
+  if (fuzz::accepts([&] { recs = calibrate::import_osu_text(text, "osu.txt", h); })) fuzz::check_jsonl_roundtrip(recs);
   return 0;
 }

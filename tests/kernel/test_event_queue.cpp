@@ -1,7 +1,6 @@
 // Event queue ordering: by time, then by insertion sequence.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <utility>
 #include <vector>
 
@@ -40,10 +39,18 @@ TEST_CASE("lanes and heap together pop in exact (time, sequence) order") {
     for (int i = 0; i < pushes; ++i) {
       std::int64_t at;
       switch (rnd(4)) {
-        case 0: at = now + 1000; break;                                  // fixed latency: monotone run
-        case 1: at = now + 2500; break;                                  // a second monotone run
-        case 2: at = now; break;                                         // same time as now
-        default: at = now + static_cast<std::int64_t>(rnd(100000)); break;  // random: heap
+        case 0:
+          at = now + 1000;
+          break;  // fixed latency: monotone run
+        case 1:
+          at = now + 2500;
+          break;  // a second monotone run
+        case 2:
+          at = now;
+          break;  // same time as now
+        default:
+          at = now + static_cast<std::int64_t>(rnd(100000));
+          break;  // random: heap
       }
       q.push(Time{at}, 0, 0, seq);
       live.emplace_back(at, seq++);

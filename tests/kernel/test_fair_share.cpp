@@ -1,8 +1,7 @@
 // The flow-level network: textbook max-min cases, completion times computed by hand, conservation, determinism,
 // two simulators in one process, and the engine's filling against a full-scan reference (bit-identical rates).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -122,8 +121,7 @@ struct Chain : FlowObserver, EventHandler {
     if (started >= 300) return;
     const auto& route = routes[next() % routes.size()];
     const double bytes = 1e6 * (1 + next() % 100);
-    sim.start_flow({route.data(), static_cast<std::uint32_t>(route.size()), bytes, ns(next() % 5000)}, this,
-                   started++);
+    sim.start_flow({route.data(), static_cast<std::uint32_t>(route.size()), bytes, ns(next() % 5000)}, this, started++);
     check_conservation(sim);
     sim.schedule(sim.now() + ns(next() % 20000), this, 0);
   }
@@ -150,7 +148,7 @@ TEST_CASE("conservation and determinism under random arrivals") {
   double overload1 = 0, overload2 = 0;
   const std::string a = run_chain(&overload1);
   const std::string b = run_chain(&overload2);  // a second simulator in the same process
-  CHECK(a == b);                               // byte-identical reruns
+  CHECK(a == b);                                // byte-identical reruns
   CHECK(std::count(a.begin(), a.end(), '\n') == 300);
   // No resource ever above its capacity (relative rounding slack 1e-9).
   CHECK(overload1 <= 1e-9);
@@ -198,7 +196,8 @@ std::vector<double> scan_fill(const std::vector<double>& capacity, const std::ve
     std::size_t cap_flow = nflows;
     for (std::size_t f : flows)
       if (!fixed[f] && caps[f] < best_cap) best_cap = caps[f], cap_flow = f;
-    if (cap_flow != nflows && (!found || best_cap <= best_share)) fix(cap_flow, best_cap);
+    if (cap_flow != nflows && (!found || best_cap <= best_share))
+      fix(cap_flow, best_cap);
     else
       for (std::size_t f : on[best_res])
         if (!fixed[f]) fix(f, best_share);
@@ -241,9 +240,9 @@ TEST_CASE("cached shares and sorted caps fill exactly like a full scan") {
       routes.push_back(route);
       const std::uint64_t c = rnd(4);
       caps.push_back(c == 3 ? std::numeric_limits<double>::infinity() : 0.1 * GB * static_cast<double>(1 + c) / 7.0);
-      ids.push_back(sim.start_flow({routes.back().data(), static_cast<std::uint32_t>(route.size()), GB, Time{0},
-                                    caps.back()},
-                                   &rec, static_cast<std::uint64_t>(k)));
+      ids.push_back(
+          sim.start_flow({routes.back().data(), static_cast<std::uint32_t>(route.size()), GB, Time{0}, caps.back()},
+                         &rec, static_cast<std::uint64_t>(k)));
       const std::vector<double> expected = scan_fill(capacity, routes, caps);
       for (std::size_t f = 0; f < ids.size(); ++f) mismatches += sim.flow_rate(ids[f]) != expected[f];
     }

@@ -1,9 +1,8 @@
 // ProgressLine: silent before its delay and when not shown; once shown, each update rewrites one line in place
 // ("\r<label>: <state>, <t> s") and done() erases it, so the output that follows starts on a clean line.
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>

@@ -18,7 +18,7 @@ TEST_CASE("time strings parse to exact picoseconds") {
 
 TEST_CASE("byte strings use binary prefixes for KiB/K and decimal for KB") {
   CHECK(parse_bytes("64MiB") == 64 * MiB);
-  CHECK(parse_bytes("1G") == GiB);       // nccl-tests -e 1G
+  CHECK(parse_bytes("1G") == GiB);  // nccl-tests -e 1G
   CHECK(parse_bytes("4KB") == 4000);
   CHECK(parse_bytes("512") == 512);
   CHECK_THROWS_AS(parse_bytes("12 parrots"), UnitError);

@@ -1,11 +1,9 @@
 // alltoall on the engine: the p2p plan the communicator derives (channels, channels per peer, chunk, GPUs not
 // rotated), 2 nodes x 1 GPU against a sendrecv of half the size, and the NIC bound on a single-NIC-per-node cluster.
 #include <catch2/catch.hpp>
-
-#include "test_clusters.hpp"
-
 #include <set>
 
+#include "test_clusters.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
@@ -73,7 +71,8 @@ TEST_CASE("alltoall on 2 nodes x 1 GPU takes the time of a sendrecv of half the 
 }
 
 TEST_CASE("alltoall with one NIC per node: the bytes crossing the NIC bound the time") {
-  const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(vgsim::test::kTwoHostsTwoGpusOneNic), "inline", catalog());
+  const topo::Cluster cluster =
+      topo::Cluster::from_json(Json::parse(vgsim::test::kTwoHostsTwoGpusOneNic), "inline", catalog());
   sim::CommOptions opt;
   sim::Communicator comm(cluster, sim::place_ranks(cluster, 2, 2), opt);
   const std::uint32_t n = 4, L = 2;

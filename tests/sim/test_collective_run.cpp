@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include "test_clusters.hpp"
-
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 
@@ -65,8 +64,8 @@ TEST_CASE("consecutive sends on a connection overlap their latencies (NCCL_STEPS
   REQUIRE(alpha_us > 10.0);  // NCCL NET Simple hop latency 14 us (tuning.cc): large enough to matter
   const double B = std::min(r.bottleneck.bytes_per_s, plan.costs.max_rate_per_flow);
   const double pipelined_us = plan.costs.base_latency.us() + S / B * 1e6 + alpha_us;
-  const double serial_us = plan.costs.base_latency.us() +
-                           plan.schedule->loops * (alpha_us + plan.schedule->chunk_bytes / B * 1e6);
+  const double serial_us =
+      plan.costs.base_latency.us() + plan.schedule->loops * (alpha_us + plan.schedule->chunk_bytes / B * 1e6);
   const double got_us = simulate(comm, coll::Op::SendRecv, S);
   CHECK(got_us == Approx(pipelined_us).epsilon(0.01));
   CHECK(got_us < 0.85 * serial_us);  // 128 x 14 us of latency would be ~25 % of the time here
@@ -88,7 +87,8 @@ TEST_CASE("the per-call launch overhead is charged exactly once") {
 }
 
 TEST_CASE("two collectives sharing a NIC get half of it each") {
-  const topo::Cluster cluster = topo::Cluster::from_json(Json::parse(vgsim::test::kTwoHostsTwoGpusOneNic), "inline", catalog());
+  const topo::Cluster cluster =
+      topo::Cluster::from_json(Json::parse(vgsim::test::kTwoHostsTwoGpusOneNic), "inline", catalog());
   sim::CommOptions opt;
   opt.algo = coll::Algo::Ring;
   opt.proto = coll::Proto::Simple;
@@ -118,8 +118,8 @@ TEST_CASE("two collectives sharing a NIC get half of it each") {
   CHECK(tb >= half_bound_us * (1 - 1e-9));
   CHECK(ta == Approx(half_bound_us).epsilon(0.03));
   CHECK(tb == Approx(half_bound_us).epsilon(0.03));
-  CHECK(ta == Approx(tb).epsilon(0.02));   // fair: neither starves
-  CHECK(ta > 1.9 * alone_us);              // and sharing really costs: about twice the time alone
+  CHECK(ta == Approx(tb).epsilon(0.02));  // fair: neither starves
+  CHECK(ta > 1.9 * alone_us);             // and sharing really costs: about twice the time alone
   // The NIC port carried both collectives' bytes: 2 x (2(n-1)/n x S) = 2 x S for n = 2.
   const auto tx = cluster.find_resource("host0/nic0/port0/tx");
   REQUIRE(tx);

@@ -28,7 +28,8 @@ TEST_CASE("path levels: names and NCCL's legacy integers by version") {
   CHECK(sim::parse_path_level("4", "2.4") == PathType::PHB);
   CHECK(sim::parse_path_level("5", "2.4") == PathType::SYS);
   CHECK_THROWS_WITH(sim::parse_path_level("6", "2.4.8"), Catch::Contains("0..5"));
-  for (const char* bad : {"-1", "2.5", "1e3", "+2", "pxb"}) CHECK_THROWS_AS(sim::parse_path_level(bad, "2.18"), UnitError);
+  for (const char* bad : {"-1", "2.5", "1e3", "+2", "pxb"})
+    CHECK_THROWS_AS(sim::parse_path_level(bad, "2.18"), UnitError);
 }
 
 TEST_CASE("NcclKnobs: numeric levels reach the path options; errors name the option, value and range") {

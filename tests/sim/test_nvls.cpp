@@ -2,9 +2,8 @@
 // reaches the physical bound eff x B x (2(n-1)/n) / (1 + 1/n), 2 x 8 of them with NVLS Tree the bound min(NVLink
 // legs, network legs); NCCL's argmin picks NVLS / NVLS Tree for large messages there and never on A100; forcing
 // either where it cannot run is a clear input error.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/communicator.hpp"

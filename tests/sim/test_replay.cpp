@@ -1,9 +1,8 @@
 // Replays every measured nccl-tests table in shared/data that has a preset, with catalog defaults (no fitting), and
 // prints the error per size. Expectation (issue "collective simulation"): the median relative error of the
 // simulated time per table stays within 35 %; the per-size table is printed so regressions are visible.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <map>
 
@@ -70,7 +69,8 @@ double replay_median(const Case& c) {
 TEST_CASE("replay: 2 x RTX 2080 Ti over host memory (SHM)") {
   // SHM is store-and-forward through host memory (each 1 MiB slice is written by one GPU before the other reads
   // it, Path::staged_s_per_byte): rows >= 1 MiB went from 36-39 % fast to 7-9 %; median 22.7 -> 17.7 %.
-  CHECK(replay_median({"gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt", "autodl-2x2080ti-pcie3", 1, 2, {}}) <= 0.35);
+  CHECK(replay_median({"gh-Anthony-Hoo_autodl_2x2080Ti_pcie-gen3_noP2P.txt", "autodl-2x2080ti-pcie3", 1, 2, {}}) <=
+        0.35);
 }
 
 TEST_CASE("replay: 2 x 8 H100 AWS p5 (EFA, GPUDirect)") {
@@ -82,7 +82,10 @@ TEST_CASE("replay: 2 x 8 H100 AWS p5 (EFA, GPUDirect)") {
   // 16 GiB and would take that row from 21.8 to 6.9 %, median unchanged); our argmin picks ring. Rows <= 64 MiB
   // stay 19-56 % fast: the per-call floor (65-75 us measured) is not modelled (note below). Median 33.6 -> 31.4 %.
   CHECK(replay_median({"gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt",
-                       "aws-p5-2x8xh100", 2, 8, {}}) <= 0.35);
+                       "aws-p5-2x8xh100",
+                       2,
+                       8,
+                       {}}) <= 0.35);
 }
 
 TEST_CASE("replay: 1 x 8 A100 SXM NVLink (DGX A100)") {
@@ -120,7 +123,10 @@ TEST_CASE("replay: 2 x 8 A100 AWS p4de (EFA)", "[!mayfail][known-gap]") {
   // reports 75 us to NCCL as the network latency on p4d/p4de/p5 (recalled, [verify]); as a per-step latency it would
   // starve every large row, and the p5 table (same plugin) has a 65-70 us floor, so it is not a physical constant.
   CHECK(replay_median({"gh-aws-samples-awsome-distributed-training_allreduce_2x8xA100_p4de_EFA400G.txt",
-                       "aws-p4de-2x8xa100", 2, 8, {}}) <= 0.35);
+                       "aws-p4de-2x8xa100",
+                       2,
+                       8,
+                       {}}) <= 0.35);
 }
 
 TEST_CASE("replay: 2 x 8 H100 GCP a3-mega (GPUDirect-TCPXO)", "[!mayfail][known-gap]") {
@@ -128,7 +134,10 @@ TEST_CASE("replay: 2 x 8 H100 GCP a3-mega (GPUDirect-TCPXO)", "[!mayfail][known-
   // >= 1 GiB: 9-17 % fast (were 40-56 % slow while each 512 KiB step waited for the previous one's hop latency;
   // NCCL keeps NCCL_STEPS = 8 slots in flight). 16-512 MiB: 23-67 % fast, the floor again. Median 58.7 -> 60.6 %.
   CHECK(replay_median({"gh-lessizzmore-create-a3mega-ztan-fork_allreduce_2x8xH100_gcp-a3mega.txt",
-                       "gcp-a3mega-2x8xh100", 2, 8, {}}) <= 0.35);
+                       "gcp-a3mega-2x8xh100",
+                       2,
+                       8,
+                       {}}) <= 0.35);
 }
 
 TEST_CASE("replay: 2 x H100 PCIe with an NVLink bridge", "[!mayfail][known-gap]") {
@@ -136,5 +145,8 @@ TEST_CASE("replay: 2 x H100 PCIe with an NVLink bridge", "[!mayfail][known-gap]"
   // (catalog nccl_per_link). The gap is what nccl#1161 reports; no cited figure explains it (a 6-link bridge would
   // give 124 GB/s, but the datasheet says 600 GB/s bidirectional = 12 links).
   CHECK(replay_median({"gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt",
-                       "h100pcie-nvlink-bridge-2x", 1, 2, {}}) <= 0.35);
+                       "h100pcie-nvlink-bridge-2x",
+                       1,
+                       2,
+                       {}}) <= 0.35);
 }

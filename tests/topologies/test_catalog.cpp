@@ -1,7 +1,6 @@
 // Catalog: every file loads, every entry carries a source, datasheet numbers land in the right units, and bad
 // catalog lookups fail with a did-you-mean.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,7 +26,8 @@ TEST_CASE("catalog loads and every entry has a source", "[catalog]") {
   for (const char* k : {"connectx-4-100g", "connectx-5-100g", "connectx-6-dx-25g", "connectx-6-dx-100g",
                         "connectx-6-200g", "connectx-7-400g", "aws-efa-100g", "gcp-tcpxo-200g"})
     CHECK(c.nics().count(k) == 1);
-  for (const char* k : {"xeon-gold-6338", "xeon-gold-6148", "epyc-7742", "xeon-platinum-8480p"}) CHECK(c.cpus().count(k) == 1);
+  for (const char* k : {"xeon-gold-6338", "xeon-gold-6148", "epyc-7742", "xeon-platinum-8480p"})
+    CHECK(c.cpus().count(k) == 1);
   CHECK(c.pcie_gens().size() == 3);
   for (const auto& [k, g] : c.gpus()) CHECK_FALSE(g.source.empty());
   for (const auto& [k, n] : c.nics()) CHECK_FALSE(n.source.empty());

@@ -61,7 +61,8 @@ TEST_CASE("R750xa: across sockets is SYS, SHM at the default P2P level, P2P at S
   const Path p2p = c.path(a, b, sys);
   CHECK(p2p.transport == Transport::P2P);
   CHECK(p2p.type == PathType::SYS);
-  CHECK(names(c, p2p) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0->socket1", "host0/gpu2/pcie-down"});
+  CHECK(names(c, p2p) ==
+        std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0->socket1", "host0/gpu2/pcie-down"});
 
   // NCCL_P2P_DISABLE also turns the bridged pair into SHM (type stays NVL).
   PathOptions off;
@@ -88,10 +89,10 @@ TEST_CASE("R750xa: inter-host NET, GDR only within the GDR level, sockets with i
   CHECK(staged.transport == Transport::NetIB);
   CHECK(staged.link_class == LinkClass::Net);
   CHECK_FALSE(staged.gdr);
-  CHECK(names(c, staged) == std::vector<std::string>{
-                                "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/nic0/pcie-down",
-                                "host0/nic0/port0/tx", "host1/nic0/port0/rx", "host1/nic0/pcie-up",
-                                "host1/socket0/memory", "host1/gpu0/pcie-down"});
+  CHECK(names(c, staged) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
+                                                     "host0/nic0/pcie-down", "host0/nic0/port0/tx",
+                                                     "host1/nic0/port0/rx", "host1/nic0/pcie-up",
+                                                     "host1/socket0/memory", "host1/gpu0/pcie-down"});
   // The 100 GbE port is the bottleneck: 100e9 / 8 = 12.5e9 B/s.
   CHECK(staged.bottleneck.bytes_per_s == Approx(12.5e9));
   const auto tx = c.find_resource("host0/nic0/port0/tx");
@@ -120,20 +121,19 @@ TEST_CASE("R750xa: inter-host NET, GDR only within the GDR level, sockets with i
   CHECK_FALSE(sys.gdr);
   CHECK(names(c, sys) == std::vector<std::string>{
                              "host0/gpu2/pcie-up", "host0/socket1/memory", "host0/socket1->socket0",
-                             "host0/nic0/pcie-down", "host0/nic0/port0/tx", "host1/nic0/port0/rx",
-                             "host1/nic0/pcie-up", "host1/socket0->socket1", "host1/socket1/memory",
-                             "host1/gpu2/pcie-down"});
+                             "host0/nic0/pcie-down", "host0/nic0/port0/tx", "host1/nic0/port0/rx", "host1/nic0/pcie-up",
+                             "host1/socket0->socket1", "host1/socket1/memory", "host1/gpu2/pcie-down"});
 
   PathOptions tcp;
   tcp.ib_disable = true;
   const Path sock = c.path(a, b, tcp);
   CHECK(sock.transport == Transport::NetSocket);
   CHECK_FALSE(sock.gdr);
-  CHECK(names(c, sock) == std::vector<std::string>{
-                              "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu0/socket-threads",
-                              "host0/nic0/pcie-down", "host0/nic0/port0/tcp-tx", "host0/nic0/port0/tx",
-                              "host1/nic0/port0/rx", "host1/nic0/port0/tcp-rx", "host1/nic0/pcie-up",
-                              "host1/gpu0/socket-threads", "host1/socket0/memory", "host1/gpu0/pcie-down"});
+  CHECK(names(c, sock) ==
+        std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu0/socket-threads",
+                                 "host0/nic0/pcie-down", "host0/nic0/port0/tcp-tx", "host0/nic0/port0/tx",
+                                 "host1/nic0/port0/rx", "host1/nic0/port0/tcp-rx", "host1/nic0/pcie-up",
+                                 "host1/gpu0/socket-threads", "host1/socket0/memory", "host1/gpu0/pcie-down"});
   // Socket threads (preset: 1 thread x 5 GB/s) are the bottleneck, below the port's TCP goodput
   // 12.5 GB/s x 1448/1538 = 11.77 GB/s.
   CHECK(sock.bottleneck.bytes_per_s == Approx(5e9));
@@ -195,8 +195,8 @@ TEST_CASE("PCIe distances on a switched host: PIX, PXB, PHB", "[paths]") {
   const Path pxb = c.path(0, 2, o);
   CHECK(pxb.type == PathType::PXB);
   CHECK(pxb.transport == Transport::P2P);
-  CHECK(names(c, pxb) == std::vector<std::string>{"host0/g0/pcie-up", "host0/swA/pcie-up", "host0/swB/pcie-down",
-                                                  "host0/g2/pcie-down"});
+  CHECK(names(c, pxb) ==
+        std::vector<std::string>{"host0/g0/pcie-up", "host0/swA/pcie-up", "host0/swB/pcie-down", "host0/g2/pcie-down"});
   // g2 negotiates Gen3 with its Gen3 switch: 8 GT/s x 128/130 / 8 x 16 x 0.84 = 13.2 GB/s.
   CHECK(pxb.bottleneck.bytes_per_s == Approx(8e9 * 128.0 / 130.0 / 8.0 * 16 * 0.84));
   const Path phb = c.path(0, 3, o);
@@ -223,6 +223,7 @@ TEST_CASE("path() is order independent", "[paths]") {
 }
 
 TEST_CASE("path type names round-trip", "[paths]") {
-  for (const char* n : {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS", "NET"}) CHECK(std::string(to_string(parse_path_type(n))) == n);
+  for (const char* n : {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS", "NET"})
+    CHECK(std::string(to_string(parse_path_type(n))) == n);
   CHECK_THROWS_AS(parse_path_type("PXN"), UnitError);
 }

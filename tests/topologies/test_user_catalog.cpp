@@ -2,10 +2,9 @@
 // CLI's --catalog DIR) go through the catalog's own reader. An inline model gives the same cluster as the same entry
 // in a directory; a key the catalog already has must be the identical entry (the error names both places); a bad
 // inline entry is reported like the same entry in a catalog file; the 10/25/40 GbE and Omni-Path parts load.
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -65,7 +64,8 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
 }
 
 }  // namespace
@@ -133,8 +133,8 @@ TEST_CASE("a key the catalog has is refused unless the entry is identical, namin
     j["catalog"] = Json{{"nics", Json::array({changed})}};
     const std::string m = message_of([&] { Cluster::from_json(j, "mine.json", builtin()); });
     CHECK_THAT(m, Catch::StartsWith("mine.json: $.catalog.nics[0].key: "));
-    CHECK_THAT(m, Catch::Contains("NIC model 'connectx-6-dx-25g' is already defined in " + builtin_nics + " at $.nics[" +
-                                  std::to_string(index) + "]"));
+    CHECK_THAT(m, Catch::Contains("NIC model 'connectx-6-dx-25g' is already defined in " + builtin_nics +
+                                  " at $.nics[" + std::to_string(index) + "]"));
     // The identical entry is accepted (and changes nothing).
     j["catalog"]["nics"][0] = shipped["nics"][index];
     j["host_templates"]["h"]["nics"][0]["model"] = "connectx-6-dx-25g";

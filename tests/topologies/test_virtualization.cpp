@@ -109,7 +109,8 @@ TEST_CASE("multi-vGPU VM: no PCIe P2P under vGPU, unbridged GPUs use SHM; passth
       "gpus": [{"gpu": "gpu0", "mode": "passthrough"}, {"gpu": "gpu2", "mode": "passthrough"}]}])"));
   const Path p2p = pt.endpoint_path(0, 1, sys);
   CHECK(p2p.transport == Transport::P2P);
-  CHECK(names(pt, p2p) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0->socket1", "host0/gpu2/pcie-down"});
+  CHECK(names(pt, p2p) ==
+        std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0->socket1", "host0/gpu2/pcie-down"});
 }
 
 TEST_CASE("MIG instances never use P2P: host memory inside one OS, the network between VMs", "[virt][paths][mig]") {
@@ -118,11 +119,13 @@ TEST_CASE("MIG instances never use P2P: host memory inside one OS, the network b
       {"name": "p0", "vcpus": 8, "memory": "16GiB", "gpus": [{"gpu": "gpu0", "mode": "mig", "profile": "3g.20gb", "placement": 0},
                                                              {"gpu": "gpu1", "mode": "mig", "profile": "3g.20gb", "placement": 0}]},
       {"name": "p1", "vcpus": 8, "memory": "16GiB", "gpus": [{"gpu": "gpu0", "mode": "mig", "profile": "3g.20gb", "placement": 4}]}])"));
-  const auto a = ep(c, "host0/p0/gpu0/3g.20gb@0"), b = ep(c, "host0/p1/gpu0/3g.20gb@4"), n = ep(c, "host0/p0/gpu1/3g.20gb@0");
+  const auto a = ep(c, "host0/p0/gpu0/3g.20gb@0"), b = ep(c, "host0/p1/gpu0/3g.20gb@4"),
+             n = ep(c, "host0/p0/gpu1/3g.20gb@0");
   // Same GPU: up its PCIe link, through socket 0's memory, back down the same link.
   const Path same = c.endpoint_path(a, b, PathOptions{});
   CHECK(same.transport == Transport::SHM);
-  CHECK(names(c, same) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu0/pcie-down"});
+  CHECK(names(c, same) ==
+        std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu0/pcie-down"});
   CHECK(same.bottleneck.bytes_per_s == Approx(kGen4x16));
   // Two PCIe traversals x 0.15 us (catalog gen4 hop latency).
   CHECK(same.latency == us(0.3));
@@ -130,17 +133,17 @@ TEST_CASE("MIG instances never use P2P: host memory inside one OS, the network b
   REQUIRE(c.path(0, 1, PathOptions{}).transport == Transport::P2P);
   const Path bridged = c.endpoint_path(a, n, PathOptions{});
   CHECK(bridged.transport == Transport::SHM);
-  CHECK(names(c, bridged) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu1/pcie-down"});
+  CHECK(names(c, bridged) ==
+        std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory", "host0/gpu1/pcie-down"});
 
   // ESXi, one MIG VM per instance with vmxnet3: instances of one GPU in two VMs talk TCP through the host's vswitch.
   const Cluster v = Cluster::resolve("r750xa-vm-mig-2x3g", cat());
   const Path net = v.endpoint_path(0, 1, PathOptions{});
   CHECK(net.transport == Transport::NetSocket);
   CHECK(net.type == PathType::NET);
-  CHECK(names(v, net) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
-                                                  "host0/mig0/socket-threads", "host0/vswitch",
-                                                  "host0/mig1/socket-threads", "host0/socket0/memory",
-                                                  "host0/gpu0/pcie-down"});
+  CHECK(names(v, net) == std::vector<std::string>{
+                             "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/mig0/socket-threads", "host0/vswitch",
+                             "host0/mig1/socket-threads", "host0/socket0/memory", "host0/gpu0/pcie-down"});
   // Latency: 2 PCIe hops x 0.15 us + vswitch_latency 5 us per vmxnet3 side [assumption] = 10.3 us.
   CHECK(net.latency == us(10.3));
 }
@@ -153,11 +156,11 @@ TEST_CASE("vmxnet3: NetSocket through the VM's socket threads and the host vswit
   const Path p = c.endpoint_path(ep(c, "host0/vm0/gpu0"), ep(c, "host1/vm0/gpu0"), phb);
   CHECK(p.transport == Transport::NetSocket);
   CHECK_FALSE(p.gdr);
-  CHECK(names(c, p) == std::vector<std::string>{
-                           "host0/gpu0/pcie-up", "host0/socket0/memory", "host0/vm0/socket-threads",
-                           "host0/vswitch", "host0/nic0/pcie-down", "host0/nic0/port0/tx", "host1/nic0/port0/rx",
-                           "host1/nic0/pcie-up", "host1/vswitch", "host1/vm0/socket-threads",
-                           "host1/socket0/memory", "host1/gpu0/pcie-down"});
+  CHECK(names(c, p) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
+                                                "host0/vm0/socket-threads", "host0/vswitch", "host0/nic0/pcie-down",
+                                                "host0/nic0/port0/tx", "host1/nic0/port0/rx", "host1/nic0/pcie-up",
+                                                "host1/vswitch", "host1/vm0/socket-threads", "host1/socket0/memory",
+                                                "host1/gpu0/pcie-down"});
   // Socket threads: min(1 thread (preset, NCCL default), 32 vCPUs / 2) = 1 x 5 GB/s = 5 GB/s, the bottleneck.
   CHECK(cap(c, "host0/vm0/socket-threads") == Approx(5e9));
   CHECK(p.bottleneck.bytes_per_s == Approx(5e9));
@@ -220,8 +223,8 @@ TEST_CASE("sriov: GDR only with ATS and within the GDR level; without ATS a slow
   CHECK_FALSE(no.gdr);
   CHECK(names(n, no) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/nic0/pcie-down",
                                                  "host0/vm0/no-ats-p2p/tx", "host0/nic0/port0/tx",
-                                                 "host1/nic0/port0/rx", "host1/vm0/no-ats-p2p/rx",
-                                                 "host1/nic0/pcie-up", "host1/gpu0/pcie-down"});
+                                                 "host1/nic0/port0/rx", "host1/vm0/no-ats-p2p/rx", "host1/nic0/pcie-up",
+                                                 "host1/gpu0/pcie-down"});
   // no_ats_p2p_efficiency 0.7 [assumption, nccl-model.md 5: 0.56-0.8 of bare metal] x Gen4 x16 25.2 GB/s = 17.6 GB/s.
   CHECK(cap(n, "host0/vm0/no-ats-p2p/tx") == Approx(0.7 * kGen4x16));
   CHECK(cap(n, "host0/vm0/no-ats-p2p/tx") < cap(n, "host0/gpu0/pcie-up"));
@@ -284,9 +287,8 @@ TEST_CASE("endpoint fractions: MIG SMs over the GPU's SMs, memory slices over 8;
 
 TEST_CASE("VM presets: endpoint counts, NUMA notes, every MIG layout valid", "[virt][presets]") {
   // The eight MIG inference layouts (presets/README.md) and their instance counts.
-  const std::vector<std::pair<std::string, std::size_t>> mig = {{"7g", 1},     {"2x3g", 2},   {"3x2g", 3},
-                                                                {"7x1g", 7},   {"4g3g", 2},   {"4g2g1g", 3},
-                                                                {"3g2g1g1g", 4}, {"2g2g2g1g", 4}};
+  const std::vector<std::pair<std::string, std::size_t>> mig = {
+      {"7g", 1}, {"2x3g", 2}, {"3x2g", 3}, {"7x1g", 7}, {"4g3g", 2}, {"4g2g1g", 3}, {"3g2g1g1g", 4}, {"2g2g2g1g", 4}};
   for (const auto& [k, n] : mig) {
     INFO(k);
     const Cluster c = Cluster::resolve("r750xa-vm-mig-" + k, cat());
@@ -322,9 +324,8 @@ TEST_CASE("two VMs of one host: mixed sriov/vmxnet3 hairpins once in the vswitch
   const Path mixed = c.endpoint_path(ep(c, "host0/a/gpu0"), ep(c, "host0/b/gpu1"), PathOptions{});
   CHECK(mixed.transport == Transport::NetSocket);
   CHECK(names(c, mixed) == std::vector<std::string>{"host0/gpu0/pcie-up", "host0/socket0/memory",
-                                                    "host0/a/socket-threads", "host0/vswitch",
-                                                    "host0/b/socket-threads", "host0/socket0/memory",
-                                                    "host0/gpu1/pcie-down"});
+                                                    "host0/a/socket-threads", "host0/vswitch", "host0/b/socket-threads",
+                                                    "host0/socket0/memory", "host0/gpu1/pcie-down"});
   // Latency: 2 PCIe hops x 0.15 us + one vmxnet3 side x 5 us = 5.3 us.
   CHECK(mixed.latency == us(5.3));
   // c -> d (both PVRDMA, gpu2/gpu3 on socket 1): a memory copy on socket 1, no NIC, + 2 x 5 us pvrdma latency.

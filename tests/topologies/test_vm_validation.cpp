@@ -39,7 +39,8 @@ std::string vgpu(const std::string& g, const std::string& p) {
   return R"({"gpu": ")" + g + R"(", "mode": "vgpu", "profile": ")" + p + R"("})";
 }
 std::string mig(const std::string& g, const std::string& p, int at) {
-  return R"({"gpu": ")" + g + R"(", "mode": "mig", "profile": ")" + p + R"(", "placement": )" + std::to_string(at) + "}";
+  return R"({"gpu": ")" + g + R"(", "mode": "mig", "profile": ")" + p + R"(", "placement": )" + std::to_string(at) +
+         "}";
 }
 
 std::string error_of(const Json& j) {
@@ -129,14 +130,16 @@ TEST_CASE("MIG: overlapping placements", "[validation][virt][mig]") {
 TEST_CASE("MIG: too many instances", "[validation][virt][mig]") {
   // Eight 1g.5gb on an A100: at most 7 (A4 table).
   std::string vms = "[";
-  for (int i = 0; i < 8; ++i) vms += std::string(i ? "," : "") + vm("m" + std::to_string(i), mig("gpu0", "1g.5gb", i % 7));
+  for (int i = 0; i < 8; ++i)
+    vms += std::string(i ? "," : "") + vm("m" + std::to_string(i), mig("gpu0", "1g.5gb", i % 7));
   const std::string e = error_of(with_vms(vms + "]"));
   CHECK_THAT(e, Catch::Contains("$.host_templates.h.vms[7].gpus[0]"));
   CHECK_THAT(e, Catch::Contains("too many 1g.5gb MIG instances"));
   CHECK_THAT(e, Catch::Contains("at most 7"));
   // 4g + 2g + 2g = 8 compute slices > 7.
-  const std::string s = error_of(with_vms("[" + vm("a", mig("gpu0", "4g.20gb", 0)) + "," +
-                                          vm("b", mig("gpu0", "2g.10gb", 4)) + "," + vm("c", mig("gpu0", "2g.10gb", 0)) + "]"));
+  const std::string s =
+      error_of(with_vms("[" + vm("a", mig("gpu0", "4g.20gb", 0)) + "," + vm("b", mig("gpu0", "2g.10gb", 4)) + "," +
+                        vm("c", mig("gpu0", "2g.10gb", 0)) + "]"));
   CHECK_THAT(s, Catch::Contains("8 compute slices"));
   CHECK_THAT(s, Catch::Contains("$.host_templates.h.vms[2].gpus[0]"));
 }
@@ -149,7 +152,8 @@ TEST_CASE("MIG and time-sliced vGPUs on the same GPU", "[validation][virt][mig]"
 }
 
 TEST_CASE("multi-vGPU VM with a fractional or MIG profile", "[validation][virt]") {
-  const std::string e = error_of(with_vms("[" + vm("a", vgpu("gpu0", "A100-20C") + "," + vgpu("gpu1", "A100-20C")) + "]"));
+  const std::string e =
+      error_of(with_vms("[" + vm("a", vgpu("gpu0", "A100-20C") + "," + vgpu("gpu1", "A100-20C")) + "]"));
   CHECK_THAT(e, Catch::Contains("$.host_templates.h.vms[0].gpus[0].profile"));
   CHECK_THAT(e, Catch::Contains("multi-vGPU VM"));
   CHECK_THAT(e, Catch::Contains("full-framebuffer"));
@@ -191,8 +195,7 @@ TEST_CASE("dangling GPU and NIC references, bad port, bad NIC mode, duplicated V
       error_of(with_vms("[" + vm("a", "", R"(, "nic": {"nic": "nic0", "port": 2, "mode": "sriov"})") + "]"));
   CHECK_THAT(p, Catch::Contains("$.host_templates.h.vms[0].nic.port"));
   CHECK_THAT(p, Catch::Contains("below 2"));
-  const std::string m =
-      error_of(with_vms("[" + vm("a", "", R"(, "nic": {"nic": "nic0", "mode": "vmxnet"})") + "]"));
+  const std::string m = error_of(with_vms("[" + vm("a", "", R"(, "nic": {"nic": "nic0", "mode": "vmxnet"})") + "]"));
   CHECK_THAT(m, Catch::Contains("$.host_templates.h.vms[0].nic.mode"));
   CHECK_THAT(m, Catch::Contains("vmxnet3"));
   const std::string d = error_of(with_vms("[" + vm("a", "") + "," + vm("a", "") + "]"));

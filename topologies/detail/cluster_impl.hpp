@@ -24,9 +24,9 @@ constexpr std::uint32_t kNone = UINT32_MAX;
 // Where a "hypervisor"/"vms" declaration came from (a host template or a host entry), kept raw until the hosts exist.
 struct VirtDecl {
   bool present = false;
-  Json hypervisor;            // null when absent
-  Json vms;                   // null when absent
-  std::string path;           // JSON path of the object holding them ("$.host_templates.r750xa", "$.hosts[0]")
+  Json hypervisor;   // null when absent
+  Json vms;          // null when absent
+  std::string path;  // JSON path of the object holding them ("$.host_templates.r750xa", "$.hosts[0]")
 };
 
 struct Port {
@@ -69,7 +69,7 @@ struct Template {
   Bandwidth per_thread;                           // socket_threads.per_thread
   Time socket_latency{0};                         // socket_threads.latency: kernel TCP stack, per message, one way
   std::string threads_source;
-  VirtDecl virt;                                  // template-level "hypervisor" / "vms"
+  VirtDecl virt;  // template-level "hypervisor" / "vms"
 };
 
 struct HostInst {
@@ -80,16 +80,16 @@ struct HostInst {
 
 // Routing facts of one host's virtualization layer.
 struct HostVirt {
-  bool has_vms = false;             // endpoints of this host are VM assignments
-  bool hypervisor_none = false;     // "vms" are OS partitions (containers) of a bare-metal host
-  std::uint32_t vswitch = kNone;    // global resource index of the host's virtual switch
+  bool has_vms = false;           // endpoints of this host are VM assignments
+  bool hypervisor_none = false;   // "vms" are OS partitions (containers) of a bare-metal host
+  std::uint32_t vswitch = kNone;  // global resource index of the host's virtual switch
   VirtOverheads overheads;
 };
 
 // Routing facts of one VM (global resource indices).
 struct VmState {
-  std::uint32_t port_local = kNone;             // template port ordinal of the VM's NIC port
-  std::uint32_t socket_proxy = kNone;  // the VM's socket I/O capacity (sends and receives of its ranks)
+  std::uint32_t port_local = kNone;                    // template port ordinal of the VM's NIC port
+  std::uint32_t socket_proxy = kNone;                  // the VM's socket I/O capacity (sends and receives of its ranks)
   std::uint32_t no_ats_tx = kNone, no_ats_rx = kNone;  // GPU<->NIC P2P via the root complex (sriov/passthrough, no ATS)
 };
 
@@ -116,7 +116,7 @@ struct Cluster::Impl {
   // Virtualization (virtualization.cpp).
   std::vector<detail::HostVirt> host_virt;  // per host
   std::vector<VmInfo> vms;
-  std::vector<detail::VmState> vm_state;    // per VM
+  std::vector<detail::VmState> vm_state;  // per VM
   std::vector<GpuEndpoint> endpoints;
   std::unordered_map<std::string, std::uint32_t> endpoint_by_name;
 

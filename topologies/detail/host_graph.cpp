@@ -3,10 +3,9 @@
 // PCIe switches and sockets the route passes through (excluding the endpoints themselves).
 #include "topologies/detail/host_graph.hpp"
 
+#include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
-
-#include <algorithm>
 #include <stdexcept>
 
 namespace vgsim::topo::detail {
@@ -26,8 +25,7 @@ HostRoute pcie_route(const HostGraph& g, Vertex u, Vertex v) {
   for (std::size_t i = 0; i < n; ++i) pred[i] = i;
   boost::filtered_graph<HostGraph, NotNvLink> fg(g, NotNvLink{&g});
   boost::breadth_first_search(
-      fg, u,
-      boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
+      fg, u, boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
   if (pred[v] == v) throw std::logic_error("vgsim: no PCIe route between " + g[u].name + " and " + g[v].name);
   std::vector<Vertex> chain{v};
   while (chain.back() != u) chain.push_back(pred[chain.back()]);
@@ -55,10 +53,14 @@ HostRoute pcie_route(const HostGraph& g, Vertex u, Vertex v) {
   // Endpoints that are sockets themselves (routes to/from host memory) count as passing through that CPU.
   if (g[u].kind == NodeKind::Socket) ++sockets;
   if (g[v].kind == NodeKind::Socket) ++sockets;
-  if (sockets >= 2) out.type = PathType::SYS;
-  else if (sockets == 1) out.type = PathType::PHB;
-  else if (switches <= 1) out.type = PathType::PIX;
-  else out.type = PathType::PXB;
+  if (sockets >= 2)
+    out.type = PathType::SYS;
+  else if (sockets == 1)
+    out.type = PathType::PHB;
+  else if (switches <= 1)
+    out.type = PathType::PIX;
+  else
+    out.type = PathType::PXB;
   return out;
 }
 

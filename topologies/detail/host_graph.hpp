@@ -6,7 +6,6 @@
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -24,7 +24,8 @@ TreeShape tree_shape(std::uint32_t nodes, std::uint32_t c) {
       std::uint32_t d = 0;
       for (int y = static_cast<int>(x); nt.parent[y] >= 0; y = nt.parent[y]) ++d;
       ts.depth = std::max(ts.depth, d);
-      ts.degree = std::max<std::uint32_t>(ts.degree, static_cast<std::uint32_t>(nt.children[x].size()) + (nt.parent[x] >= 0));
+      ts.degree =
+          std::max<std::uint32_t>(ts.degree, static_cast<std::uint32_t>(nt.children[x].size()) + (nt.parent[x] >= 0));
     }
   }
   return ts;
@@ -69,19 +70,21 @@ Time contention_free_time(const CollectiveSchedule& s, const PathCosts& costs) {
   return costs.base + end;
 }
 
-Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32_t ppn, Bytes size,
-                     const GenOptions& o, const PathCosts& costs) {
+Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32_t ppn, Bytes size, const GenOptions& o,
+                     const PathCosts& costs) {
   // Same header checks and defaults as the generators.
   CollectiveSchedule hdr;
   AnalyticalCall call;
   call.order = detail::check_and_init(hdr, op, algo, proto, n, ppn, size, o);
   if (n <= 1) return costs.base;
   if (op == Op::AllToAll)  // the planning path runs training collectives only (allreduce, allgather)
-    throw std::invalid_argument("analytical model: alltoall has no closed form here (its p2p rounds and batches "
-                                "contend by design); simulate it on the step engine");
+    throw std::invalid_argument(
+        "analytical model: alltoall has no closed form here (its p2p rounds and batches "
+        "contend by design); simulate it on the step engine");
   const AlgorithmInfo& a = algorithm(algo);
   if (!a.analytical)
-    throw std::invalid_argument("analytical model: the " + a.name + " algorithm has no closed form; simulate it on "
+    throw std::invalid_argument("analytical model: the " + a.name +
+                                " algorithm has no closed form; simulate it on "
                                 "the step engine");
   call.op = op;
   call.proto = proto;

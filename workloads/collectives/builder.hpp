@@ -19,13 +19,14 @@ namespace vgsim::coll::detail {
 // anything is allocated. `what` names the algorithm ("ring allreduce").
 inline void check_transfers(std::uint64_t total, const GenOptions& o, const std::string& what) {
   if (o.max_transfers > 0 && total > o.max_transfers)
-    throw InputError("", "--max-transfers", what + " needs " + std::to_string(total) + " step transfers (about " +
+    throw InputError("", "--max-transfers",
+                     what + " needs " + std::to_string(total) + " step transfers (about " +
                          std::to_string(total * 64 / (1024 * 1024)) + " MiB before the engine's own state)",
                      std::to_string(o.max_transfers) + " allowed",
                      "a smaller size or fewer ranks, or --max-transfers N to allow more");
   if (total >= 0xffffffffull)
-    throw InputError("", "size", what + " needs " + std::to_string(total) + " step transfers",
-                     "more than 2^32", "a smaller size or fewer ranks (the executor indexes transfers with 32 bits)");
+    throw InputError("", "size", what + " needs " + std::to_string(total) + " step transfers", "more than 2^32",
+                     "a smaller size or fewer ranks (the executor indexes transfers with 32 bits)");
 }
 
 // Splits `total` bytes into loops of `per_loop_pieces` pieces of at most `chunk` bytes: all loops but the last are
@@ -37,8 +38,8 @@ struct Partition {
   Bytes last_base = 0;           // bytes of a last-loop piece
   std::uint64_t last_extra = 0;  // the first last_extra pieces of the last loop carry one more byte
 
-  Partition(Bytes total_bytes, Bytes chunk_bytes, std::uint64_t m) : total(total_bytes), chunk(chunk_bytes),
-                                                                      pieces_per_loop(m) {
+  Partition(Bytes total_bytes, Bytes chunk_bytes, std::uint64_t m)
+      : total(total_bytes), chunk(chunk_bytes), pieces_per_loop(m) {
     const Bytes per_loop = chunk * static_cast<Bytes>(m);
     const Bytes l = total <= 0 ? 1 : (total + per_loop - 1) / per_loop;
     if (l > 0xffffffffLL / 4)
@@ -95,7 +96,8 @@ class Appender {
     t.dep_begin = static_cast<std::uint32_t>(s_.deps.size());
     std::sort(deps.begin(), deps.end());
     for (std::size_t i = 0; i < deps.size(); ++i)
-      if (deps[i] != kNone && (i == 0 || deps[i] != deps[i - 1])) s_.deps.push_back(static_cast<std::uint32_t>(deps[i]));
+      if (deps[i] != kNone && (i == 0 || deps[i] != deps[i - 1]))
+        s_.deps.push_back(static_cast<std::uint32_t>(deps[i]));
     t.dep_count = static_cast<std::uint32_t>(s_.deps.size() - t.dep_begin);
     s_.transfers.push_back(t);
   }

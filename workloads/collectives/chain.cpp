@@ -7,7 +7,8 @@
 namespace vgsim::coll {
 
 namespace {
-CollectiveSchedule chain_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
+CollectiveSchedule chain_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
+                                const GenOptions& o) {
   CollectiveSchedule s;
   const auto order = detail::check_and_init(s, op, Algo::Ring, proto, n, ppn, size, o);
   s.ring_order = order;
@@ -27,12 +28,14 @@ CollectiveSchedule chain_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes
   detail::check_transfers(total, o, std::string("chain ") + to_string(op));
   detail::Appender app(s, total, total * 3);
   constexpr std::uint64_t kNone = detail::Appender::kNone;
-  auto idx = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t h) -> std::uint64_t { return (l * c + ch) * hops + h; };
+  auto idx = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t h) -> std::uint64_t {
+    return (l * c + ch) * hops + h;
+  };
   for (std::uint32_t l = 0; l < part.loops; ++l)
     for (std::uint32_t ch = 0; ch < c; ++ch)
       for (std::uint32_t h = 0; h < hops; ++h) {
-        const std::uint64_t a = h > 0 ? idx(l, ch, h - 1) : kNone;                 // (a) previous hop of the chunk
-        const std::uint64_t b = l > 0 ? idx(l - 1, ch, h) : kNone;                 // (b) connection order
+        const std::uint64_t a = h > 0 ? idx(l, ch, h - 1) : kNone;  // (a) previous hop of the chunk
+        const std::uint64_t b = l > 0 ? idx(l - 1, ch, h) : kNone;  // (b) connection order
         const std::uint64_t cd = (l >= s.slots && h + 1 < hops) ? idx(l - s.slots, ch, h + 1) : kNone;  // (c) slot
         app.add(chain[h], chain[h + 1], ch, h, part.piece(l, ch), {a, b, cd});
       }

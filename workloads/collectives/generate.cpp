@@ -13,13 +13,13 @@ namespace {
 // reference/nccl-model.md 1.6: NCCL_STEPS = 8 slots per connection; Simple BUFFSIZE 4 MiB; LL buffer 512 KiB of
 // 16-byte lines carrying 8 payload bytes; LL128 buffer 120*640*8*8 B with 120 of 128 bytes payload.
 constexpr std::uint32_t kNcclSteps = 8;
-constexpr Bytes kSimpleStep = 4 * MiB / kNcclSteps;               // 512 KiB
-constexpr Bytes kLLStepPayload = (512 * KiB / kNcclSteps) / 2;    // 32 KiB
+constexpr Bytes kSimpleStep = 4 * MiB / kNcclSteps;                                // 512 KiB
+constexpr Bytes kLLStepPayload = (512 * KiB / kNcclSteps) / 2;                     // 32 KiB
 constexpr Bytes kLL128StepPayload = (120LL * 640 * 8 * 8 / kNcclSteps) / 16 * 15;  // 576,000 B
-constexpr std::uint32_t kRingChunkSteps = 4;                      // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
-constexpr std::uint32_t kRingSliceSteps = 2;                      // SLICESTEPS for ring AR/AG/RS (collectives.h)
-constexpr Bytes kP2pNvlChunk = 512 * KiB;                         // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
-constexpr Bytes kP2pNetChunk = 128 * KiB;                         // NCCL_P2P_NET_CHUNKSIZE (init.cc; nccl-model.md 1.6)
+constexpr std::uint32_t kRingChunkSteps = 4;  // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
+constexpr std::uint32_t kRingSliceSteps = 2;  // SLICESTEPS for ring AR/AG/RS (collectives.h)
+constexpr Bytes kP2pNvlChunk = 512 * KiB;     // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
+constexpr Bytes kP2pNetChunk = 128 * KiB;     // NCCL_P2P_NET_CHUNKSIZE (init.cc; nccl-model.md 1.6)
 // NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
 // keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
 // NVLS Tree uses the same NVLS buffers and chunk for its switch and network legs (the same assumption).
@@ -28,16 +28,21 @@ constexpr Bytes kNvlsChunk = 128 * KiB;
 
 Geometry protocol_geometry(Op op, Proto proto) {
   Bytes chunk = kSimpleStep;
-  if (op == Op::SendRecv) chunk = kP2pNvlChunk;
-  else if (op == Op::AllToAll) chunk = kP2pNetChunk;
-  else if (proto == Proto::LL) chunk = kLLStepPayload;
-  else if (proto == Proto::LL128) chunk = kLL128StepPayload;
+  if (op == Op::SendRecv)
+    chunk = kP2pNvlChunk;
+  else if (op == Op::AllToAll)
+    chunk = kP2pNetChunk;
+  else if (proto == Proto::LL)
+    chunk = kLLStepPayload;
+  else if (proto == Proto::LL128)
+    chunk = kLL128StepPayload;
   return {chunk, kNcclSteps, chunk};
 }
 
 namespace detail {
 Geometry ring_geometry(Op op, Proto proto) {
-  const bool ring_chunked = proto == Proto::Simple && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
+  const bool ring_chunked =
+      proto == Proto::Simple && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
   if (!ring_chunked) return protocol_geometry(op, proto);
   const Bytes chunk = kSimpleStep * kRingChunkSteps;
   return {chunk, kNcclSteps / kRingChunkSteps, chunk / kRingChunkSteps * kRingSliceSteps};
@@ -59,9 +64,12 @@ std::uint32_t default_slots(Op op, Algo algo, Proto proto) { return geometry(op,
 std::uint32_t ring_steps(Op op, std::uint32_t n) {
   if (n <= 1) return 0;
   switch (op) {
-    case Op::AllReduce: return 2 * (n - 1);
-    case Op::SendRecv: return 1;
-    default: return n - 1;
+    case Op::AllReduce:
+      return 2 * (n - 1);
+    case Op::SendRecv:
+      return 1;
+    default:
+      return n - 1;
   }
 }
 
@@ -75,7 +83,8 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
   if (ppn == 0 || ranks % ppn != 0)
     fail("ranks_per_node " + std::to_string(ppn) + " must divide ranks " + std::to_string(ranks));
   if (size < 0) fail("size must be >= 0 bytes, got " + std::to_string(size));
-  if (o.channels == 0 || o.channels > 64) fail("channels must be in 1..64 (NCCL MAXCHANNELS), got " + std::to_string(o.channels));
+  if (o.channels == 0 || o.channels > 64)
+    fail("channels must be in 1..64 (NCCL MAXCHANNELS), got " + std::to_string(o.channels));
   if (o.chunk_bytes < 0) fail("chunk_bytes must be >= 0 (0 = NCCL default)");
   if (o.root >= ranks) fail("root " + std::to_string(o.root) + " is not a rank of " + std::to_string(ranks));
   s.op = op;
@@ -88,13 +97,15 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
   s.root = (op == Op::Broadcast || op == Op::Reduce) ? o.root : 0;
   s.chunk_bytes = o.chunk_bytes > 0 ? o.chunk_bytes : default_chunk_bytes(op, algo, proto);
   s.slots = o.slots > 0 ? o.slots : default_slots(op, algo, proto);
-  if (s.slots < 2) fail("slots must be >= 2 (with one buffer slot a ring waits on itself), got " + std::to_string(s.slots));
+  if (s.slots < 2)
+    fail("slots must be >= 2 (with one buffer slot a ring waits on itself), got " + std::to_string(s.slots));
   std::vector<std::uint32_t> order = o.ring_order;
   if (order.empty()) {
     order.resize(ranks);
     std::iota(order.begin(), order.end(), 0u);
   } else {
-    if (order.size() != ranks) fail("ring_order has " + std::to_string(order.size()) + " entries, expected " + std::to_string(ranks));
+    if (order.size() != ranks)
+      fail("ring_order has " + std::to_string(order.size()) + " entries, expected " + std::to_string(ranks));
     std::vector<char> seen(ranks, 0);
     for (auto r : order) {
       if (r >= ranks || seen[r]) fail("ring_order must be a permutation of 0.." + std::to_string(ranks - 1));

@@ -4,15 +4,15 @@
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
-#include <bit>
 #include <functional>
 #include <stdexcept>
 
+#include "nccl_versions.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
-#include "nccl_versions.hpp"
 
 namespace vgsim::coll {
 
@@ -56,26 +56,30 @@ void nvls_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
   e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
   e.push_back({"nccl.hw_latency.nvlink.nvls.simple", "us",
-               v + kRef + "1.3 hwLatencies NVLINK/NVLS Simple 25 (once per call: lat = intraLat, 1.4; the engine "
-                           "charges a quarter on each of a chunk's 4 switch legs)",
-               &t.hw_latency_us[static_cast<int>(Link::NVLink)][static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
+               v + kRef +
+                   "1.3 hwLatencies NVLINK/NVLS Simple 25 (once per call: lat = intraLat, 1.4; the engine "
+                   "charges a quarter on each of a chunk's 4 switch legs)",
+               &t.hw_latency_us[static_cast<int>(Link::NVLink)][static_cast<int>(Algo::NVLS)]
+                               [static_cast<int>(Proto::Simple)]});
   for (GpuArch a : {GpuArch::Hopper, GpuArch::Blackwell})
     e.push_back({std::string("nccl.nvls_efficiency.") + kArchKey[static_cast<int>(a)], "ratio",
-                 v + kRef + "1.5 NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
-                             "the payload efficiency of NVLS flows",
+                 v + kRef +
+                     "1.5 NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
+                     "the payload efficiency of NVLS flows",
                  &t.nvls_efficiency[static_cast<int>(a)]});
   const int nvt = static_cast<int>(Algo::NVLSTree), simple_p = static_cast<int>(Proto::Simple);
   e.push_back({"nccl.base_latency.nvlstree.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[nvt][simple_p]});
   e.push_back({"nccl.hw_latency.nvlink.nvlstree.simple", "us",
-               v + kRef + "1.3 hwLatencies NVLINK/NVLSTree Simple 25 (intraLat once per call, 1.4: lat = intraLat + "
-                           "2 log2(N) interLat; the engine charges a quarter on each of a chunk's 4 switch legs)",
+               v + kRef +
+                   "1.3 hwLatencies NVLINK/NVLSTree Simple 25 (intraLat once per call, 1.4: lat = intraLat + "
+                   "2 log2(N) interLat; the engine charges a quarter on each of a chunk's 4 switch legs)",
                &t.hw_latency_us[static_cast<int>(Link::NVLink)][nvt][simple_p]});
   e.push_back({"nccl.hw_latency.net.nvlstree.simple", "us",
                v + kRef + "1.3 hwLatencies NET/NVLSTree Simple 20.9 (interLat, per tree hop up and down)",
                &t.hw_latency_us[static_cast<int>(Link::Net)][nvt][simple_p]});
-  e.push_back({"nccl.nvls.max_channels", "channels", "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels",
-               &t.nvls_max_channels});
+  e.push_back({"nccl.nvls.max_channels", "channels",
+               "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels", &t.nvls_max_channels});
 }
 
 void bandwidth_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
@@ -126,12 +130,15 @@ void correction_entries(NcclTuning& t, std::vector<Entry>& e) {
   e.push_back({"nccl.ring_plateau.ampere_plus", "ratio", std::string(kRef) + "1.1 ring plateau (Ampere and later)",
                &t.ring_plateau_factor[1]});
   e.push_back({"nccl.bw_factor.ring_ll", "ratio", std::string(kRef) + "1.5 Ring LL x0.5", &t.ring_ll_bw_factor});
-  e.push_back({"nccl.bw_factor.ring_ll128", "ratio", std::string(kRef) + "1.5 Ring LL128 x0.92", &t.ring_ll128_bw_factor});
+  e.push_back(
+      {"nccl.bw_factor.ring_ll128", "ratio", std::string(kRef) + "1.5 Ring LL128 x0.92", &t.ring_ll128_bw_factor});
   e.push_back({"nccl.bw_factor.tree", "ratio", std::string(kRef) + "1.5 Tree allreduce x0.92", &t.tree_bw_factor});
-  e.push_back({"nccl.bw_factor.tree_ll_divisor", "ratio", std::string(kRef) + "1.5 Tree LL /3.8", &t.tree_ll_bw_divisor});
+  e.push_back(
+      {"nccl.bw_factor.tree_ll_divisor", "ratio", std::string(kRef) + "1.5 Tree LL /3.8", &t.tree_ll_bw_divisor});
   e.push_back({"nccl.bw_factor.tree_ll128_one_node", "ratio", std::string(kRef) + "1.5 Tree LL128 x7/9 on one node",
                &t.tree_ll128_bw_factor_one_node});
-  e.push_back({"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "1.5 Tree LL128 x120/128", &t.tree_ll128_bw_factor});
+  e.push_back(
+      {"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "1.5 Tree LL128 x120/128", &t.tree_ll128_bw_factor});
   e.push_back({"nccl.bw_factor.tree_algbw_ratio", "ratio", std::string(kRef) + "1.1 Tree algBw = busBw x 0.5",
                &t.tree_algbw_ratio});
 }
@@ -151,9 +158,10 @@ void thread_and_p2p_entries(NcclTuning& t, std::vector<Entry>& e) {
                &t.p2p_net_channels_per_peer});
   e.push_back({"nccl.p2p.min_channels", "channels", "NCCL_MIN_P2P_NCHANNELS default 1 (paths.cc) [recalled, verify]",
                &t.p2p_min_channels});
-  e.push_back({"nccl.p2p.max_channels", "channels",
-               "NCCL_MAX_P2P_NCHANNELS default MAXCHANNELS (paths.cc) [recalled]; MAXCHANNELS 64: " + std::string(kRef) + "1.6",
-               &t.p2p_max_channels});
+  e.push_back(
+      {"nccl.p2p.max_channels", "channels",
+       "NCCL_MAX_P2P_NCHANNELS default MAXCHANNELS (paths.cc) [recalled]; MAXCHANNELS 64: " + std::string(kRef) + "1.6",
+       &t.p2p_max_channels});
   e.push_back({"nccl.p2p.ops_per_batch", "works",
                "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 (device.h, NCCL >= 2.19) [recalled, verify]; 1..64",
                &t.p2p_ops_per_batch});
@@ -212,9 +220,8 @@ NcclTuning NcclTuning::defaults(const std::string& version) {
   std::copy(tree_base, tree_base + 3, t.base_latency_us[1]);
   // 1.3 hwLatencies [link][algo][proto]: NVLink Tree .6/1.25/4, Ring .6/1.9/3.4; PCI Tree 1/1.9/4, Ring 1/2.5/5.7;
   // NET Tree 5/8.5/14, Ring 2.7/4/14.
-  const double hw[3][2][3] = {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}},
-                              {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}},
-                              {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}}};
+  const double hw[3][2][3] = {
+      {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}}, {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}}, {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}}};
   for (int l = 0; l < 3; ++l)
     for (int a = 0; a < 2; ++a)
       for (int p = 0; p < 3; ++p) t.hw_latency_us[l][a][p] = hw[l][a][p];
@@ -263,8 +270,9 @@ NcclTuning NcclTuning::defaults(const std::string& version) {
 
 int parse_nccl_minor(const std::string& version) {
   // "2.<minor>", optionally ".<patch>" and "-<build>" (NCCL's own spelling, e.g. 2.18.3-1).
-  const std::string range = "NCCL 2.4 .. 2.30 (a patch level such as 2.18.3 is accepted; vgsim has no tables "
-                            "before 2.4)";
+  const std::string range =
+      "NCCL 2.4 .. 2.30 (a patch level such as 2.18.3 is accepted; vgsim has no tables "
+      "before 2.4)";
   std::size_t i = 0;
   auto number = [&](int& out) {
     const std::size_t start = i;
@@ -304,9 +312,9 @@ double* find_param(NcclTuning& t, const std::string& name) {
     names.push_back(e.name);
   }
   std::string hint = did_you_mean(name, names);
-  throw UnitError("unknown NCCL tuning parameter '" + name + "'" +
-                  (hint.empty() ? std::string(" (`vgsim params` lists the accepted names)")
-                                : ", did you mean '" + hint + "'?"));
+  throw UnitError(
+      "unknown NCCL tuning parameter '" + name + "'" +
+      (hint.empty() ? std::string(" (`vgsim params` lists the accepted names)") : ", did you mean '" + hint + "'?"));
 }
 }  // namespace
 
@@ -358,7 +366,8 @@ Allowed parse_allowed(const std::string& algo_s, const std::string& proto_s) {
   const std::string proto_body = !proto_s.empty() && proto_s[0] == '^' ? proto_s.substr(1) : proto_s;
   if (!lower(proto_body).empty()) {
     bool named[3] = {false, false, false};
-    const bool exclude = for_each_item(proto_s, [&](const std::string& x) { named[static_cast<int>(parse_proto(x))] = true; });
+    const bool exclude =
+        for_each_item(proto_s, [&](const std::string& x) { named[static_cast<int>(parse_proto(x))] = true; });
     for (int p = 0; p < 3; ++p) a.proto[p] = exclude ? !named[p] : named[p];
   }
   return a;
@@ -393,13 +402,22 @@ AlgoTime algo_time(const NcclTuning& t, Op op, Algo algo, Proto proto, Bytes byt
   AlgoTime r;
   const AlgorithmInfo& info = algorithm(algo);
   if (!info.supports(op) || (info.simple_only && proto != Proto::Simple) || c.nodes < info.min_nodes ||
-      c.nodes > info.max_nodes) { r.time_us = -1; return r; }
+      c.nodes > info.max_nodes) {
+    r.time_us = -1;
+    return r;
+  }
   // The release's algorithms and protocols (nccl_versions.cpp): no LL128 before 2.5, no NVLS before 2.17 ...
-  if ((proto == Proto::LL128 && !t.has_ll128) || t.minor < info.since_minor) { r.time_us = -1; return r; }
+  if ((proto == Proto::LL128 && !t.has_ll128) || t.minor < info.since_minor) {
+    r.time_us = -1;
+    return r;
+  }
   r.latency_us = latency_us(t, op, algo, proto, c);
   r.bandwidth_GBps = bandwidth_GBps(t, op, algo, proto, c);
   if (info.size_terms) info.size_terms(t, op, proto, bytes, c, r);  // tree correction, ring plateau
-  if (!(r.bandwidth_GBps > 0)) { r.time_us = -1; return r; }
+  if (!(r.bandwidth_GBps > 0)) {
+    r.time_us = -1;
+    return r;
+  }
   r.time_us = r.latency_us + static_cast<double>(bytes) / (1000.0 * r.bandwidth_GBps);
   return r;
 }
@@ -413,9 +431,12 @@ Trimmed trim_channels(const NcclTuning& t, Algo algo, Proto proto, Bytes bytes, 
   std::uint32_t nc = std::max<std::uint32_t>(1, channels);
   std::uint32_t nt = static_cast<std::uint32_t>(t.max_threads[p]);
   while (static_cast<double>(bytes) < static_cast<double>(nc) * nt * threshold) {
-    if (nc >= 2) --nc;
-    else if (nt % 128 == 0 && nt > 0) nt /= 2;
-    else break;
+    if (nc >= 2)
+      --nc;
+    else if (nt % 128 == 0 && nt > 0)
+      nt /= 2;
+    else
+      break;
   }
   if (proto == Proto::Simple) nt += info.simple_sync_threads;
   return {nc, nt};
@@ -438,7 +459,8 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
       if (!allowed.proto[p]) continue;
       if ((op == Op::SendRecv || op == Op::AllToAll || info.simple_only) && proto != Proto::Simple) continue;
       if (proto == Proto::LL128 && !c.ll128_enabled) continue;
-      if (proto == Proto::LL128 && !forced_proto && !((t.ll128_default_archs >> static_cast<int>(c.arch)) & 1u)) continue;
+      if (proto == Proto::LL128 && !forced_proto && !((t.ll128_default_archs >> static_cast<int>(c.arch)) & 1u))
+        continue;
       const AlgoTime at = algo_time(t, op, algo, proto, bytes, c);
       if (at.time_us < 0) continue;
       if (!found || at.time_us < best.cost.time_us) {
@@ -460,11 +482,14 @@ Selection select(const NcclTuning& t, Op op, Bytes bytes, const CommShape& c, co
 double busbw_factor(Op op, std::uint32_t n) {
   if (n == 0) return 0;
   switch (op) {
-    case Op::AllReduce: return 2.0 * (n - 1) / n;
+    case Op::AllReduce:
+      return 2.0 * (n - 1) / n;
     case Op::AllGather:
     case Op::ReduceScatter:
-    case Op::AllToAll: return static_cast<double>(n - 1) / n;
-    default: return 1.0;
+    case Op::AllToAll:
+      return static_cast<double>(n - 1) / n;
+    default:
+      return 1.0;
   }
 }
 
@@ -472,6 +497,8 @@ Bytes nccl_tests_size(Op op, Bytes count_bytes, std::uint32_t n) {
   return (op == Op::AllGather || op == Op::ReduceScatter || op == Op::AllToAll) ? count_bytes * n : count_bytes;
 }
 
-double algbw_GBps(Bytes size, double time_us) { return time_us > 0 ? static_cast<double>(size) / (time_us * 1e3) : 0.0; }
+double algbw_GBps(Bytes size, double time_us) {
+  return time_us > 0 ? static_cast<double>(size) / (time_us * 1e3) : 0.0;
+}
 
 }  // namespace vgsim::coll

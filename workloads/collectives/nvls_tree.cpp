@@ -42,11 +42,14 @@ CollectiveSchedule nvls_tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes
   detail::check_and_init(s, Op::AllReduce, Algo::NVLSTree, proto, n, ppn, size, o);
   if (proto != Proto::Simple)
     throw std::invalid_argument(std::string("nvlstree allreduce: NCCL runs NVLS Tree with the Simple protocol only, "
-                                            "got ") + to_string(proto));
+                                            "got ") +
+                                to_string(proto));
   const std::uint32_t N = n / ppn, c = s.channels;
   if (N < 2)
-    throw std::invalid_argument("nvlstree allreduce: needs ranks on 2 or more nodes (NCCL turns NVLS Tree off on one "
-                                "node; use nvls), got " + std::to_string(N));
+    throw std::invalid_argument(
+        "nvlstree allreduce: needs ranks on 2 or more nodes (NCCL turns NVLS Tree off on one "
+        "node; use nvls), got " +
+        std::to_string(N));
   if (c > 1 && c % 2 == 1)
     throw std::invalid_argument("nvlstree allreduce: channels must be 1 or even (half per node tree), got " +
                                 std::to_string(c));
@@ -145,7 +148,8 @@ CollectiveSchedule nvls_tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes
       for (std::uint32_t x = 0; x < N; ++x)
         for (std::uint32_t k = 0; k < nl; ++k)
           for (std::uint32_t m = 0; m < nl; ++m)
-            app.add(kSwitchRank, rank(x, m), ch, 5, bytes(k), {U2(l, ch, x, k), l > 0 ? D2(l - 1, ch, x, k, m) : kNone});
+            app.add(kSwitchRank, rank(x, m), ch, 5, bytes(k),
+                    {U2(l, ch, x, k), l > 0 ? D2(l - 1, ch, x, k, m) : kNone});
     }
   return s;
 }

@@ -161,7 +161,10 @@ void rabenseifner(Builder& B, std::uint32_t p, Bytes count, Bytes eb) {
       const Bytes send_elems = keep_low ? hi[nr] - mid : mid - lo[nr];
       B.send(real[nr], real[peer], send_elems * eb, true, step);
       history[nr].emplace_back(lo[nr], hi[nr]);
-      if (keep_low) nhi[nr] = mid; else nlo[nr] = mid;
+      if (keep_low)
+        nhi[nr] = mid;
+      else
+        nlo[nr] = mid;
     }
     lo = nlo, hi = nhi;
     B.end_round();
@@ -182,12 +185,18 @@ void rabenseifner(Builder& B, std::uint32_t p, Bytes count, Bytes eb) {
 
 const char* to_string(OmpiAllreduce a) {
   switch (a) {
-    case OmpiAllreduce::BasicLinear: return "basic_linear";
-    case OmpiAllreduce::Nonoverlapping: return "nonoverlapping";
-    case OmpiAllreduce::RecursiveDoubling: return "recursive_doubling";
-    case OmpiAllreduce::Ring: return "ring";
-    case OmpiAllreduce::SegmentedRing: return "segmented_ring";
-    case OmpiAllreduce::Rabenseifner: return "rabenseifner";
+    case OmpiAllreduce::BasicLinear:
+      return "basic_linear";
+    case OmpiAllreduce::Nonoverlapping:
+      return "nonoverlapping";
+    case OmpiAllreduce::RecursiveDoubling:
+      return "recursive_doubling";
+    case OmpiAllreduce::Ring:
+      return "ring";
+    case OmpiAllreduce::SegmentedRing:
+      return "segmented_ring";
+    case OmpiAllreduce::Rabenseifner:
+      return "rabenseifner";
   }
   return "?";
 }
@@ -225,22 +234,33 @@ OmpiSchedule ompi_allreduce(OmpiAllreduce algorithm, std::uint32_t p, Bytes size
   const Bytes count = size / eb;
   const std::uint32_t pof2 = pof2_below(p);
   switch (algorithm) {
-    case OmpiAllreduce::BasicLinear: basic_linear(B, p, size); break;
-    case OmpiAllreduce::Nonoverlapping: binomial_reduce_bcast(B, p, size); break;
-    case OmpiAllreduce::RecursiveDoubling: recursive_doubling(B, p, size); break;
+    case OmpiAllreduce::BasicLinear:
+      basic_linear(B, p, size);
+      break;
+    case OmpiAllreduce::Nonoverlapping:
+      binomial_reduce_bcast(B, p, size);
+      break;
+    case OmpiAllreduce::RecursiveDoubling:
+      recursive_doubling(B, p, size);
+      break;
     case OmpiAllreduce::Ring:
     case OmpiAllreduce::SegmentedRing: {
       // coll_base: ring falls back to recursive doubling when count < p; the segmented ring runs the plain ring
       // unless count >= p * segcount (segcount = segment_bytes / elem, 0 -> count).
       const Bytes seg = algorithm == OmpiAllreduce::SegmentedRing && segment_bytes >= eb ? segment_bytes / eb : 0;
-      if (count < p) recursive_doubling(B, p, size);
-      else if (seg > 0 && count >= static_cast<Bytes>(p) * seg) ring(B, p, count, eb, seg);
-      else ring(B, p, count, eb, 0);
+      if (count < p)
+        recursive_doubling(B, p, size);
+      else if (seg > 0 && count >= static_cast<Bytes>(p) * seg)
+        ring(B, p, count, eb, seg);
+      else
+        ring(B, p, count, eb, 0);
       break;
     }
     case OmpiAllreduce::Rabenseifner:
-      if (count < pof2) recursive_doubling(B, p, size);
-      else rabenseifner(B, p, count, eb);
+      if (count < pof2)
+        recursive_doubling(B, p, size);
+      else
+        rabenseifner(B, p, count, eb);
       break;
   }
   return out;

@@ -9,7 +9,8 @@
 namespace vgsim::coll {
 
 namespace {
-CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
+CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
+                               const GenOptions& o) {
   CollectiveSchedule s;
   const auto order = detail::check_and_init(s, op, Algo::Ring, proto, n, ppn, size, o);
   s.ring_order = order;
@@ -48,9 +49,9 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
           const std::uint32_t next = p + 1 == n ? 0 : p + 1;
           std::uint32_t d[3];
           std::uint32_t k = 0;
-          if (j > 0) d[k++] = idx(g - 1, ch, prev);   // (a) data: the chunk received at step j-1
-          if (g > 0) d[k++] = idx(g - 1, ch, p);      // (b) order: this connection's previous send
-          if (has_c) d[k++] = idx(gc, ch, next);      // (c) buffer slot at the receiver
+          if (j > 0) d[k++] = idx(g - 1, ch, prev);  // (a) data: the chunk received at step j-1
+          if (g > 0) d[k++] = idx(g - 1, ch, p);     // (b) order: this connection's previous send
+          if (has_c) d[k++] = idx(gc, ch, next);     // (c) buffer slot at the receiver
           for (std::uint32_t x = 1; x < k; ++x)
             for (std::uint32_t y = x; y > 0 && d[y - 1] > d[y]; --y) std::swap(d[y - 1], d[y]);
           Transfer t;
@@ -62,7 +63,10 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
           t.dep_begin = nd;
           std::uint32_t m = 0;
           for (std::uint32_t x = 0; x < k; ++x)
-            if (x == 0 || d[x] != d[x - 1]) { s.deps.push_back(d[x]); ++m; }
+            if (x == 0 || d[x] != d[x - 1]) {
+              s.deps.push_back(d[x]);
+              ++m;
+            }
           t.dep_count = m;
           nd += m;
           s.transfers.push_back(t);
@@ -81,7 +85,8 @@ CollectiveSchedule ring_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
 CollectiveSchedule ring_allgather(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
   return ring_common(Op::AllGather, n, ppn, size, proto, o);
 }
-CollectiveSchedule ring_reducescatter(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
+CollectiveSchedule ring_reducescatter(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
+                                      const GenOptions& o) {
   return ring_common(Op::ReduceScatter, n, ppn, size, proto, o);
 }
 

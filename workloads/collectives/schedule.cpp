@@ -11,21 +11,31 @@ namespace vgsim::coll {
 
 const char* to_string(Op o) {
   switch (o) {
-    case Op::AllReduce: return "allreduce";
-    case Op::AllGather: return "allgather";
-    case Op::ReduceScatter: return "reducescatter";
-    case Op::Broadcast: return "broadcast";
-    case Op::Reduce: return "reduce";
-    case Op::SendRecv: return "sendrecv";
-    case Op::AllToAll: return "alltoall";
+    case Op::AllReduce:
+      return "allreduce";
+    case Op::AllGather:
+      return "allgather";
+    case Op::ReduceScatter:
+      return "reducescatter";
+    case Op::Broadcast:
+      return "broadcast";
+    case Op::Reduce:
+      return "reduce";
+    case Op::SendRecv:
+      return "sendrecv";
+    case Op::AllToAll:
+      return "alltoall";
   }
   return "?";
 }
 const char* to_string(Proto p) {
   switch (p) {
-    case Proto::LL: return "LL";
-    case Proto::LL128: return "LL128";
-    case Proto::Simple: return "Simple";
+    case Proto::LL:
+      return "LL";
+    case Proto::LL128:
+      return "LL128";
+    case Proto::Simple:
+      return "Simple";
   }
   return "?";
 }

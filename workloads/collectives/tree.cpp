@@ -79,7 +79,8 @@ RankTree rank_tree(std::uint32_t ranks, std::uint32_t ppn, int which) {
       t.children[chain_rank(node, i - 1)].push_back(chain_rank(node, i));
     }
     const std::uint32_t head = chain_rank(node, 0);
-    if (nt.parent[node] >= 0) t.parent[head] = static_cast<int>(chain_rank(static_cast<std::uint32_t>(nt.parent[node]), 0));
+    if (nt.parent[node] >= 0)
+      t.parent[head] = static_cast<int>(chain_rank(static_cast<std::uint32_t>(nt.parent[node]), 0));
     for (int cn : nt.children[node]) t.children[head].push_back(chain_rank(static_cast<std::uint32_t>(cn), 0));
   }
   t.root = chain_rank(static_cast<std::uint32_t>(nt.root), 0);
@@ -130,9 +131,9 @@ CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
       for (std::uint32_t r : L.up_order) {  // reduce: r -> parent
         const auto P = static_cast<std::uint32_t>(t.parent[r]);
         deps.clear();
-        for (auto k : t.children[r]) deps.push_back(U(l, k));          // (a) all children's partial sums
-        if (l > 0) deps.push_back(U(l - 1, r));                        // (b)
-        if (l >= slots)                                                // (c) parent consumed chunk l-slots
+        for (auto k : t.children[r]) deps.push_back(U(l, k));  // (a) all children's partial sums
+        if (l > 0) deps.push_back(U(l - 1, r));                // (b)
+        if (l >= slots)                                        // (c) parent consumed chunk l-slots
           deps.push_back(P != t.root ? U(l - slots, P) : D(l - slots, t.children[t.root][0]));
         app.add_list(r, P, ch, 0, bytes, deps);
       }
@@ -140,10 +141,10 @@ CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
         const auto P = static_cast<std::uint32_t>(t.parent[r]);
         deps.clear();
         if (P == t.root)
-          for (auto k : t.children[t.root]) deps.push_back(U(l, k));   // (a) the root's reduction is complete
+          for (auto k : t.children[t.root]) deps.push_back(U(l, k));  // (a) the root's reduction is complete
         else
-          deps.push_back(D(l, P));                                     // (a) P received the result
-        if (l > 0) deps.push_back(D(l - 1, r));                        // (b)
+          deps.push_back(D(l, P));               // (a) P received the result
+        if (l > 0) deps.push_back(D(l - 1, r));  // (b)
         if (l >= slots && !t.children[r].empty()) deps.push_back(D(l - slots, t.children[r][0]));  // (c)
         app.add_list(P, r, ch, 1, bytes, deps);
       }

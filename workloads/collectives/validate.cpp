@@ -26,9 +26,12 @@ Bytes required_total_bytes(Op op, std::uint32_t n, Bytes S, Algo algo, std::uint
   if (a.required_bytes) return a.required_bytes(op, n, S, ppn);
   const Bytes k = static_cast<Bytes>(n - 1);
   switch (op) {
-    case Op::AllReduce: return 2 * k * S;
-    case Op::SendRecv: return static_cast<Bytes>(n) * S;
-    default: return k * S;
+    case Op::AllReduce:
+      return 2 * k * S;
+    case Op::SendRecv:
+      return static_cast<Bytes>(n) * S;
+    default:
+      return k * S;
   }
 }
 
@@ -58,18 +61,30 @@ Bytes check_transfers(const CollectiveSchedule& s, const AlgorithmInfo& info, By
         fail(at() + " names the NVSwitch in a " + info.name + " schedule (only " + switch_algorithms() + " may)");
         continue;
       }
-      if (to_sw && from_sw) { fail(at() + " goes from the switch to the switch"); continue; }
+      if (to_sw && from_sw) {
+        fail(at() + " goes from the switch to the switch");
+        continue;
+      }
     } else if (info.check_gpu_transfer) {
       const std::string m = info.check_gpu_transfer(s, t, i);
-      if (!m.empty()) { fail(m); continue; }
+      if (!m.empty()) {
+        fail(m);
+        continue;
+      }
     }
-    if ((!from_sw && t.src >= n) || (!to_sw && t.dst >= n)) { fail(at() + " names a rank outside 0.." + std::to_string(n - 1)); continue; }
+    if ((!from_sw && t.src >= n) || (!to_sw && t.dst >= n)) {
+      fail(at() + " names a rank outside 0.." + std::to_string(n - 1));
+      continue;
+    }
     if (t.src == t.dst) fail(at() + " sends to itself");
     if (t.channel >= s.channels) fail(at() + " uses channel " + std::to_string(t.channel));
     if (t.bytes < 0) fail(at() + " has negative bytes");
     if (t.dep_begin != expect_begin) fail(at() + ": dependencies are not contiguous CSR");
     expect_begin = static_cast<std::uint64_t>(t.dep_begin) + t.dep_count;
-    if (expect_begin > s.deps.size()) { fail(at() + ": dependency range past the end"); continue; }
+    if (expect_begin > s.deps.size()) {
+      fail(at() + ": dependency range past the end");
+      continue;
+    }
     for (std::uint32_t d = 0; d < t.dep_count; ++d)
       if (s.deps[t.dep_begin + d] >= i)
         fail(at() + " depends on " + std::to_string(s.deps[t.dep_begin + d]) + " (not topological)");
@@ -92,7 +107,10 @@ std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_e
   const std::uint32_t ppn = s.ranks_per_node == 0 ? n : s.ranks_per_node;
   if (info.check_layout) {
     const std::string m = info.check_layout(s);
-    if (!m.empty()) { fail(m); return err; }
+    if (!m.empty()) {
+      fail(m);
+      return err;
+    }
   }
   ByteTally tally{std::vector<Bytes>(n, 0), std::vector<Bytes>(n, 0)};
   const Bytes total = check_transfers(s, info, tally, fail);

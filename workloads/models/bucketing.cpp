@@ -134,9 +134,12 @@ std::vector<GradientGroup> group_gradients(const std::vector<GradientTensor>& g,
                                            int local_size, Time tick_origin) {
   if (g.empty()) return {};
   switch (s.framework) {
-    case Framework::DDP: return ddp_buckets(g, s.ddp);
-    case Framework::Horovod: return horovod_fusion(g, s.horovod, local_size, tick_origin);
-    case Framework::None: break;
+    case Framework::DDP:
+      return ddp_buckets(g, s.ddp);
+    case Framework::Horovod:
+      return horovod_fusion(g, s.horovod, local_size, tick_origin);
+    case Framework::None:
+      break;
   }
   GradientGroup all;
   for (int i = 0; i < static_cast<int>(g.size()); ++i) {

@@ -11,9 +11,12 @@ namespace {
 // Whether `p` runs on the FP32 CUDA cores of `g` (no tensor-core unit for it there).
 bool fma_path(const GpuComputeSpec& g, Precision p) {
   switch (p) {
-    case Precision::FP32: return true;
-    case Precision::TF32: return !(g.peak_tf32_flops > 0);
-    default: return false;
+    case Precision::FP32:
+      return true;
+    case Precision::TF32:
+      return !(g.peak_tf32_flops > 0);
+    default:
+      return false;
   }
 }
 
@@ -29,8 +32,9 @@ ResolvedComputeParams resolve(const ComputeParams& p, const Model& m, Precision 
   r.eff_compute = p.eff_compute ? *p.eff_compute : m.eff_compute ? *m.eff_compute : default_eff_compute(prec, gpu);
   r.eff_memory = p.eff_memory ? *p.eff_memory : m.eff_memory ? *m.eff_memory : kDefaultEffMemory;
   r.saturation = p.saturation ? *p.saturation
-                 : m.saturation_batch ? *m.saturation_batch
-                 : (m.unit == WorkUnit::Sample ? kDefaultSaturationSamples : kDefaultSaturationTokens);
+                 : m.saturation_batch
+                     ? *m.saturation_batch
+                     : (m.unit == WorkUnit::Sample ? kDefaultSaturationSamples : kDefaultSaturationTokens);
   r.calibration_scale = p.calibration_scale;
   return r;
 }
@@ -45,11 +49,15 @@ namespace {
 
 double peak_flops(const GpuComputeSpec& g, Precision p) {
   switch (p) {
-    case Precision::FP32: return g.peak_fp32_flops;
-    case Precision::TF32: return g.peak_tf32_flops > 0 ? g.peak_tf32_flops : g.peak_fp32_flops;
+    case Precision::FP32:
+      return g.peak_fp32_flops;
+    case Precision::TF32:
+      return g.peak_tf32_flops > 0 ? g.peak_tf32_flops : g.peak_fp32_flops;
     case Precision::FP16:
-    case Precision::AMP: return g.peak_fp16_flops;
-    case Precision::BF16: return g.peak_bf16_flops > 0 ? g.peak_bf16_flops : g.peak_fp16_flops;
+    case Precision::AMP:
+      return g.peak_fp16_flops;
+    case Precision::BF16:
+      return g.peak_bf16_flops > 0 ? g.peak_bf16_flops : g.peak_fp16_flops;
   }
   return 0.0;
 }
@@ -175,7 +183,8 @@ const std::vector<ParamDecl>& compute_params() {
       d.unit = "fraction";
       d.min = 0.0, d.min_open = true, d.max = 1.0;
       d.help = help;
-      d.source = "per-math-path default (compute_model.hpp: default_eff_compute, sources in workloads/models/README.md)";
+      d.source =
+          "per-math-path default (compute_model.hpp: default_eff_compute, sources in workloads/models/README.md)";
       return d;
     };
     ParamDecl sat;

@@ -49,8 +49,8 @@ void read_entry(JsonReader& r, const std::string& prefix, std::vector<Layer>& ou
     }
     r.finish();
     for (std::int64_t k = 0; k < repeat; ++k) {
-      const std::string g = prefix + (repeat > 1 || name.find("{i}") != std::string::npos
-                                          ? expand_name(name, index_from + k) : name);
+      const std::string g =
+          prefix + (repeat > 1 || name.find("{i}") != std::string::npos ? expand_name(name, index_from + k) : name);
       for (const auto& l : one) {
         Layer x = l;
         x.name = g + "." + l.name;
@@ -65,12 +65,12 @@ void read_entry(JsonReader& r, const std::string& prefix, std::vector<Layer>& ou
   l.bytes = r.number("bytes", 0.0);
   l.elementwise_bytes = r.opt_number("elementwise_bytes", 0.0).value_or(0.0);
   if (l.elementwise_bytes > l.bytes)
-    r.fail("elementwise_bytes", "elementwise bytes exceed the layer's bytes", "a part of \"bytes\" (<= " +
-           std::to_string(l.bytes) + ")");
+    r.fail("elementwise_bytes", "elementwise bytes exceed the layer's bytes",
+           "a part of \"bytes\" (<= " + std::to_string(l.bytes) + ")");
   l.winograd_flops = r.opt_number("winograd_flops", 0.0).value_or(0.0);
   if (l.winograd_flops > l.fwd_flops)
-    r.fail("winograd_flops", "Winograd-eligible FLOPs exceed the layer's FLOPs", "a part of \"fwd_flops\" (<= " +
-           std::to_string(l.fwd_flops) + ")");
+    r.fail("winograd_flops", "Winograd-eligible FLOPs exceed the layer's FLOPs",
+           "a part of \"fwd_flops\" (<= " + std::to_string(l.fwd_flops) + ")");
   l.bwd_ratio = r.opt_number("bwd_ratio", 0.0, 100.0).value_or(2.0);
   if (l.bwd_ratio <= 0.0) r.fail("bwd_ratio", "non-positive backward/forward ratio", "a number > 0");
   l.sparse = r.opt_boolean("sparse").value_or(false);

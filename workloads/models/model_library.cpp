@@ -21,7 +21,8 @@ namespace {
 std::string key_of(const std::string& s) {
   std::string k;
   for (char c : s)
-    if (c != '-' && c != '_' && c != '.' && c != ' ') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != '-' && c != '_' && c != '.' && c != ' ')
+      k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return k;
 }
 }  // namespace
@@ -52,7 +53,8 @@ Model load_model(const std::string& name_or_path) {
     }
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  const std::string expected = "a model in " + models_dir() + " (" + (list.empty() ? "none found" : list) + ") or a path";
+  const std::string expected =
+      "a model in " + models_dir() + " (" + (list.empty() ? "none found" : list) + ") or a path";
   const std::string hint = did_you_mean(name_or_path, names);
   // "--workload": where the name came from when the caller does not say otherwise (JobSpec::workload_at).
   throw InputError("", "--workload", "unknown model" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"),

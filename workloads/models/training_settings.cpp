@@ -7,11 +7,16 @@ namespace vgsim::models {
 
 const char* to_string(Precision p) {
   switch (p) {
-    case Precision::FP32: return "fp32";
-    case Precision::TF32: return "tf32";
-    case Precision::FP16: return "fp16";
-    case Precision::BF16: return "bf16";
-    case Precision::AMP: return "amp";
+    case Precision::FP32:
+      return "fp32";
+    case Precision::TF32:
+      return "tf32";
+    case Precision::FP16:
+      return "fp16";
+    case Precision::BF16:
+      return "bf16";
+    case Precision::AMP:
+      return "amp";
   }
   return "?";
 }
@@ -42,8 +47,8 @@ void read_horovod(JsonReader& h, HorovodSettings& hv) {
       hv.fusion_threshold = 128 * MiB;  // newer operations.cc SetTensorFusionThresholdBytes(128*1024*1024)
       hv.cycle_time = ms(1);            // newer operations.cc SetCycleTimeMs(1)
     } else {
-      hv.fusion_threshold = 64 * MiB;   // docs/tensor-fusion.rst 64 MB
-      hv.cycle_time = ms(5);            // older operations.cc
+      hv.fusion_threshold = 64 * MiB;  // docs/tensor-fusion.rst 64 MB
+      hv.cycle_time = ms(5);           // older operations.cc
     }
   }
   if (auto t = h.opt_bytes("fusion_threshold")) {
@@ -166,20 +171,22 @@ const std::vector<ParamDecl>& training_setting_params() {
                1, 1e15),
         choice("precision", {"fp32", "tf32", "fp16", "bf16", "amp"}, "math precision of the training step",
                "default: fp32 (training_settings.hpp)"),
-        choice("framework", {"horovod", "ddp", "none"}, "gradient exchange: Horovod tensor fusion, PyTorch DDP buckets, none",
+        choice("framework", {"horovod", "ddp", "none"},
+               "gradient exchange: Horovod tensor fusion, PyTorch DDP buckets, none",
                "default: ddp (training_settings.hpp)"),
         choice("horovod.era", {"2017-2020", "current"},
                "Horovod defaults: 2017-2020 = 64 MiB / 5 ms, current = 128 MiB / 1 ms", hv),
         decl("horovod.fusion_threshold", ParamType::Bytes, "B", "Horovod tensor-fusion buffer (0 disables fusion)", hv),
         decl("horovod.cycle_time", ParamType::Time, "s", "Horovod background-thread cycle", hv),
-        decl("horovod.fp16_compression", ParamType::Boolean, "", "hvd.Compression.fp16: gradients travel as 2-byte elements",
-             "default: false (Horovod)"),
+        decl("horovod.fp16_compression", ParamType::Boolean, "",
+             "hvd.Compression.fp16: gradients travel as 2-byte elements", "default: false (Horovod)"),
         decl("horovod.sparse_as_dense", ParamType::Boolean, "",
              "sparse (embedding) gradients allreduced densely instead of allgathered", "default: false (Horovod)"),
         decl("horovod.hierarchical_allreduce", ParamType::Boolean, "", "HOROVOD_HIERARCHICAL_ALLREDUCE",
              "default: false (Horovod)"),
         choice("horovod.requests", {"dispatch", "ready"},
-               "when a gradient's allreduce request reaches Horovod's queue: as the op is dispatched, or as the gradient is ready",
+               "when a gradient's allreduce request reaches Horovod's queue: as the op is dispatched, or as the "
+               "gradient is ready",
                "default: dispatch, TF graph mode as in tf_cnn_benchmarks (horovod-internals.md 4, 7)"),
         ranged(decl("ddp.bucket_cap_mb", ParamType::Number, "MiB", "PyTorch DDP bucket cap",
                     "default: 25 (torch/lib/c10d/reducer.hpp kDefaultBucketBytesCap; workloads.md B8)"),
@@ -191,17 +198,18 @@ const std::vector<ParamDecl>& training_setting_params() {
                1 << 20),
         choice("scaling", {"weak", "strong"}, "weak: batch_per_gpu fixed; strong: global_batch fixed",
                "default: weak (training_settings.hpp)"),
-        ranged(decl("global_batch", ParamType::Integer, "samples", "samples per optimizer step, all GPUs (strong scaling)",
-                    "default: unset (weak scaling)"),
+        ranged(decl("global_batch", ParamType::Integer, "samples",
+                    "samples per optimizer step, all GPUs (strong scaling)", "default: unset (weak scaling)"),
                1, 1e15),
         ranged(decl("steps_to_converge", ParamType::Integer, "steps", "optimizer steps to convergence (time-to-train)",
                     "default: unset"),
                1, 1e15),
         choice("optimizer", {"sgd", "sgd_momentum", "adam", "adamw"}, "optimizer whose memory traffic the step pays",
                "default: sgd_momentum (training_settings.hpp)"),
-        ranged(decl("optimizer_bytes_per_param", ParamType::Number, "B", "optimizer memory traffic per parameter per step",
-                    "derived from optimizer and precision (training_settings.hpp)"),
-               0, 1000),
+        ranged(
+            decl("optimizer_bytes_per_param", ParamType::Number, "B", "optimizer memory traffic per parameter per step",
+                 "derived from optimizer and precision (training_settings.hpp)"),
+            0, 1000),
     };
   }();
   return decls;
@@ -254,7 +262,8 @@ std::vector<std::pair<std::string, Json>> checked(const std::vector<std::string>
 
 }  // namespace
 
-TrainingSettings parse_training_settings(const Json& j, const std::string& file, const std::vector<std::string>& pairs) {
+TrainingSettings parse_training_settings(const Json& j, const std::string& file,
+                                         const std::vector<std::string>& pairs) {
   return parse_training_settings(j, file, checked(pairs, file + " (with --set)"));
 }
 

@@ -51,9 +51,9 @@ struct AlphaBetaGammaFit {
 // Default candidates: powers of two from 4 KiB to 16 MiB (Open MPI's TCP eager limit is 64 KiB; large CPU
 // reductions leave the caches past a few MiB: both show as slope changes in shared/data/osu-openmpi).
 AlphaBetaGammaFit fit_alpha_beta_gamma(const std::vector<Series>& series, int max_segments = 3,
-                                       const std::vector<std::int64_t>& candidate_breakpoints_bytes =
-                                           {4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304,
-                                            16777216});
+                                       const std::vector<std::int64_t>& candidate_breakpoints_bytes = {
+                                           4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304,
+                                           16777216});
 
 // Relative-error quality of `model` replayed on `series`.
 FitQuality alpha_beta_gamma_quality(const AlphaBetaGamma& model, const std::vector<Series>& series);

@@ -5,10 +5,9 @@
 // same inputs give byte-identical files. The fitting is in sim_fit.hpp; `sim` needs only this header.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,7 +48,7 @@ struct ResidualSegment {
   bool operator==(const ResidualSegment&) const = default;
 };
 struct ResidualFactors {
-  std::string op, algo, proto;   // algo/proto as in the measurements ("default" = NCCL's choice)
+  std::string op, algo, proto;  // algo/proto as in the measurements ("default" = NCCL's choice)
   std::int64_t nnodes = 0, gpus_per_node = 0;
   std::vector<ResidualSegment> segments;  // ascending start_bytes, at least one
   double factor(std::int64_t size_bytes) const;

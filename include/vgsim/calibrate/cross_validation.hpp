@@ -12,9 +12,9 @@
 namespace vgsim::calibrate {
 
 struct CrossValidation {
-  SegmentedFit fit;        // fitted on the training part
-  FitQuality train;        // error on the training points
-  FitQuality test;         // error on the held-out points (points == 0 if none)
+  SegmentedFit fit;  // fitted on the training part
+  FitQuality train;  // error on the training points
+  FitQuality test;   // error on the held-out points (points == 0 if none)
 };
 
 // Fit on points with lo <= size <= hi, test on the others.

@@ -38,9 +38,9 @@ struct FitQuality {
 
 struct SegmentedFit {
   SeriesKey series;
-  std::string model;               // "segmented" | "hockney"
-  std::vector<Segment> segments;   // ascending start_bytes, at least one
-  FitQuality quality;              // on the points it was fitted to
+  std::string model;                                    // "segmented" | "hockney"
+  std::vector<Segment> segments;                        // ascending start_bytes, at least one
+  FitQuality quality;                                   // on the points it was fitted to
   std::int64_t min_size_bytes = 0, max_size_bytes = 0;  // measured range it was fitted on
   std::int64_t excluded_points = 0;  // points left out of the last pass as outliers (still counted in quality)
 

@@ -17,7 +17,8 @@ struct ImportHints {
   std::string proto;   // default: from NCCL_PROTO=... in the header, else "default"
   std::string dtype;   // for tables without a type column (default "float", nccl-tests' and OSU's default)
   std::string source;  // record "source"; default: the file name without directories
-  // A table `vgsim collective` wrote is a simulation, not a measurement: refused unless this is set (--allow-simulated).
+  // A table `vgsim collective` wrote is a simulation, not a measurement: refused unless this is set
+  // (--allow-simulated).
   bool allow_simulated = false;
 };
 

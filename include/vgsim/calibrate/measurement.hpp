@@ -4,9 +4,8 @@
 // Units are in the field names: *_bytes (bytes), *_us (microseconds), *_GBps (1e9 bytes/s), tflops (1e12 flop/s).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,13 +16,13 @@ namespace vgsim::calibrate {
 // A timed collective (or sendrecv). Bandwidths follow nccl-tests: algbw = size_bytes / time, busbw = algbw x factor
 // (bus_bandwidth.hpp). size_bytes is nccl-tests' "size" column (for allgather/reducescatter the whole array).
 struct CollectiveMeasurement {
-  std::string op;        // allreduce | allgather | reducescatter | broadcast | reduce | sendrecv | alltoall
-  std::string algo;      // ring | tree | default | <MPI algorithm name, e.g. recursive_doubling>
-  std::string proto;     // ll | ll128 | simple | default
+  std::string op;     // allreduce | allgather | reducescatter | broadcast | reduce | sendrecv | alltoall
+  std::string algo;   // ring | tree | default | <MPI algorithm name, e.g. recursive_doubling>
+  std::string proto;  // ll | ll128 | simple | default
   std::int64_t size_bytes = 0;
   std::int64_t count = 0;  // elements per rank, as nccl-tests prints it
-  std::string dtype;     // float | half | bfloat16 | double | int8 | uint8 | int32 | uint32 | int64 | uint64 | ...
-  std::string redop;     // sum | prod | min | max | avg | none
+  std::string dtype;       // float | half | bfloat16 | double | int8 | uint8 | int32 | uint32 | int64 | uint64 | ...
+  std::string redop;       // sum | prod | min | max | avg | none
   std::int64_t root = -1;  // -1 where it does not apply
   std::int64_t nranks = 0;
   std::int64_t nnodes = 0;
@@ -33,8 +32,8 @@ struct CollectiveMeasurement {
   double algbw_GBps = 0.0;
   double busbw_GBps = 0.0;
   std::optional<std::int64_t> wrong;  // nccl-tests #wrong; nullopt when not checked / not reported
-  std::string library;   // nccl | openmpi | mpich | mvapich2 | rccl
-  std::string source;    // file name or probe run id
+  std::string library;                // nccl | openmpi | mpich | mvapich2 | rccl
+  std::string source;                 // file name or probe run id
   // false when the result was checked and found wrong (the probe's "usable"); fitting and validation skip it.
   bool usable = true;
 

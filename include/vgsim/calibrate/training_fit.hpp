@@ -27,8 +27,8 @@ struct TrainingCase {
   std::vector<std::string> sets;  // training settings as key=value
   std::string gdr_level;          // "" = NCCL's default
   bool ib_disable = false, gdr_disable = false;
-  double value = 0;               // measured throughput
-  int line = 0;                   // CSV line (for messages)
+  double value = 0;  // measured throughput
+  int line = 0;      // CSV line (for messages)
 };
 
 // Reads the CSV; errors (InputError) name the file, line, column and value.
@@ -36,11 +36,11 @@ std::vector<TrainingCase> read_training_cases(const std::string& path);
 
 // One fitted parameter: a --set key, its bounds, the catalog value and the fitted one.
 struct TrainingParam {
-  std::string key;       // e.g. "capacity_scale.nic-port"
+  std::string key;  // e.g. "capacity_scale.nic-port"
   double lo = 0, hi = 0;
-  double catalog = 1;    // the value without calibration
-  double value = 1;      // fitted
-  std::string meaning;   // what it is physically, and why these bounds
+  double catalog = 1;   // the value without calibration
+  double value = 1;     // fitted
+  std::string meaning;  // what it is physically, and why these bounds
 };
 
 struct TrainingRow {
@@ -54,7 +54,7 @@ struct TrainingProfile {
   std::vector<TrainingParam> params;
   std::vector<TrainingRow> rows;  // multi-GPU rows (the ones the parameters explain)
   double median_catalog = 0, median_fitted = 0, median_held_out = 0;  // median |relative error|
-  std::vector<std::string> sets() const;  // key=value for every parameter
+  std::vector<std::string> sets() const;                              // key=value for every parameter
   Json to_json() const;
 };
 

@@ -19,10 +19,10 @@ namespace vgsim {
 
 struct Event {
   Time at;
-  std::uint64_t seq;    // insertion order, breaks ties deterministically
-  std::uint32_t kind;   // interpreted by the owner of the queue
-  std::uint32_t a;      // payload (e.g. a flow slot)
-  std::uint64_t b;      // payload (e.g. a version or tag)
+  std::uint64_t seq;   // insertion order, breaks ties deterministically
+  std::uint32_t kind;  // interpreted by the owner of the queue
+  std::uint32_t a;     // payload (e.g. a flow slot)
+  std::uint64_t b;     // payload (e.g. a version or tag)
 };
 
 class EventQueue {
@@ -49,7 +49,7 @@ class EventQueue {
   struct Lane {
     std::vector<Event> buf;
     std::size_t head = 0, count = 0, mask = 0;  // mask = capacity - 1 once allocated
-    Key back_key = 0;  // key of the last event; 0 (not above any key) while empty
+    Key back_key = 0;                           // key of the last event; 0 (not above any key) while empty
     const Event& front() const { return buf[head]; }
     void push_back(const Event& e) {
       if (count == buf.size()) grow();
@@ -79,7 +79,7 @@ class EventQueue {
     return keys;
   }
   std::array<Key, kLanes + 1> front_key_ = no_keys();  // lanes, then the heap
-  std::size_t min_src_ = kHeap;  // structure holding the smallest event (meaningless while empty)
+  std::size_t min_src_ = kHeap;                        // structure holding the smallest event (meaningless while empty)
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };

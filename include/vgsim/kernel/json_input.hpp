@@ -6,7 +6,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <set>
 #include <string>
@@ -71,7 +70,7 @@ class JsonReader {
   [[noreturn]] void fail(const std::string& key, const std::string& problem, const std::string& expected) const;
 
  private:
-  const Json& at(const std::string& key);  // marks known; throws if missing
+  const Json& at(const std::string& key);    // marks known; throws if missing
   const Json* find(const std::string& key);  // marks known; nullptr if missing or null
 
   const Json* j_;

@@ -28,15 +28,15 @@ enum class ParamType {
 const char* to_string(ParamType t);
 
 struct ParamDecl {
-  std::string name;    // dotted, e.g. "horovod.cycle_time", "compute.eff_compute", "nccl.gdr_level"
+  std::string name;  // dotted, e.g. "horovod.cycle_time", "compute.eff_compute", "nccl.gdr_level"
   ParamType type = ParamType::Number;
-  std::string unit;    // "", "samples", "fraction", "MiB", "us", ... (Bytes/Time carry theirs in the value)
+  std::string unit;  // "", "samples", "fraction", "MiB", "us", ... (Bytes/Time carry theirs in the value)
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
-  bool min_open = false;  // min itself excluded
+  bool min_open = false;             // min itself excluded
   std::vector<std::string> choices;  // ParamType::Choice
-  std::string help;    // what it means, one line
-  std::string source;  // where its default comes from (file, citation or "[assumption]")
+  std::string help;                  // what it means, one line
+  std::string source;                // where its default comes from (file, citation or "[assumption]")
 
   // Range or choices in words, e.g. "a number in (0, 1]", "one of fp32, amp".
   std::string expectation() const;

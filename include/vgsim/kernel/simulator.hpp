@@ -39,16 +39,16 @@ class FlowObserver {
 struct FlowSpec {
   const ResourceId* route = nullptr;  // caller-owned; must stay valid until the flow finishes
   std::uint32_t hops = 0;
-  double bytes = 0.0;                 // bytes to move (after any protocol overhead)
-  Time latency{0};                    // delay before the first byte moves
+  double bytes = 0.0;                                         // bytes to move (after any protocol overhead)
+  Time latency{0};                                            // delay before the first byte moves
   double max_rate = std::numeric_limits<double>::infinity();  // per-flow cap in bytes/s (e.g. a protocol limit)
 };
 
 struct ResourceStats {
   std::string name;
   double capacity_bytes_per_s;
-  double bytes_carried;   // sum of the bytes of all completed flows that crossed it
-  std::uint64_t flows;    // completed flows that crossed it
+  double bytes_carried;  // sum of the bytes of all completed flows that crossed it
+  std::uint64_t flows;   // completed flows that crossed it
   std::uint32_t peak_concurrent_flows;
 };
 

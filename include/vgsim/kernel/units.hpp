@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cmath>
-#include <cstdint>
 #include <compare>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -31,8 +31,14 @@ struct Time {
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time{ps + o.ps}; }
   constexpr Time operator-(Time o) const { return Time{ps - o.ps}; }
-  constexpr Time& operator+=(Time o) { ps += o.ps; return *this; }
-  constexpr Time& operator-=(Time o) { ps -= o.ps; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps += o.ps;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps -= o.ps;
+    return *this;
+  }
   constexpr Time operator*(std::int64_t k) const { return Time{ps * k}; }
 };
 
@@ -78,8 +84,8 @@ Bytes parse_bytes(std::string_view text);
 Bandwidth parse_bandwidth(std::string_view text);
 
 // Formatting for reports (stable, locale independent).
-std::string format_time(Time t);            // "12.345 us"
-std::string format_bytes(Bytes b);          // "64 MiB", "1.5 GiB", "512 B"
-std::string format_bandwidth(Bandwidth bw); // "12.50 GB/s"
+std::string format_time(Time t);             // "12.345 us"
+std::string format_bytes(Bytes b);           // "64 MiB", "1.5 GiB", "512 B"
+std::string format_bandwidth(Bandwidth bw);  // "12.50 GB/s"
 
 }  // namespace vgsim

@@ -26,15 +26,15 @@
 namespace vgsim::sim {
 
 struct StepCosts {
-  double payload_efficiency = 1.0;                 // payload bytes / wire bytes (LL 0.5, LL128 120/128, Simple 1)
+  double payload_efficiency = 1.0;  // payload bytes / wire bytes (LL 0.5, LL128 120/128, Simple 1)
   // Extra payload factor of NVSwitch legs (coll::kSwitchRank on one side) alone: NCCL's NVLS efficiency for NVLS Tree,
   // whose network legs run at payload_efficiency. 1 = none (NVLS folds it into payload_efficiency: all its legs are
   // switch legs). A switch leg moves bytes / (payload_efficiency x switch_efficiency), capped at
   // max_rate_per_flow / switch_efficiency.
   double switch_efficiency = 1.0;
-  std::array<Time, 3> hop_latency{};               // per step, indexed by topo::LinkClass (NVLink, PCIe, Net)
+  std::array<Time, 3> hop_latency{};  // per step, indexed by topo::LinkClass (NVLink, PCIe, Net)
   double max_rate_per_flow = std::numeric_limits<double>::infinity();  // bytes/s of payload+overhead per channel
-  Time base_latency{0};                            // once per collective, before the first step
+  Time base_latency{0};                                                // once per collective, before the first step
   // Once per call, before the first step, on top of base_latency: host-side launch / plugin overhead that NCCL's
   // model does not include (kernel launch without CUDA graphs, net-plugin progress). 0 = none modelled.
   Time launch_overhead{0};
@@ -62,8 +62,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   // `schedule` and `fabric` must outlive the run. rank_to_endpoint[r] is the cluster endpoint of rank r.
   CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_endpoint, StepCosts costs,
                 Fabric& fabric);
-  // Per-channel placement: channel c maps rank r to endpoint channel_gpus[c % size][r]. NCCL builds a different ring (or
-  // tree) per channel so that channels leave a node through different GPUs and NICs; a per-channel rank->GPU map
+  // Per-channel placement: channel c maps rank r to endpoint channel_gpus[c % size][r]. NCCL builds a different ring
+  // (or tree) per channel so that channels leave a node through different GPUs and NICs; a per-channel rank->GPU map
   // over the same abstract schedule expresses exactly that.
   CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::vector<std::uint32_t>> channel_gpus,
                 StepCosts costs, Fabric& fabric);
@@ -90,7 +90,7 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   std::vector<std::vector<std::uint32_t>> channel_gpus_;
   StepCosts costs_;
   Fabric& fabric_;
-  std::vector<std::uint32_t> pending_;        // unfinished dependencies per transfer
+  std::vector<std::uint32_t> pending_;           // unfinished dependencies per transfer
   std::vector<std::uint32_t> dependents_begin_;  // CSR of reverse edges
   std::unique_ptr<std::uint32_t[]> dependents_;  // dependents_begin_[n] entries: index | kDataEdge for data edges
   static constexpr std::uint32_t kDataEdge = 0x80000000u;  // the dependent reads the data (waits for delivery)

@@ -20,10 +20,10 @@
 namespace vgsim::sim {
 
 struct CommOptions {
-  std::optional<coll::Algo> algo;        // NCCL_ALGO
-  std::optional<coll::Proto> proto;      // NCCL_PROTO
-  std::optional<std::uint32_t> channels; // NCCL_MIN/MAX_NCHANNELS pinned to one value
-  topo::PathOptions path;                // NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, ...
+  std::optional<coll::Algo> algo;                        // NCCL_ALGO
+  std::optional<coll::Proto> proto;                      // NCCL_PROTO
+  std::optional<std::uint32_t> channels;                 // NCCL_MIN/MAX_NCHANNELS pinned to one value
+  topo::PathOptions path;                                // NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, ...
   coll::NcclTuning nccl = coll::NcclTuning::defaults();  // NCCL's model constants (2.30 tables)
   // Capacity multiplier per resource kind (Fabric's capacity_scale; e.g. {"nvlink", 0.78} from a calibration
   // profile, calibrate::apply_profile). Empty = catalog capacities. Used by simulate_collective.
@@ -53,8 +53,9 @@ struct CallPlan {
   double model_time_us = 0.0;  // NCCL's own cost-model estimate for the chosen pair (for reference)
   StepCosts costs;
   std::shared_ptr<const coll::CollectiveSchedule> schedule;
-  // Per channel, rank -> endpoint: channel c rotates each node's GPU order by c * ranks_per_node / channels, so that the
-  // channels' rings leave every node through different GPUs (and so different NICs), as NCCL's per-channel rings do.
+  // Per channel, rank -> endpoint: channel c rotates each node's GPU order by c * ranks_per_node / channels, so that
+  // the channels' rings leave every node through different GPUs (and so different NICs), as NCCL's per-channel rings
+  // do.
   std::vector<std::vector<std::uint32_t>> channel_gpus;
 };
 
@@ -103,7 +104,7 @@ class Communicator {
   std::uint32_t ranks_per_node_ = 1;
   coll::CommShape shape_;
   double total_intra_GBps_ = 0, total_inter_GBps_ = 0;  // ring-neighbour route bottlenecks
-  std::optional<topo::Path> intra_path_, inter_path_;  // a ring-neighbour path of each kind, for descriptions
+  std::optional<topo::Path> intra_path_, inter_path_;   // a ring-neighbour path of each kind, for descriptions
 };
 
 struct CollectiveResult {

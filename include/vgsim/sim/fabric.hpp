@@ -1,7 +1,8 @@
 // The bridge between a Cluster and the engine: registers every cluster resource in a Simulator (so that
 // ResourceId == index in Cluster::resources()) and answers routes between GPU endpoints (Cluster::endpoints(): a
-// bare-metal GPU, a VM's GPU, a vGPU or a MIG instance) as engine resource lists, cached per (source, destination) so that millions of transfers share a few hundred route arrays.
-// Capacities may be scaled per resource kind (calibration, virtualization overheads) before registration.
+// bare-metal GPU, a VM's GPU, a vGPU or a MIG instance) as engine resource lists, cached per (source, destination) so
+// that millions of transfers share a few hundred route arrays. Capacities may be scaled per resource kind (calibration,
+// virtualization overheads) before registration.
 #pragma once
 
 #include <map>

@@ -3,22 +3,21 @@
 // collective`, `vgsim train`, scenario files and sweep plans; parsing and validation happen once, in apply() and
 // tuning(). Empty / zero / unset means "NCCL's own choice". Not the 156 model constants (coll::NcclTuning, --set).
 #pragma once
-#include "vgsim/kernel/parameter.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "vgsim/kernel/parameter.hpp"
 #include "vgsim/sim/communicator.hpp"
 
 namespace vgsim::sim {
 
 struct NcclKnobs {
-  std::string algo, proto;          // "ring" / "tree"; "ll" / "ll128" / "simple" (any case, NCCL spellings)
-  std::uint32_t channels = 0;       // 0: from the route bottleneck, trimmed per size as NCCL does
+  std::string algo, proto;           // "ring" / "tree"; "ll" / "ll128" / "simple" (any case, NCCL spellings)
+  std::uint32_t channels = 0;        // 0: from the route bottleneck, trimmed per size as NCCL does
   std::string p2p_level, gdr_level;  // LOC, NVL, PIX, PXB, PHB, SYS or a legacy integer (parse_path_level); "": PXB
   std::optional<bool> ib_disable, p2p_disable, shm_disable, gdr_disable;
-  std::string version = "2.30";     // NCCL tuning tables (coll::NcclTuning::defaults)
+  std::string version = "2.30";  // NCCL tuning tables (coll::NcclTuning::defaults)
 
   // Overlays every knob `over` sets on this one (a command line over a scenario file, say).
   void merge(const NcclKnobs& over);

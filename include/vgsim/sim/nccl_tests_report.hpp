@@ -14,23 +14,23 @@
 namespace vgsim::sim {
 
 struct NcclTestsRow {
-  Bytes size = 0;             // as nccl-tests counts it (allgather/reducescatter: the whole array)
-  std::int64_t count = 0;     // elements
+  Bytes size = 0;          // as nccl-tests counts it (allgather/reducescatter: the whole array)
+  std::int64_t count = 0;  // elements
   std::string type = "float";
   std::string redop = "sum";  // "none" for allgather, broadcast, sendrecv
   int root = -1;
   Time time{0};
-  double algbw_GBps = 0.0;    // size / time, GB = 1e9
-  double busbw_GBps = 0.0;    // algbw x nccl-tests bus factor
-  std::string algo;           // chosen algorithm and protocol (extra JSON fields)
+  double algbw_GBps = 0.0;  // size / time, GB = 1e9
+  double busbw_GBps = 0.0;  // algbw x nccl-tests bus factor
+  std::string algo;         // chosen algorithm and protocol (extra JSON fields)
   std::string proto;
   std::uint32_t channels = 0;
-  std::int64_t wrong = -1;    // #wrong of a measured row (vgsim-probe); -1: "N/A" (a simulation checks nothing)
-  bool in_place = true;       // false: the in-place group was not run (vgsim-probe), printed as N/A
+  std::int64_t wrong = -1;  // #wrong of a measured row (vgsim-probe); -1: "N/A" (a simulation checks nothing)
+  bool in_place = true;     // false: the in-place group was not run (vgsim-probe), printed as N/A
 };
 
 struct NcclTestsHeader {
-  std::string title;          // e.g. "vgsim collective: allreduce on r750xa-4x-100gbe, 4 nodes x 1 GPU"
+  std::string title;               // e.g. "vgsim collective: allreduce on r750xa-4x-100gbe, 4 nodes x 1 GPU"
   std::vector<std::string> notes;  // extra '#' lines: transports, assumptions
 };
 

@@ -17,7 +17,7 @@
 namespace vgsim::topo {
 
 struct MigProfile {
-  std::string name;            // "3g.20gb"
+  std::string name;                  // "3g.20gb"
   std::uint32_t compute_slices = 0;  // of 7
   std::uint32_t memory_slices = 0;   // of 8
   std::uint32_t sms = 0;
@@ -28,44 +28,44 @@ struct MigProfile {
 
 // A time-sliced NVIDIA vGPU type (C-series, compute). Full-framebuffer (1:1) profiles have max_per_gpu == 1.
 struct VgpuProfile {
-  std::string name;            // "A100-20C"
+  std::string name;  // "A100-20C"
   Bytes framebuffer = 0;
   std::uint32_t max_per_gpu = 0;  // vGPUs of this type one GPU can host (time-sliced mode: one type per GPU)
   bool full_framebuffer() const { return max_per_gpu == 1; }
 };
 
 struct GpuModel {
-  std::string key;             // "a100-pcie-40gb"
-  std::string display_name;    // "NVIDIA A100 PCIe 40GB"
-  std::string arch;            // "volta", "turing", "ampere", "hopper" (NCCL's tuning rows)
+  std::string key;               // "a100-pcie-40gb"
+  std::string display_name;      // "NVIDIA A100 PCIe 40GB"
+  std::string arch;              // "volta", "turing", "ampere", "hopper" (NCCL's tuning rows)
   std::uint32_t sm_version = 0;  // 70, 75, 80, 90
   std::uint32_t sms = 0;
   Bytes memory = 0;
   Bandwidth memory_bandwidth;
   std::map<std::string, double> peak_flops;  // "fp64", "fp32", "tf32", "fp16", "bf16" -> dense FLOP/s
   std::uint32_t nvlink_links = 0;
-  Bandwidth nvlink_per_link;   // per direction, datasheet
+  Bandwidth nvlink_per_link;  // per direction, datasheet
   // Per direction, the rate NCCL's topology model assumes per link (topo.h SMxx_NVLINK_BW); the capacity NVLink
   // resources get. Equals nvlink_per_link when the catalog entry gives no "nccl_per_link".
   Bandwidth nvlink_nccl_per_link;
-  Time nvlink_latency{0};      // per NVLink hop (wire + port), added to Path::latency
-  std::string pcie_gen;        // catalog key of the PCIe generation, e.g. "gen4"
+  Time nvlink_latency{0};  // per NVLink hop (wire + port), added to Path::latency
+  std::string pcie_gen;    // catalog key of the PCIe generation, e.g. "gen4"
   std::uint32_t pcie_lanes = 16;
-  std::vector<MigProfile> mig_profiles;  // empty when MIG is unsupported
-  std::string mig_table;       // catalog key of the MIG table ("a100-40gb"), "" when none
+  std::vector<MigProfile> mig_profiles;    // empty when MIG is unsupported
+  std::string mig_table;                   // catalog key of the MIG table ("a100-40gb"), "" when none
   std::vector<VgpuProfile> vgpu_profiles;  // empty when no vGPU table is recorded
-  std::string vgpu_table;      // catalog key of the vGPU table ("a100-40gb"), "" when none
+  std::string vgpu_table;                  // catalog key of the vGPU table ("a100-40gb"), "" when none
   std::string source;
 };
 
 struct NicModel {
-  std::string key;             // "connectx-6-dx-100g"
+  std::string key;  // "connectx-6-dx-100g"
   std::string display_name;
   std::uint32_t ports = 1;
-  Bandwidth port_speed;        // line rate per port per direction
+  Bandwidth port_speed;  // line rate per port per direction
   std::string pcie_gen;
   std::uint32_t pcie_lanes = 16;
-  bool rdma = true;            // RoCE/IB verbs capable
+  bool rdma = true;  // RoCE/IB verbs capable
   // Physical network devices one port of this entry stands for (1 for a real card; 4 for a group a GPU stripes over,
   // e.g. p5's four EFA devices per GPU). NCCL opens at least one channel per device.
   std::uint32_t devices = 1;
@@ -73,21 +73,21 @@ struct NicModel {
 };
 
 struct PcieGen {
-  std::string key;             // "gen3", "gen4", "gen5"
-  Bandwidth per_lane;          // raw per lane per direction after encoding
-  double efficiency = 1.0;     // achievable fraction (TLP/DLLP overhead), with source
+  std::string key;          // "gen3", "gen4", "gen5"
+  Bandwidth per_lane;       // raw per lane per direction after encoding
+  double efficiency = 1.0;  // achievable fraction (TLP/DLLP overhead), with source
   Time hop_latency{0};
   std::string source;
 };
 
 struct CpuModel {
-  std::string key;             // "xeon-gold-6338"
+  std::string key;  // "xeon-gold-6338"
   std::string display_name;
   std::uint32_t cores = 0;
-  Bandwidth memory_bandwidth;  // per socket
-  Bandwidth inter_socket;      // UPI/QPI per direction, all links
+  Bandwidth memory_bandwidth;    // per socket
+  Bandwidth inter_socket;        // UPI/QPI per direction, all links
   Time inter_socket_latency{0};  // one inter-socket hop
-  std::string pcie_gen;        // root-port generation ("gen4")
+  std::string pcie_gen;          // root-port generation ("gen4")
   std::uint32_t pcie_lanes = 0;  // per socket
   std::string source;
 };
@@ -119,7 +119,7 @@ class Catalog {
   // The data root (VGSIM_DATA_DIR environment variable, else the build-time source tree).
   static std::string data_dir();
 
-  const GpuModel& gpu(const std::string& key) const;   // throws InputError with a did-you-mean
+  const GpuModel& gpu(const std::string& key) const;  // throws InputError with a did-you-mean
   const NicModel& nic(const std::string& key) const;
   const PcieGen& pcie(const std::string& key) const;
   const CpuModel& cpu(const std::string& key) const;

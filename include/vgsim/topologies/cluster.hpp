@@ -40,10 +40,10 @@ struct PathOptions {
 };
 
 struct ResourceInfo {
-  std::string name;     // "host0/gpu1/pcie-up", "leaf0->spine1", "host2/socket-threads", ...
+  std::string name;  // "host0/gpu1/pcie-up", "leaf0->spine1", "host2/socket-threads", ...
   Bandwidth capacity;
-  std::string kind;     // "nvlink", "pcie", "upi", "memory", "nic-port", "switch-link", "socket-threads", ...
-  std::string source;   // where the capacity came from (catalog entry, preset, calibration)
+  std::string kind;    // "nvlink", "pcie", "upi", "memory", "nic-port", "switch-link", "socket-threads", ...
+  std::string source;  // where the capacity came from (catalog entry, preset, calibration)
 };
 
 struct Path {
@@ -52,8 +52,8 @@ struct Path {
   Transport transport = Transport::P2P;
   PathType type = PathType::LOC;
   LinkClass link_class = LinkClass::NVLink;
-  bool gdr = false;                      // NET only: GPUDirect RDMA (NIC reads/writes GPU memory directly)
-  Bandwidth bottleneck;                  // smallest capacity on the route
+  bool gdr = false;      // NET only: GPUDirect RDMA (NIC reads/writes GPU memory directly)
+  Bandwidth bottleneck;  // smallest capacity on the route
   // Store-and-forward through a host buffer (SHM, host-staged NET, sockets): a GPU copies a whole NCCL step into
   // pinned host memory before the peer (NIC proxy or GPU) may take it, and reads a step only once all of it has
   // arrived (NCCL net.cc / shm.cc: the tail pointer advances per step). Each staged copy adds step bytes / (slowest
@@ -62,21 +62,21 @@ struct Path {
 };
 
 struct GpuInfo {
-  std::string name;        // "host0/gpu2"
+  std::string name;  // "host0/gpu2"
   std::uint32_t host = 0;
   std::uint32_t index_in_host = 0;
-  std::string model;       // catalog key
+  std::string model;  // catalog key
   std::uint32_t numa_node = 0;
 };
 
 // One NCCL network device: a cabled port of a NIC (a dual-port card cabled twice is two devices, as mlx5_0/mlx5_1).
 struct NicInfo {
-  std::string name;        // "host0/nic0/port1"
+  std::string name;  // "host0/nic0/port1"
   std::uint32_t host = 0;
   std::string model;       // catalog key
   std::uint32_t port = 0;  // port number on the card
   std::uint32_t numa_node = 0;
-  Bandwidth speed;         // line rate per direction
+  Bandwidth speed;  // line rate per direction
   bool rdma = true;
   std::uint32_t devices = 1;  // physical devices this port stands for (catalog NicModel::devices)
 };
@@ -86,7 +86,7 @@ struct HostInfo {
   std::vector<std::uint32_t> gpus;  // indices into Cluster::gpus()
   std::uint32_t nic_count = 0;      // cabled NIC ports (NCCL net devices)
   std::string cpu_model;
-  std::string template_name;        // host template it was built from
+  std::string template_name;  // host template it was built from
   std::uint32_t sockets = 1;
   std::vector<std::uint32_t> nics;  // indices into Cluster::nics()
   bool pcie_p2p = true;             // false when the platform forbids PCIe peer-to-peer (e.g. "topo -p2p: NS")

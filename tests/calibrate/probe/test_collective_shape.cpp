@@ -1,7 +1,6 @@
 // Unit tests of vgsim-probe's host-side pieces: nccl-tests shapes and bus-bandwidth factors, the input pattern, and
 // the #wrong check (it must accept the exact expected result and count every corrupted element). No GPU needed.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 

@@ -2,7 +2,6 @@
 // -b -e -f -i -g -n -w mean what they mean in nccl-tests and give the same options as the probe's earlier long names
 // --min --max --factor --gpus --iters --warmup; bad values are InputErrors naming the flag.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -24,10 +23,10 @@ ProbeOptions parse(std::vector<std::string> args) {
 
 TEST_CASE("probe: nccl-tests flags equal the long options") {
   const ProbeOptions a = parse({"-b", "8", "-e", "128M", "-f", "4", "-g", "2", "-n", "7", "-w", "3"});
-  const ProbeOptions b = parse({"--min", "8", "--max", "128M", "--factor", "4", "--gpus", "2", "--iters", "7",
-                                "--warmup", "3"});
-  const ProbeOptions c = parse({"--minbytes", "8", "--maxbytes", "128M", "--stepfactor", "4", "--ngpus", "2",
-                                "--iters", "7", "--warmup_iters", "3"});
+  const ProbeOptions b =
+      parse({"--min", "8", "--max", "128M", "--factor", "4", "--gpus", "2", "--iters", "7", "--warmup", "3"});
+  const ProbeOptions c = parse({"--minbytes", "8", "--maxbytes", "128M", "--stepfactor", "4", "--ngpus", "2", "--iters",
+                                "7", "--warmup_iters", "3"});
   for (const ProbeOptions* o : {&a, &b, &c}) {
     CHECK(o->collective.min_bytes == 8);
     CHECK(o->collective.max_bytes == 128LL << 20);  // 128M = MiB, as nccl-tests

@@ -3,7 +3,6 @@
 // 2 x 8 H100 SXM at >= 1 GiB) and
 // whole ResNet-50 training iterations.
 #include <catch2/catch.hpp>
-
 #include <initializer_list>
 
 #include "vgsim/sim/planning/analytical.hpp"
@@ -69,8 +68,8 @@ TEST_CASE("analytical ResNet-50 training iteration matches the engine within 1 %
     REQUIRE(planning::analytical_supported(job));
     const training::TrainingResult step = training::simulate_training(job);
     const training::TrainingResult fast = planning::simulate_training_analytical(job);
-    INFO(name << ": busy step " << step.communication_busy.us() << " us, analytical "
-              << fast.communication_busy.us() << " us");
+    INFO(name << ": busy step " << step.communication_busy.us() << " us, analytical " << fast.communication_busy.us()
+              << " us");
     // Iteration time, throughput and the NCCL stream's busy time within 1 %.
     CHECK(fast.iteration_time.us() == Approx(step.iteration_time.us()).epsilon(0.01));
     CHECK(fast.samples_per_s == Approx(step.samples_per_s).epsilon(0.01));

@@ -1,6 +1,5 @@
 // vgsim compare: two plan points that differ only in GPUDirect; the comparison names the differing parameter.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "common.hpp"

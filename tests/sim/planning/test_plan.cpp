@@ -1,7 +1,6 @@
 // Sweep plans: validation errors name the file, the JSON path and the value; expansion counts and order.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "common.hpp"
@@ -101,8 +100,9 @@ TEST_CASE("a point becomes a JobSpec: job fields direct, parameters as name=valu
   CHECK(spec.cluster == "r750xa-2x-100gbe");
   CHECK(spec.nodes == 2);
   CHECK(spec.gpus_per_node == 1);
-  // batch_per_gpu, framework, precision and the NCCL knobs gdr_disable, gdr_level (the plan aliases of nccl.gdr_disable,
-  // nccl.gdr_level) -> five name=value pairs for the job's parameter registry (var.* and job fields are not passed on).
+  // batch_per_gpu, framework, precision and the NCCL knobs gdr_disable, gdr_level (the plan aliases of
+  // nccl.gdr_disable, nccl.gdr_level) -> five name=value pairs for the job's parameter registry (var.* and job fields
+  // are not passed on).
   CHECK(spec.sets.size() == 5);
   for (const char* kv : {"batch_per_gpu=256", "gdr_disable=true", "gdr_level=SYS"})
     CHECK(std::find(spec.sets.begin(), spec.sets.end(), kv) != spec.sets.end());

@@ -1,7 +1,6 @@
 // Sweeps: the final CSV is byte-identical whatever the thread count; resume skips finished points (from the final
 // CSV or from the journal) and still gives the same file; costs follow the price formula.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -90,8 +89,8 @@ TEST_CASE("the sweep journal is a checksummed write-ahead log: damaged records a
   write_sweep_summary(full_summary, plan, full);
   const std::string header = full.csv.substr(0, full.csv.find('\n') + 1);
   // The journal of points 0..5 in completion order; each damage below hits one record (or the tail).
-  const std::string intact = journal_text(header, {full.results[0], full.results[1], full.results[2],
-                                                   full.results[3], full.results[4], full.results[5]});
+  const std::string intact = journal_text(
+      header, {full.results[0], full.results[1], full.results[2], full.results[3], full.results[4], full.results[5]});
   auto line_start = [&](int k) {  // byte offset of line k (0 = magic, 1 = header, 2.. = records)
     std::size_t at = 0;
     for (int i = 0; i < k; ++i) at = intact.find('\n', at) + 1;
@@ -103,8 +102,8 @@ TEST_CASE("the sweep journal is a checksummed write-ahead log: damaged records a
     std::size_t dropped;  // damaged lines the reader must skip
   };
   std::string flipped = intact, short_len = intact;
-  flipped[line_start(4) + 40] ^= 0x01;                               // one bit of record 2's payload
-  short_len.insert(line_start(3) + 2, "1");                          // record 1's length off by 10^k
+  flipped[line_start(4) + 40] ^= 0x01;       // one bit of record 2's payload
+  short_len.insert(line_start(3) + 2, "1");  // record 1's length off by 10^k
   const std::vector<Damage> cases = {
       {"torn tail (cut inside the last record)", intact.substr(0, intact.size() - 25), 1},
       {"one flipped bit inside a record", flipped, 1},

@@ -2,10 +2,9 @@
 // found): the CSV and stdout are byte-identical to one process; points really run on rank 1; --resume under MPI runs
 // only the unfinished points and gives the same file; a bad plan is reported once, by rank 0, and the job exits with
 // status 2 (the ctest TIMEOUT turns a hang into a failure).
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

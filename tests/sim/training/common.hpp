@@ -15,7 +15,9 @@ inline const topo::Catalog& catalog() {
   return c;
 }
 
-inline std::string test_cluster(const std::string& name) { return std::string(VGSIM_TRAINING_TEST_DATA) + "/" + name + ".json"; }
+inline std::string test_cluster(const std::string& name) {
+  return std::string(VGSIM_TRAINING_TEST_DATA) + "/" + name + ".json";
+}
 
 inline sim::training::JobSpec spec(const std::string& cluster, const std::string& model, std::uint32_t nodes,
                                    std::uint32_t gpn, std::vector<std::string> sets) {

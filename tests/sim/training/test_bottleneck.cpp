@@ -15,8 +15,11 @@ TEST_CASE("the bottleneck is the largest term of the iteration; link utilisation
   r.iteration_time = Time::from_ms(100);
   r.compute_time = Time::from_ms(60);
   r.exposed_communication = Time::from_ms(40);
-  r.exposure = {{"interference", Time{0}}, {"framework", Time::from_ms(10)}, {"host_staging", Time{0}},
-                {"socket_cpu", Time{0}}, {"network", Time::from_ms(30)}};
+  r.exposure = {{"interference", Time{0}},
+                {"framework", Time::from_ms(10)},
+                {"host_staging", Time{0}},
+                {"socket_cpu", Time{0}},
+                {"network", Time::from_ms(30)}};
   r.communication_busy = Time::from_ms(50);
   // 12.5 GB/s port carrying 500 MB in the iteration: 500e6 / (12.5e9 x 0.1 s) = 40 % over the iteration, but
   // 500e6 / (12.5e9 x 0.05 s) = 80 % while the NCCL stream was busy.
@@ -46,9 +49,10 @@ TEST_CASE("the bottleneck is the largest term of the iteration; link utilisation
 
 TEST_CASE("a compute-bound job is limited by compute, a TCP-bound one by the network side", "[training]") {
   // ResNet-50 at batch 1024 on 2 x 100 GbE with GPUDirect hides nearly all communication: compute limits it.
-  const auto fast = iteration_bottleneck(
-      test::study(test::spec("r750xa-2x-100gbe", "resnet50", 2, 1,
-                             {"batch_per_gpu=1024", "precision=amp", "framework=horovod"})).result);
+  const auto fast =
+      iteration_bottleneck(test::study(test::spec("r750xa-2x-100gbe", "resnet50", 2, 1,
+                                                  {"batch_per_gpu=1024", "precision=amp", "framework=horovod"}))
+                               .result);
   CHECK(fast.what == "compute");
   CHECK(fast.share > 0.9);
   // VGG-16 (528 MB of gradients) at batch 32 over TCP sockets on 25 GbE (ib_disable): the exposed communication is

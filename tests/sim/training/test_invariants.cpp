@@ -26,9 +26,11 @@ TEST_CASE("gradient accumulation: one allreduce round per k micro-steps", "[trai
                                         {"batch_per_gpu=64", "framework=none", "grad_accumulation_steps=4"}));
   // framework none: one allreduce per optimizer step whatever k; compute = k (F + B) + optimizer.
   CHECK(b.result.iterations.back().collectives.size() == 1);
-  CHECK(b.result.compute_time == (b.result.compute.forward + b.result.compute.backward) * 4 + b.result.compute.optimizer);
+  CHECK(b.result.compute_time ==
+        (b.result.compute.forward + b.result.compute.backward) * 4 + b.result.compute.optimizer);
   // Same allreduce, 4x the compute: iteration_b = iteration_a + 3 (F + B).
-  CHECK(b.result.iteration_time == a.result.iteration_time + (a.result.compute.forward + a.result.compute.backward) * 3);
+  CHECK(b.result.iteration_time ==
+        a.result.iteration_time + (a.result.compute.forward + a.result.compute.backward) * 3);
 }
 
 TEST_CASE("more link bandwidth never slows an iteration (100 vs 25 GbE)", "[training]") {
@@ -45,7 +47,8 @@ TEST_CASE("more link bandwidth never slows an iteration (100 vs 25 GbE)", "[trai
 
 TEST_CASE("overlap never makes an iteration slower than compute + communication in sequence", "[training]") {
   for (const char* fw : {"framework=ddp", "framework=horovod"}) {
-    const auto st = test::study(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", fw}));
+    const auto st =
+        test::study(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", fw}));
     const auto& r = st.result;
     // Serial bound: iteration <= compute + sum of its own collectives + one Horovod cycle of pickup latency
     // (workloads.md B8: "The cycle time adds up to one cycle of latency before a ready tensor is picked up").
@@ -56,8 +59,10 @@ TEST_CASE("overlap never makes an iteration slower than compute + communication 
   }
   // Against framework none (one allreduce after backward, nothing overlapped) on a bandwidth-bound setup: DDP's
   // buckets overlap the fc6 burst with the conv backward, so t(ddp) < t(none).
-  const auto ddp = test::study(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", "framework=ddp"}));
-  const auto none = test::study(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", "framework=none"}));
+  const auto ddp =
+      test::study(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", "framework=ddp"}));
+  const auto none = test::study(
+      test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", "framework=none"}));
   CHECK(ddp.result.iteration_time < none.result.iteration_time);
   CHECK(none.result.overlap_fraction == Approx(0.0).margin(1e-9));
 }
@@ -74,9 +79,9 @@ TEST_CASE("bigger buckets cut latency-bound cost", "[training]") {
   auto s_dflt = test::spec("r750xa-4x-25gbe", "mobilenet_v2", 4, 4, dflt);
   s_tiny.nccl.ib_disable = s_dflt.nccl.ib_disable = true;
   const auto a = test::study(s_tiny), b = test::study(s_dflt);
-  INFO("tiny: " << a.result.iterations.back().collectives.size() << " buckets, busy " << a.result.communication_busy.us()
-                << " us; default: " << b.result.iterations.back().collectives.size() << " buckets, busy "
-                << b.result.communication_busy.us() << " us");
+  INFO("tiny: " << a.result.iterations.back().collectives.size() << " buckets, busy "
+                << a.result.communication_busy.us() << " us; default: " << b.result.iterations.back().collectives.size()
+                << " buckets, busy " << b.result.communication_busy.us() << " us");
   CHECK(a.result.iterations.back().collectives.size() > b.result.iterations.back().collectives.size());
   CHECK(a.result.communication_busy > b.result.communication_busy);
 }

@@ -53,7 +53,9 @@ TEST_CASE("NCCL SMs slow the overlapped backward of a bandwidth-bound job", "[tr
   // a collective runs), and the iteration is never faster than with the effect off.
   double bound_ps = 0.0;
   for (const auto& c : it.collectives)
-    bound_ps += static_cast<double>(c.duration().ps) * nccl_compute_share(resolve_job(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, sets), test::catalog()), c.channels);
+    bound_ps += static_cast<double>(c.duration().ps) *
+                nccl_compute_share(resolve_job(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, sets), test::catalog()),
+                                   c.channels);
   INFO("slowdown " << r.nccl_slowdown.us() << " us, bound " << bound_ps * 1e-6 << " us");
   CHECK(r.nccl_slowdown.ps > 0);
   CHECK(static_cast<double>(r.nccl_slowdown.ps) <= bound_ps * (1 + 1e-9) + 1.0 * it.collectives.size());
@@ -66,7 +68,8 @@ TEST_CASE("NCCL SMs slow the overlapped backward of a bandwidth-bound job", "[tr
 
 TEST_CASE("no overlap, no NCCL slowdown", "[training]") {
   // framework none: one allreduce after backward, nothing to slow (the optimizer is not overlapped).
-  const auto st = test::study(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", "framework=none"}));
+  const auto st = test::study(
+      test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", "framework=none"}));
   CHECK(st.result.nccl_slowdown.ps == 0);
 }
 
@@ -76,8 +79,8 @@ TEST_CASE("analytical fidelity applies the same NCCL slowdown", "[training][plan
   // differ by 8.6 % with the effect switched off (365.0 vs 396.3 ms, a Horovod-tick/collective-time difference
   // outside this effect); tests/sim/planning covers Horovod on the seed scenarios.
   for (const char* fw : {"framework=ddp"}) {
-    const auto job = resolve_job(test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", fw}),
-                                 test::catalog());
+    const auto job = resolve_job(
+        test::spec("r750xa-4x-25gbe", "vgg16", 4, 4, {"batch_per_gpu=64", "precision=amp", fw}), test::catalog());
     const auto step = simulate_training(job);
     const auto fast = vgsim::sim::planning::simulate_training_analytical(job);
     INFO(fw << ": slowdown step " << step.nccl_slowdown.us() << " us, analytical " << fast.nccl_slowdown.us() << " us");

@@ -41,8 +41,9 @@ TEST_CASE("more network bandwidth never slows an iteration", "[training][network
   // serialized, so no reordering can make a later one wait longer). A 1 ps tolerance covers rounding.
   // Over TCP the plan is pinned (NCCL_ALGO=Ring, NCCL_PROTO=Simple): NCCL's own choice follows the NIC's line rate
   // (its model reads the socket NIC's speed), so on 100 GbE it picks LL / LL128 (or Tree) at sizes where the
-  // CPU-bound socket path makes them slower; vgsim reproduces that choice, and with it 100 GbE TCP can be slightly slower than
-  // 25 GbE TCP (ResNet-50 DDP 4 x 1: 76.6 vs 76.1 ms) -- NCCL's behaviour, not more bandwidth slowing a fixed plan.
+  // CPU-bound socket path makes them slower; vgsim reproduces that choice, and with it 100 GbE TCP can be slightly
+  // slower than 25 GbE TCP (ResNet-50 DDP 4 x 1: 76.6 vs 76.1 ms) -- NCCL's behaviour, not more bandwidth slowing a
+  // fixed plan.
   for (const char* model : {"resnet50", "vgg16"})
     for (const auto& sets : kSettings)
       for (const char* nccl : {"gdr", "staged", "tcp-simple"}) {

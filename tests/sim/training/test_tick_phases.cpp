@@ -1,9 +1,8 @@
 // Horovod cycle ticks (include/vgsim/sim/training/training_run.hpp): the steady state is the mean over K evenly
 // spaced tick phases anchored to each iteration, so it does not depend on when the job's clock starts; the last
 // group's expected extra wait is cycle/2; DDP and framework none have no phases; both fidelities apply the same rule.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "common.hpp"
 #include "vgsim/sim/planning/analytical.hpp"

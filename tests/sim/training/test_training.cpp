@@ -3,7 +3,6 @@
 // are calibrated to the 1-GPU row of the same source (the user supplying a measured single-GPU throughput) and
 // predict the scaling. Which rows are asserted, and why the others are only reported, is said at each case.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -44,7 +43,7 @@ std::map<std::string, double> measured_values() {
 
 struct Case {
   std::string id;
-  std::string cluster;       // preset or test cluster file
+  std::string cluster;  // preset or test cluster file
   std::string model;
   std::uint32_t nodes, gpn;
   std::vector<std::string> sets;
@@ -112,12 +111,37 @@ TEST_CASE("development set: single GPU, uncalibrated roofline", "[training][vali
       {"dle-rn50-pyt-amp-1", "dgx-a100", "resnet50", 1, 1, kDdpAmp256, ""},
       {"dle-rn50-pyt-tf32-1", "dgx-a100", "resnet50", 1, 1, {"batch_per_gpu=256", "precision=tf32"}, ""},
       {"dle-rn50-tf-amp-1", kDgx40, "resnet50", 1, 1, kDdpAmp256, ""},
-      {"dle-bertl-squad-amp-1", "dgx-a100", "bert_large", 1, 1, {"batch_per_gpu=32", "tokens_per_gpu=12288", "precision=amp"}, "", 384.0},
+      {"dle-bertl-squad-amp-1",
+       "dgx-a100",
+       "bert_large",
+       1,
+       1,
+       {"batch_per_gpu=32", "tokens_per_gpu=12288", "precision=amp"},
+       "",
+       384.0},
       {"dle-tbig-amp-1", kDgx40, "transformer_big", 1, 1, {"tokens_per_gpu=10240", "precision=amp"}, ""},
-      {"lambda-rn50-fp16-a100pcie80", test::test_cluster("test-1x-a100pcie80"), "resnet50", 1, 1, {"batch_per_gpu=1280", "precision=amp"}, ""},
-      {"lambda-rn50-fp16-a100pcie40", "r750xa-1x-100gbe", "resnet50", 1, 1, {"batch_per_gpu=1280", "precision=amp"}, ""},
+      {"lambda-rn50-fp16-a100pcie80",
+       test::test_cluster("test-1x-a100pcie80"),
+       "resnet50",
+       1,
+       1,
+       {"batch_per_gpu=1280", "precision=amp"},
+       ""},
+      {"lambda-rn50-fp16-a100pcie40",
+       "r750xa-1x-100gbe",
+       "resnet50",
+       1,
+       1,
+       {"batch_per_gpu=1280", "precision=amp"},
+       ""},
       {"lambda-rn50-fp16-a100sxm80", "dgx-a100", "resnet50", 1, 1, {"batch_per_gpu=1280", "precision=amp"}, ""},
-      {"lambda-rn50-fp16-h100pcie", test::test_cluster("test-1x-h100pcie"), "resnet50", 1, 1, {"batch_per_gpu=1280", "precision=amp"}, ""},
+      {"lambda-rn50-fp16-h100pcie",
+       test::test_cluster("test-1x-h100pcie"),
+       "resnet50",
+       1,
+       1,
+       {"batch_per_gpu=1280", "precision=amp"},
+       ""},
       {"lambda-rn50-fp16-h100sxm", "aws-p5-2x8xh100", "resnet50", 1, 1, {"batch_per_gpu=1280", "precision=amp"}, ""},
       {"hvd17-incv3-1", kHvd, "inception_v3", 1, 1, {"batch_per_gpu=64"}, ""},
       {"hvd17-rn101-1", kHvd, "resnet101", 1, 1, {"batch_per_gpu=64"}, ""},
@@ -147,13 +171,56 @@ TEST_CASE("development set: 8-GPU DGX A100 rows, calibrated to the same source's
   const auto m = measured_values();
   const std::vector<Case> cases = {
       {"dle-rn50-pyt-amp-8", "dgx-a100", "resnet50", 1, 8, kDdpAmp256, "dle-rn50-pyt-amp-1"},
-      {"dle-rn50-pyt-tf32-8", "dgx-a100", "resnet50", 1, 8, {"batch_per_gpu=256", "precision=tf32", "framework=ddp"}, "dle-rn50-pyt-tf32-1"},
-      {"dle-rn50-tf-amp-8", kDgx40, "resnet50", 1, 8, {"batch_per_gpu=256", "precision=amp", "framework=horovod"}, "dle-rn50-tf-amp-1"},
-      {"dle-bertl-squad-amp-8", "dgx-a100", "bert_large", 1, 8, {"batch_per_gpu=32", "tokens_per_gpu=12288", "precision=amp", "framework=ddp"}, "dle-bertl-squad-amp-1", 384.0},
-      {"dle-tbig-amp-8", kDgx40, "transformer_big", 1, 8, {"tokens_per_gpu=10240", "precision=amp", "framework=ddp"}, "dle-tbig-amp-1"},
-      {"lambda-rn50-fp16-8xa100sxm", "dgx-a100", "resnet50", 1, 8, {"batch_per_gpu=1280", "precision=amp", "framework=ddp"}, "lambda-rn50-fp16-a100sxm80"},
-      {"lambda-rn50-fp16-8xh100sxm", "aws-p5-2x8xh100", "resnet50", 1, 8, {"batch_per_gpu=1280", "precision=amp", "framework=ddp"}, "lambda-rn50-fp16-h100sxm"},
-      {"lambda-rn50-fp16-2xa100pcie", test::test_cluster("test-1x-a100pcie80"), "resnet50", 1, 2, {"batch_per_gpu=1280", "precision=amp", "framework=ddp"}, "lambda-rn50-fp16-a100pcie80"},
+      {"dle-rn50-pyt-tf32-8",
+       "dgx-a100",
+       "resnet50",
+       1,
+       8,
+       {"batch_per_gpu=256", "precision=tf32", "framework=ddp"},
+       "dle-rn50-pyt-tf32-1"},
+      {"dle-rn50-tf-amp-8",
+       kDgx40,
+       "resnet50",
+       1,
+       8,
+       {"batch_per_gpu=256", "precision=amp", "framework=horovod"},
+       "dle-rn50-tf-amp-1"},
+      {"dle-bertl-squad-amp-8",
+       "dgx-a100",
+       "bert_large",
+       1,
+       8,
+       {"batch_per_gpu=32", "tokens_per_gpu=12288", "precision=amp", "framework=ddp"},
+       "dle-bertl-squad-amp-1",
+       384.0},
+      {"dle-tbig-amp-8",
+       kDgx40,
+       "transformer_big",
+       1,
+       8,
+       {"tokens_per_gpu=10240", "precision=amp", "framework=ddp"},
+       "dle-tbig-amp-1"},
+      {"lambda-rn50-fp16-8xa100sxm",
+       "dgx-a100",
+       "resnet50",
+       1,
+       8,
+       {"batch_per_gpu=1280", "precision=amp", "framework=ddp"},
+       "lambda-rn50-fp16-a100sxm80"},
+      {"lambda-rn50-fp16-8xh100sxm",
+       "aws-p5-2x8xh100",
+       "resnet50",
+       1,
+       8,
+       {"batch_per_gpu=1280", "precision=amp", "framework=ddp"},
+       "lambda-rn50-fp16-h100sxm"},
+      {"lambda-rn50-fp16-2xa100pcie",
+       test::test_cluster("test-1x-a100pcie80"),
+       "resnet50",
+       1,
+       2,
+       {"batch_per_gpu=1280", "precision=amp", "framework=ddp"},
+       "lambda-rn50-fp16-a100pcie80"},
   };
   const auto rows = run_cases(cases, m);
   print("multi-GPU, one node, calibrated to the 1-GPU row of the same source", rows);
@@ -181,8 +248,20 @@ TEST_CASE("development set: known gaps (expected within 10 %, not yet)", "[train
   const auto m = measured_values();
   const std::vector<Case> cases = {
       {"dle-rn50-pyt-amp-8", "dgx-a100", "resnet50", 1, 8, kDdpAmp256, "dle-rn50-pyt-amp-1"},
-      {"dle-tbig-amp-8", kDgx40, "transformer_big", 1, 8, {"tokens_per_gpu=10240", "precision=amp", "framework=ddp"}, "dle-tbig-amp-1"},
-      {"lambda-rn50-fp16-8xa100sxm", "dgx-a100", "resnet50", 1, 8, {"batch_per_gpu=1280", "precision=amp", "framework=ddp"}, "lambda-rn50-fp16-a100sxm80"},
+      {"dle-tbig-amp-8",
+       kDgx40,
+       "transformer_big",
+       1,
+       8,
+       {"tokens_per_gpu=10240", "precision=amp", "framework=ddp"},
+       "dle-tbig-amp-1"},
+      {"lambda-rn50-fp16-8xa100sxm",
+       "dgx-a100",
+       "resnet50",
+       1,
+       8,
+       {"batch_per_gpu=1280", "precision=amp", "framework=ddp"},
+       "lambda-rn50-fp16-a100sxm80"},
   };
   for (const auto& r : run_cases(cases, m)) {
     INFO(r.id << ": predicted " << r.predicted << ", measured " << r.measured);

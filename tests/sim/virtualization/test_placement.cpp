@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include "catalog.hpp"
-
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/jobs/multi_job.hpp"
 #include "vgsim/sim/jobs/placement.hpp"
@@ -15,17 +14,19 @@ using namespace vgsim::sim::virt;
 namespace {
 using test::catalog;
 Json mpijob(int workers, int gpus, int slots) {
-  return Json{{"apiVersion", "kubeflow.org/v2beta1"},
-              {"kind", "MPIJob"},
-              {"metadata", {{"name", "t"}}},
-              {"spec",
-               {{"slotsPerWorker", slots},
-                {"mpiReplicaSpecs",
-                 {{"Worker",
-                   {{"replicas", workers},
-                    {"template",
-                     {{"spec", {{"containers", Json::array({{{"name", "w"},
-                                                             {"resources", {{"limits", {{"nvidia.com/gpu", gpus}}}}}}})}}}}}}}}}}}};
+  return Json{
+      {"apiVersion", "kubeflow.org/v2beta1"},
+      {"kind", "MPIJob"},
+      {"metadata", {{"name", "t"}}},
+      {"spec",
+       {{"slotsPerWorker", slots},
+        {"mpiReplicaSpecs",
+         {{"Worker",
+           {{"replicas", workers},
+            {"template",
+             {{"spec",
+               {{"containers",
+                 Json::array({{{"name", "w"}, {"resources", {{"limits", {{"nvidia.com/gpu", gpus}}}}}}})}}}}}}}}}}}};
 }
 }  // namespace
 
@@ -71,7 +72,8 @@ TEST_CASE("MPIJob: two-GPU workers pack per VM; nodeSelector pins; a worker larg
   }
   {
     Json m = mpijob(1, 2, 2);
-    m["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "host0/vm1"}};
+    m["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["nodeSelector"] = {
+        {"kubernetes.io/hostname", "host0/vm1"}};
     std::set<std::string> taken;
     const auto e = place_mpijob(c, parse_mpijob(m, "m.json"), taken, "f", "$");
     REQUIRE(e.size() == 2);
@@ -101,8 +103,10 @@ TEST_CASE("a jobs file places an MPIJob by file reference (the example in worklo
   REQUIRE(s.placements[0].mpijob.has_value());
   CHECK(s.placements[0].mpijob->workers == 4);
   // Exactly one placement per job.
-  const Json both = {{"cluster", "r750xa-vm-2x2gpu"},
-                     {"jobs", Json::array({{{"name", "a"}, {"workload", "resnet50"}, {"endpoints", {"host0/vm0/gpu0"}},
-                                            {"nodes", {"host0/vm0"}}}})}};
+  const Json both = {
+      {"cluster", "r750xa-vm-2x2gpu"},
+      {"jobs",
+       Json::array(
+           {{{"name", "a"}, {"workload", "resnet50"}, {"endpoints", {"host0/vm0/gpu0"}}, {"nodes", {"host0/vm0"}}}})}};
   CHECK_THROWS_WITH(parse_jobs(both, "j.json"), Catch::Contains("more than one placement"));
 }

@@ -1,10 +1,8 @@
 // The vGPU time-slicing scheduler on its own (no training): k busy contexts share one GPU; policies with an idle VM.
 #include <catch2/catch.hpp>
-
-#include "catalog.hpp"
-
 #include <memory>
 
+#include "catalog.hpp"
 #include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 
 using namespace vgsim;
@@ -13,7 +11,8 @@ using namespace vgsim::sim::virt;
 namespace {
 using test::catalog;
 // Every context submits `work` once at t = 0; returns completion time per endpoint index given.
-std::vector<Time> run(const std::string& preset, const std::vector<std::uint32_t>& eps, Time work, VgpuSchedulerOptions o) {
+std::vector<Time> run(const std::string& preset, const std::vector<std::uint32_t>& eps, Time work,
+                      VgpuSchedulerOptions o) {
   const topo::Cluster cl = topo::Cluster::resolve(preset, catalog());
   Simulator sim;
   VgpuScheduler s(cl, sim, o);
@@ -28,7 +27,8 @@ TEST_CASE("k equal busy VMs time-sliced on one GPU each get 1/k minus the switch
   // With slice T and switch cost c, every slice goes to another context, so a context gets (T - c) of work per k T:
   //   share = (1 - c/T) / k.   Work W then finishes at about W k / (1 - c/T) (within one round, k T).
   const Time W = Time::from_s(0.2);
-  for (const auto& [preset, k] : std::vector<std::pair<std::string, int>>{{"r750xa-vm-vgpu-2x20c", 2}, {"r750xa-vm-vgpu-4x10c", 4}}) {
+  for (const auto& [preset, k] :
+       std::vector<std::pair<std::string, int>>{{"r750xa-vm-vgpu-2x20c", 2}, {"r750xa-vm-vgpu-4x10c", 4}}) {
     for (auto pol : {VgpuPolicy::BestEffort, VgpuPolicy::EqualShare, VgpuPolicy::FixedShare}) {
       VgpuSchedulerOptions o;
       o.policy = pol;

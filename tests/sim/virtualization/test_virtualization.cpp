@@ -1,12 +1,10 @@
 // Virtualization in training and inference: shared vGPUs between jobs, VM vs bare metal, GPUDirect, the MIG
 // relative-speed table (training-measurements.md A4), MIG inference layouts, assumptions in every report, bad input.
 #include <catch2/catch.hpp>
-
-#include "catalog.hpp"
-
 #include <cstdio>
 #include <sstream>
 
+#include "catalog.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/inference/inference.hpp"
 #include "vgsim/sim/jobs/multi_job.hpp"
@@ -30,7 +28,8 @@ training::JobSpec spec(const std::string& cluster, std::vector<std::string> endp
 std::string data(const std::string& f) { return std::string(VGSIM_VIRT_TEST_DATA) + "/" + f; }
 }  // namespace
 
-TEST_CASE("two training jobs on two VMs sharing one GPU (A100-20C) each get about 1/2 minus switching", "[virt][jobs]") {
+TEST_CASE("two training jobs on two VMs sharing one GPU (A100-20C) each get about 1/2 minus switching",
+          "[virt][jobs]") {
   // Each job alone: iteration t1. Together under any policy, each context gets (T - c) of every 2 T:
   //   t2 / t1 = 2 / (1 - c/T) = 2 / (1 - 50us/2ms) = 2.051 (to within one slice per iteration, 2 ms / ~370 ms).
   for (const char* pol : {"best_effort", "equal_share", "fixed_share"}) {
@@ -43,9 +42,11 @@ TEST_CASE("two training jobs on two VMs sharing one GPU (A100-20C) each get abou
     const Time solo = training::simulate_training(training::with_ranks(r.jobs[0], 1, 1)).iterations.back().duration();
     const double expected = 2.0 / (1.0 - 50e-6 / 2e-3);
     // Job a, iteration 1 (b still running): about twice the time it takes with the GPU to itself under best effort.
-    const training::TrainingJob alone_be = training::resolve_job(spec(m.cluster, {"host0/vm0/gpu0"}, {"batch_per_gpu=64"}, 1), catalog());
+    const training::TrainingJob alone_be =
+        training::resolve_job(spec(m.cluster, {"host0/vm0/gpu0"}, {"batch_per_gpu=64"}, 1), catalog());
     const Time t1 = training::simulate_training(alone_be).iterations.back().duration();
-    const double ratio = static_cast<double>(r.studies[0].result.iterations[1].duration().ps) / static_cast<double>(t1.ps);
+    const double ratio =
+        static_cast<double>(r.studies[0].result.iterations[1].duration().ps) / static_cast<double>(t1.ps);
     CHECK(ratio == Approx(expected).epsilon(0.02));
     // After b has ended (a's last iteration): best effort / equal share give a the whole GPU (= t1 within one switch);
     // fixed share keeps b's slot reserved (about 2 t1).
@@ -103,11 +104,18 @@ TEST_CASE("MIG relative speed vs 7g.40gb against the MISO table (A4, A100-40GB, 
   // s/w with w = B/S while 2g is saturated and 7g is not). 1g, 3g and 4g are then predictions: within 15 %.
   // Rows bs 64 and 128 are not asserted: there the GPU is so under-filled that the 1g/3g speeds depend on per-kernel
   // launch/latency limits the roofline does not represent (bs 64: 3g at 1.00 but 1g at 0.58).
-  struct Row { int bs; double rel[4]; };  // 1g, 2g, 3g, 4g (training-measurements.md A4)
-  const std::vector<Row> rows = {{64, {0.58, 0.89, 1.00, 0.96}}, {128, {0.46, 0.77, 0.93, 0.96}},
-                                 {256, {0.32, 0.58, 0.85, 0.93}}, {512, {0.22, 0.42, 0.65, 0.75}}};
+  struct Row {
+    int bs;
+    double rel[4];
+  };  // 1g, 2g, 3g, 4g (training-measurements.md A4)
+  const std::vector<Row> rows = {{64, {0.58, 0.89, 1.00, 0.96}},
+                                 {128, {0.46, 0.77, 0.93, 0.96}},
+                                 {256, {0.32, 0.58, 0.85, 0.93}},
+                                 {512, {0.22, 0.42, 0.65, 0.75}}};
   const char* prof[5] = {"1g", "2g", "3g", "4g", "7g"};
-  std::printf("MIG relative speed (A100-40GB, ResNet-50; MISO measured / vgsim predicted)\n  bs   ImageNet-eq  S     1g.5gb       2g.10gb      3g.20gb      4g.20gb\n");
+  std::printf(
+      "MIG relative speed (A100-40GB, ResNet-50; MISO measured / vgsim predicted)\n  bs   ImageNet-eq  S     1g.5gb    "
+      "   2g.10gb      3g.20gb      4g.20gb\n");
   for (const Row& row : rows) {
     const int B = std::max(1, static_cast<int>(row.bs / 49.0 + 0.5));
     const double S = B * row.rel[1] / (28.0 / 108.0);
@@ -147,15 +155,17 @@ TEST_CASE("MIG inference layouts: 7 x 1g beats 1 x 7g at a small batch, not at a
     return virt::simulate_inference(s, catalog()).aggregate_samples_per_s;
   };
   std::printf("MIG inference aggregate samples/s (resnet50): preset bs2 bs256\n");
-  for (const char* p : {"r750xa-vm-mig-7g", "r750xa-vm-mig-2x3g", "r750xa-vm-mig-3x2g", "r750xa-vm-mig-7x1g",
-                        "r750xa-vm-mig-4g3g", "r750xa-vm-mig-4g2g1g", "r750xa-vm-mig-3g2g1g1g", "r750xa-vm-mig-2g2g2g1g"})
+  for (const char* p :
+       {"r750xa-vm-mig-7g", "r750xa-vm-mig-2x3g", "r750xa-vm-mig-3x2g", "r750xa-vm-mig-7x1g", "r750xa-vm-mig-4g3g",
+        "r750xa-vm-mig-4g2g1g", "r750xa-vm-mig-3g2g1g1g", "r750xa-vm-mig-2g2g2g1g"})
     std::printf("  %-24s %10.2f %10.2f\n", p, agg(p, 2), agg(p, 256));
   CHECK(agg("r750xa-vm-mig-7x1g", 2) > 3.0 * agg("r750xa-vm-mig-7g", 2));
   CHECK(agg("r750xa-vm-mig-7g", 256) >= agg("r750xa-vm-mig-7x1g", 256) * (1.0 - 1e-9));
 }
 
 TEST_CASE("every report states its virtualization assumptions", "[virt][report]") {
-  for (const std::string cl : {"r750xa-4x-100gbe", "r750xa-vm-4x-100gbe-gdr", "r750xa-vm-mig-2x3g", "r750xa-vm-vgpu-2x20c"}) {
+  for (const std::string cl :
+       {"r750xa-4x-100gbe", "r750xa-vm-4x-100gbe-gdr", "r750xa-vm-mig-2x3g", "r750xa-vm-vgpu-2x20c"}) {
     training::JobSpec s;
     s.cluster = cl;
     s.workload = "resnet50";
@@ -195,12 +205,15 @@ TEST_CASE("bad virtualization inputs", "[virt][bad]") {
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("unknown endpoint") && Catch::Contains("did you mean 'host0/vm"));
   }
-  CHECK_THROWS_AS(training::resolve_job(spec("r750xa-vm-vgpu-2x20c", {"host0/vm0/gpu0"}, {"vgpu.scheduler=fair"}), catalog()),
-                  InputError);
-  CHECK_THROWS_AS(training::resolve_job(spec("r750xa-vm-vgpu-2x20c", {"host0/vm0/gpu0"}, {"vgpu.timeslice=1ms"}), catalog()),
-                  InputError);
-  CHECK_THROWS_AS(training::resolve_job(spec("r750xa-vm-vgpu-2x20c", {"host0/vm0/gpu0"}, {"vgpu.time_slice=10us"}), catalog()),
-                  InputError);
+  CHECK_THROWS_AS(
+      training::resolve_job(spec("r750xa-vm-vgpu-2x20c", {"host0/vm0/gpu0"}, {"vgpu.scheduler=fair"}), catalog()),
+      InputError);
+  CHECK_THROWS_AS(
+      training::resolve_job(spec("r750xa-vm-vgpu-2x20c", {"host0/vm0/gpu0"}, {"vgpu.timeslice=1ms"}), catalog()),
+      InputError);
+  CHECK_THROWS_AS(
+      training::resolve_job(spec("r750xa-vm-vgpu-2x20c", {"host0/vm0/gpu0"}, {"vgpu.time_slice=10us"}), catalog()),
+      InputError);
   // Two jobs on one endpoint.
   virt::MultiJobSpec m;
   m.cluster = "r750xa-vm-vgpu-2x20c";
@@ -209,7 +222,9 @@ TEST_CASE("bad virtualization inputs", "[virt][bad]") {
   CHECK_THROWS_AS(virt::run_jobs(m, catalog()), InputError);
   // Jobs file: unknown key.
   CHECK_THROWS_WITH(virt::parse_jobs(Json::parse(R"({"cluster": "x", "jobs": [{"name": "a", "workload": "resnet50",
-      "endpoints": ["e"], "iteration": 2}]})"), "jobs.json"), Catch::Contains("iteration"));
+      "endpoints": ["e"], "iteration": 2}]})"),
+                                     "jobs.json"),
+                    Catch::Contains("iteration"));
 }
 
 TEST_CASE("MIG instances asked for P2P route through host memory or the network, not an error", "[virt][mig]") {

@@ -1,8 +1,7 @@
 // alltoall schedule (workloads/collectives/alltoall.cpp): names, NCCL's p2p round order, exact bytes per rank and per
 // pair, the channel of each round's parts, and that serialized p2p batches lengthen the contention-free time.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 
@@ -47,7 +46,8 @@ TEST_CASE("alltoall: NCCL's p2p rounds (quadratic delta order, node-major)") {
 }
 
 TEST_CASE("alltoall: every rank sends (n-1)/n S and receives as much; each pair carries S/n") {
-  for (auto [n, ppn, C] : {std::tuple{8u, 4u, 4u}, std::tuple{16u, 8u, 16u}, std::tuple{6u, 1u, 2u}, std::tuple{5u, 5u, 8u}}) {
+  for (auto [n, ppn, C] :
+       {std::tuple{8u, 4u, 4u}, std::tuple{16u, 8u, 16u}, std::tuple{6u, 1u, 2u}, std::tuple{5u, 5u, 8u}}) {
     for (Bytes S : {Bytes{0}, Bytes{8} * n, Bytes{3} * MiB * n, Bytes{1000003}}) {
       GenOptions o;
       o.channels = C;

@@ -1,7 +1,6 @@
 // The analytical fidelity level: closed forms agree with the contention-free longest path through the generated
 // schedules within 1 % (DESIGN.md "Fidelity levels"), and the ring allreduce form is 2(n-1)(a + S/(nB)) + base.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "vgsim/workloads/collectives/analytical.hpp"
@@ -45,12 +44,12 @@ TEST_CASE("closed forms agree with the schedule's contention-free time within 1%
   two.channels = 2;
   for (Bytes S : {Bytes{1000}, Bytes{3} * MiB + 5, Bytes{64} * MiB + 999}) {
     for (Op op : {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce, Op::SendRecv}) {
-      agree(op, Algo::Ring, Proto::Simple, 8, 8, S, one, costs());          // one node
-      agree(op, Algo::Ring, Proto::LL, 8, 8, S, two, costs(0.5));           // LL, 2 channels
-      agree(op, Algo::Ring, Proto::Simple, 16, 4, S, two, costs());         // 4 nodes: mixed hop classes
+      agree(op, Algo::Ring, Proto::Simple, 8, 8, S, one, costs());   // one node
+      agree(op, Algo::Ring, Proto::LL, 8, 8, S, two, costs(0.5));    // LL, 2 channels
+      agree(op, Algo::Ring, Proto::Simple, 16, 4, S, two, costs());  // 4 nodes: mixed hop classes
     }
-    agree(Op::AllReduce, Algo::Tree, Proto::Simple, 8, 8, S, one, costs());   // one node: a chain
-    agree(Op::AllReduce, Algo::Tree, Proto::Simple, 8, 1, S, two, costs());   // 8 nodes x 1 GPU
+    agree(Op::AllReduce, Algo::Tree, Proto::Simple, 8, 8, S, one, costs());      // one node: a chain
+    agree(Op::AllReduce, Algo::Tree, Proto::Simple, 8, 1, S, two, costs());      // 8 nodes x 1 GPU
     agree(Op::AllReduce, Algo::Tree, Proto::LL128, 32, 4, S, two, costs(0.92));  // 8 nodes x 4 GPUs
   }
 }

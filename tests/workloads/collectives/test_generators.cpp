@@ -1,7 +1,6 @@
 // Ring, chain (broadcast/reduce) and sendrecv generators: transfer counts and byte totals as math, the dependency
 // rule on concrete indices, topological order, validation, JSON dump and input errors.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "vgsim/kernel/input_error.hpp"
@@ -108,9 +107,7 @@ TEST_CASE("ring allreduce: counts, exact bytes, dependency rule") {
     CHECK(s.transfers[0].dst == 0u);
     CHECK(validate(s).empty());
   }
-  SECTION("one rank moves nothing") {
-    CHECK(ring_allreduce(1, 1, 1 * MiB, Proto::Simple).transfers.empty());
-  }
+  SECTION("one rank moves nothing") { CHECK(ring_allreduce(1, 1, 1 * MiB, Proto::Simple).transfers.empty()); }
 }
 
 TEST_CASE("ring allgather and reducescatter: c*n*(n-1)*loops transfers, (n-1)/n * S per rank") {
@@ -176,7 +173,8 @@ TEST_CASE("generator argument errors") {
   o.slots = 1;
   CHECK_THROWS_WITH(ring_allreduce(4, 4, 1024, Proto::Simple, o), Catch::Contains("slots must be >= 2"));
   CHECK_THROWS_WITH(ring_allreduce(6, 4, 1024, Proto::Simple), Catch::Contains("must divide"));
-  CHECK_THROWS_WITH(generate(Op::Broadcast, Algo::Tree, Proto::Simple, 4, 4, 1024), Catch::Contains("only implements allreduce"));
+  CHECK_THROWS_WITH(generate(Op::Broadcast, Algo::Tree, Proto::Simple, 4, 4, 1024),
+                    Catch::Contains("only implements allreduce"));
   GenOptions ro;
   ro.ring_order = {0, 1, 1, 2};
   CHECK_THROWS_WITH(ring_allgather(4, 4, 1024, Proto::Simple, ro), Catch::Contains("permutation"));

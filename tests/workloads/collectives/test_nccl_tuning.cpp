@@ -1,7 +1,6 @@
 // NCCL cost model spot checks computed by hand from reference/nccl-model.md tables (1.2-1.6, 2), selection,
 // forcing, channel trimming, parameter registry and nccl-tests conventions.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
@@ -53,7 +52,7 @@ TEST_CASE("latency formulas of section 1.4") {
 
 TEST_CASE("per-hop step latencies for the engine") {
   NcclTuning t = NcclTuning::defaults();
-  CHECK(hop_latency_us(t, Link::NVLink, Algo::Ring, Proto::LL) == 0.6);     // table 1.3
+  CHECK(hop_latency_us(t, Link::NVLink, Algo::Ring, Proto::LL) == 0.6);  // table 1.3
   CHECK(hop_latency_us(t, Link::PCIe, Algo::Ring, Proto::Simple) == 5.7);
   t.set("nccl.latency_inter", 80.0);
   CHECK(hop_latency_us(t, Link::Net, Algo::Ring, Proto::Simple) == Approx(14.0 + 2 * 80.0));  // + flush
@@ -143,7 +142,8 @@ TEST_CASE("parameter registry: names, get/set, versions") {
   CHECK(NcclTuning::defaults("2.18").get("nccl.base_latency.tree.simple") == 0.0);  // 1.3 drift note
   t.set("nccl.hw_latency.net.ring.simple", 20.0);
   CHECK(t.hw_latency_us[2][0][2] == 20.0);
-  CHECK_THROWS_WITH(t.get("nccl.hw_latency.net.ring.simpel"), Catch::Contains("did you mean 'nccl.hw_latency.net.ring.simple'"));
+  CHECK_THROWS_WITH(t.get("nccl.hw_latency.net.ring.simpel"),
+                    Catch::Contains("did you mean 'nccl.hw_latency.net.ring.simple'"));
   CHECK_THROWS_AS(t.set("nccl.proto_efficiency.ll", -1.0), UnitError);
   CHECK_THROWS_WITH(NcclTuning::defaults("2.3"), Catch::Contains("2.4 .. 2.30"));  // test_nccl_versions.cpp
   const auto all = t.list();

@@ -42,30 +42,31 @@ TEST_CASE("NCCL versions: the release spelling and the supported range") {
 
 TEST_CASE("NCCL versions: known releases carry the reference's constants") {
   const NcclTuning v26 = NcclTuning::defaults("2.6");
-  CHECK(v26.get("nccl.base_latency.ring.ll128") == 3.6);   // by-version section 2: v2.6.4 tuning.cc:60
+  CHECK(v26.get("nccl.base_latency.ring.ll128") == 3.6);      // by-version section 2: v2.6.4 tuning.cc:60
   CHECK(v26.get("nccl.hw_latency.net.tree.simple") == 50.0);  // section 3: v2.6.4 tuning.cc:67-74 NET Tree 5/7.5/50
   CHECK(v26.get("nccl.hw_latency.net.ring.simple") == 6.6);
-  CHECK(v26.get("nccl.bw_factor.ring_ll") == 0.25);          // section 5: 2.6.4 tuning.cc:106-121 Ring LL x 1/4
-  CHECK(v26.get("nccl.bw_factor.tree_ll_divisor") == 3.0);   // Tree LL x 1/3
-  CHECK(v26.get("nccl.ring_plateau.ampere_plus") == 1.0);    // no plateau before 2.8.4
-  CHECK(v26.get("nccl.tree_correction.simple.16") == 0.5);   // 2.6.4 treeCorrectionFactor Simple entry 16
+  CHECK(v26.get("nccl.bw_factor.ring_ll") == 0.25);         // section 5: 2.6.4 tuning.cc:106-121 Ring LL x 1/4
+  CHECK(v26.get("nccl.bw_factor.tree_ll_divisor") == 3.0);  // Tree LL x 1/3
+  CHECK(v26.get("nccl.ring_plateau.ampere_plus") == 1.0);   // no plateau before 2.8.4
+  CHECK(v26.get("nccl.tree_correction.simple.16") == 0.5);  // 2.6.4 treeCorrectionFactor Simple entry 16
   const NcclTuning v28 = NcclTuning::defaults("2.8");
   CHECK(v28.get("nccl.base_latency.ring.ll128") == 10.0);    // section 2: v2.8.4 tuning.cc:56 Ring 3.6/10.0/8.4
   CHECK(v28.get("nccl.hw_latency.net.ring.simple") == 9.6);  // section 3: v2.8.4 tuning.cc:63-70 NET Ring 2.7/4.0/9.6
   CHECK(v28.get("nccl.hw_latency.nvlink.tree.ll") == 0.52);
-  CHECK(v28.get("nccl.per_ch_max_ring_ll128_bw.ampere") == 16.9);  // section 4: v2.8.4 tuning.cc:74 AllReduce 16.9
+  CHECK(v28.get("nccl.per_ch_max_ring_ll128_bw.ampere") == 16.9);       // section 4: v2.8.4 tuning.cc:74 AllReduce 16.9
   CHECK(v28.get("nccl.per_ch_max_tree_bw.ampere.nodes3plus") == 16.0);  // tuning.cc:76 Ampere {24.0, 22.5, 16.0}
-  CHECK(v28.get("nccl.net_overhead.intel") == 0.0);          // NCCL_NET_OVERHEAD only from 2.18 (section 5)
-  CHECK(source_of(v28, "nccl.hw_latency.net.ring.simple").find("v2.8.4-1 src/graph/tuning.cc:63-70") != std::string::npos);
+  CHECK(v28.get("nccl.net_overhead.intel") == 0.0);                     // NCCL_NET_OVERHEAD only from 2.18 (section 5)
+  CHECK(source_of(v28, "nccl.hw_latency.net.ring.simple").find("v2.8.4-1 src/graph/tuning.cc:63-70") !=
+        std::string::npos);
   const NcclTuning v212 = NcclTuning::defaults("2.12.12");
   CHECK(v212.get("nccl.hw_latency.net.ring.simple") == 28.0);  // section 3: v2.12.12 tuning.cc:63-70 NET Ring Simple 28
-  CHECK(v212.get("nccl.per_ch_max_ring_ll128_bw.hopper") == 20.0);  // section 4: v2.12.12 tuning.cc:73 scalar 20.0
+  CHECK(v212.get("nccl.per_ch_max_ring_ll128_bw.hopper") == 20.0);   // section 4: v2.12.12 tuning.cc:73 scalar 20.0
   CHECK(v212.get("nccl.per_ch_max_tree_bw.ampere.nodes2") == 23.6);  // tuning.cc:75
   const NcclTuning v218 = NcclTuning::defaults("2.18");
   CHECK(v218.get("nccl.hw_latency.pcie.tree.simple") == 6.0);  // section 3: v2.18.3 tuning.cc:65-78 PCI Tree 1.0/1.9/6
   CHECK(v218.get("nccl.base_latency.nvls.simple") == 23.0);    // section 2: v2.18.3 tuning.cc:56-59 NVLS 0/0/23.0
   CHECK(v218.get("nccl.hw_latency.net.nvlstree.simple") == 19.0);  // section 3: NET NVLSTree 0/0/19
-  CHECK(v218.get("nccl.ll_max_bw.hopper.nodes1") == 87.7);     // section 4: v2.18.3 tuning.cc:86-90 Hopper-N1 87.7
+  CHECK(v218.get("nccl.ll_max_bw.hopper.nodes1") == 87.7);         // section 4: v2.18.3 tuning.cc:86-90 Hopper-N1 87.7
   CHECK(v218.get("nccl.per_ch_max_tree_ll128_bw.hopper.nodes3plus") == 29.0);  // tuning.cc:97-101 {36.7, 36.7, 29.0}
   CHECK(v218.get("nccl.base_latency.tree.simple") == 0.0);
   // 2.30 (HEAD) keeps its own tables and states nothing.
@@ -103,7 +104,7 @@ TEST_CASE("NCCL versions: availability in the argmin") {
     CHECK(select(v24, Op::AllReduce, b, two).proto != Proto::LL128);
   }
   CHECK(select(v24, Op::AllReduce, 1 << 20, one, parse_allowed("Tree", "")).algo == Algo::Tree);  // forced
-  CHECK_THROWS(select(v24, Op::AllReduce, 1 << 20, one, parse_allowed("", "LL128")));  // no LL128 at all
+  CHECK_THROWS(select(v24, Op::AllReduce, 1 << 20, one, parse_allowed("", "LL128")));             // no LL128 at all
   // 2.6: LL128 on by default on Volta only (2.6.4 tuning.cc:163-166); forcing enables it elsewhere.
   const NcclTuning v26 = NcclTuning::defaults("2.6");
   const CommShape amp = nodes_of(1, 8, GpuArch::Ampere);
@@ -114,5 +115,6 @@ TEST_CASE("NCCL versions: availability in the argmin") {
   hop.nvlink_p2p = hop.on_nvswitch = true;
   CHECK(select(NcclTuning::defaults("2.18"), Op::AllReduce, Bytes{1} << 30, hop).algo == Algo::NVLS);
   for (const char* v : {"2.12", "2.16"})
-    for (Bytes b = 8; b <= (Bytes{1} << 30); b *= 8) CHECK(select(NcclTuning::defaults(v), Op::AllReduce, b, hop).algo != Algo::NVLS);
+    for (Bytes b = 8; b <= (Bytes{1} << 30); b *= 8)
+      CHECK(select(NcclTuning::defaults(v), Op::AllReduce, b, hop).algo != Algo::NVLS);
 }

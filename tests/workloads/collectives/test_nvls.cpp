@@ -3,10 +3,8 @@
 // NCCL's NVLS cost model (lat = intraLat, busBw = intra bw x 0.85 x (nCh-1)/nCh x 2) in the argmin; the same for
 // NVLS Tree (switch legs per node plus network legs S/n_l per direction on 2 nodes; lat = intraLat + 2 log2(N)
 // interLat, [derived] bw).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
-
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
@@ -20,16 +18,19 @@ using namespace vgsim::coll;
 
 namespace {
 struct Legs {
-  std::vector<Bytes> up, down;        // per rank: bytes to the switch, bytes from the switch
+  std::vector<Bytes> up, down;         // per rank: bytes to the switch, bytes from the switch
   std::vector<Bytes> net_out, net_in;  // per rank: GPU-to-GPU (NVLS Tree network) bytes sent, received
 };
 Legs legs(const CollectiveSchedule& s) {
   const std::vector<Bytes> zero(s.ranks, 0);
   Legs l{zero, zero, zero, zero};
   for (const Transfer& t : s.transfers) {
-    if (t.dst == kSwitchRank) l.up[t.src] += t.bytes;
-    else if (t.src == kSwitchRank) l.down[t.dst] += t.bytes;
-    else l.net_out[t.src] += t.bytes, l.net_in[t.dst] += t.bytes;
+    if (t.dst == kSwitchRank)
+      l.up[t.src] += t.bytes;
+    else if (t.src == kSwitchRank)
+      l.down[t.dst] += t.bytes;
+    else
+      l.net_out[t.src] += t.bytes, l.net_in[t.dst] += t.bytes;
   }
   return l;
 }
@@ -84,16 +85,17 @@ TEST_CASE("nvls allreduce: uneven sizes stay exact and valid; dependencies follo
   CHECK(s.transfers[5].dst == 1u);
   CHECK(deps_of(s, 5) == std::vector<std::uint32_t>{2, 3});  // shard 1's reduction reads both GPUs' inputs
   CHECK(dependency_kind(s.transfers[2], s.transfers[5]) == DepKind::Data);
-  CHECK(deps_of(s, 7) == std::vector<std::uint32_t>{5});     // GPU 1 stores what it received
+  CHECK(deps_of(s, 7) == std::vector<std::uint32_t>{5});  // GPU 1 stores what it received
   CHECK(dependency_kind(s.transfers[5], s.transfers[7]) == DepKind::Data);
-  CHECK(deps_of(s, 10) == std::vector<std::uint32_t>{7});    // multicast of shard 1 to GPU 0 after the store
+  CHECK(deps_of(s, 10) == std::vector<std::uint32_t>{7});  // multicast of shard 1 to GPU 0 after the store
   CHECK(dependency_kind(s.transfers[7], s.transfers[10]) == DepKind::Data);
 }
 
 TEST_CASE("nvls: bad requests and corrupted schedules are refused with the reason") {
   CHECK_THROWS_WITH(nvls_allreduce(8, 8, MiB, Proto::LL), Catch::Contains("Simple protocol only"));
   CHECK_THROWS_WITH(nvls_allreduce(16, 8, MiB, Proto::Simple), Catch::Contains("one node"));
-  CHECK_THROWS_WITH(generate(Op::AllGather, Algo::NVLS, Proto::Simple, 8, 8, MiB), Catch::Contains("only for allreduce"));
+  CHECK_THROWS_WITH(generate(Op::AllGather, Algo::NVLS, Proto::Simple, 8, 8, MiB),
+                    Catch::Contains("only for allreduce"));
   CollectiveSchedule s = nvls_allreduce(4, 4, MiB, Proto::Simple);
   REQUIRE(validate(s).empty());
   s.transfers[0].dst = 1;  // a GPU-to-GPU transfer in an NVLS schedule
@@ -120,7 +122,7 @@ TEST_CASE("NCCL's NVLS model: lat = intraLat, busBw = intra x 0.85 x 15/16 x 2, 
   // 1.5: busBw = 370.8 x 0.85 x 15/16 x 2; 1.1: algBw = busBw x n / (2(n-1)) = busBw x 8/14
   CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLS, Proto::Simple, c) ==
         Approx(370.8 * 0.85 * 15.0 / 16.0 * 2.0 * 8.0 / 14.0));
-  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLS, Proto::LL, c) == 0.0);  // Simple only
+  CHECK(bandwidth_GBps(t, Op::AllReduce, Algo::NVLS, Proto::LL, c) == 0.0);      // Simple only
   CHECK(bandwidth_GBps(t, Op::AllGather, Algo::NVLS, Proto::Simple, c) == 0.0);  // not modelled
   // the engine's per-leg latency: 25 us / 4 legs along a chunk's chain
   CHECK(hop_latency_us(t, Link::NVLink, Algo::NVLS, Proto::Simple) == Approx(25.0 / kNvlsChainLegs));
@@ -225,7 +227,8 @@ TEST_CASE("nvlstree: bad requests and corrupted schedules are refused with the r
   GenOptions odd;
   odd.channels = 3;
   CHECK_THROWS_WITH(nvls_tree_allreduce(16, 8, MiB, Proto::Simple, odd), Catch::Contains("even"));
-  CHECK_THROWS_WITH(generate(Op::AllGather, Algo::NVLSTree, Proto::Simple, 16, 8, MiB), Catch::Contains("only implements allreduce"));
+  CHECK_THROWS_WITH(generate(Op::AllGather, Algo::NVLSTree, Proto::Simple, 16, 8, MiB),
+                    Catch::Contains("only implements allreduce"));
   CollectiveSchedule s = nvls_tree_allreduce(8, 4, MiB, Proto::Simple);
   REQUIRE(validate(s).empty());
   auto net = std::find_if(s.transfers.begin(), s.transfers.end(),

@@ -1,7 +1,6 @@
 // Double binary tree: node-tree shapes (NCCL trees.cc), complementarity, rank-level chains, tree allreduce
 // schedule accounting and the dependency rule.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "vgsim/workloads/collectives/generators.hpp"
@@ -21,7 +20,10 @@ TEST_CASE("node trees: binary, connected, single root") {
         for (int c : t.children[x]) CHECK(t.parent[c] == static_cast<int>(x));
         // walking up reaches the root in < N steps (no cycle)
         int y = static_cast<int>(x), steps = 0;
-        while (t.parent[y] >= 0 && steps <= static_cast<int>(N)) { y = t.parent[y]; ++steps; }
+        while (t.parent[y] >= 0 && steps <= static_cast<int>(N)) {
+          y = t.parent[y];
+          ++steps;
+        }
         CHECK(y == t.root);
       }
       CHECK(roots == 1);
@@ -84,7 +86,10 @@ TEST_CASE("tree allreduce: 2(n-1) transfers per chunk and channel, every rank ge
   CHECK(total == 2 * (n - 1) * S);
   // channel 0 uses tree 0 (root rank 0), channel 1 tree 1 (mirror of 4 nodes: root node 3, head local 0 = rank 12)
   std::set<std::uint32_t> roots[2];
-  for (std::uint32_t r = 0; r < n; ++r) { roots[0].insert(r); roots[1].insert(r); }
+  for (std::uint32_t r = 0; r < n; ++r) {
+    roots[0].insert(r);
+    roots[1].insert(r);
+  }
   for (const auto& t : s.transfers)
     if (t.step == 0) roots[t.channel].erase(t.src);
   CHECK(roots[0] == std::set<std::uint32_t>{0});

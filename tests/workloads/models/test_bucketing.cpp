@@ -1,6 +1,5 @@
 // Gradient grouping: DDP buckets, Horovod fusion rounds, a single allreduce; sparse allgathers.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "vgsim/workloads/models/bucketing.hpp"
@@ -73,9 +72,10 @@ TEST_CASE("Horovod fusion for ResNet-50 with everything ready at once") {
 
 TEST_CASE("Horovod cycle ticks delay the pick-up") {
   // Requests when ready (horovod.requests=ready): each tick fuses what is ready then.
-  auto s = parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod", "horovod.requests=ready"});  // 5 ms cycle
-  std::vector<GradientTensor> t = {{"a", 10 * MiB, ms(1), false, 0}, {"b", 10 * MiB, ms(4), false, 0},
-                                   {"c", 10 * MiB, ms(6), false, 0}};
+  auto s =
+      parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod", "horovod.requests=ready"});  // 5 ms cycle
+  std::vector<GradientTensor> t = {
+      {"a", 10 * MiB, ms(1), false, 0}, {"b", 10 * MiB, ms(4), false, 0}, {"c", 10 * MiB, ms(6), false, 0}};
   auto g = group_gradients(t, s);
   // a and b are ready before the 5 ms tick and fit in 64 MiB together; c waits for the 10 ms tick.
   REQUIRE(g.size() == 2);
@@ -168,7 +168,8 @@ TEST_CASE("Horovod ticks: next_tick on either side of the origin; groups move wi
   CHECK(group_gradients(late, s, 1, origin).front().earliest_start == origin + ms(5));
 }
 
-TEST_CASE("Horovod requests at dispatch: one negotiation fuses in backward order; a response waits for all its tensors") {
+TEST_CASE(
+    "Horovod requests at dispatch: one negotiation fuses in backward order; a response waits for all its tensors") {
   // horovod-internals.md 4 and 7: with requests queued when ops are dispatched (ahead of the GPU), rank 0 fuses
   // consecutive requests up to the threshold and the background thread polls every entry's ready event before it
   // starts the response. Expectations:
@@ -176,8 +177,8 @@ TEST_CASE("Horovod requests at dispatch: one negotiation fuses in backward order
   //  starts at 6 ms (c's readiness), not at the 5 ms tick a ready-time negotiation would use for {a, b}.
   auto s = parse_training_settings_kv({"batch_per_gpu=1", "framework=horovod"});
   REQUIRE(s.horovod.requests_at_dispatch);  // the default
-  const std::vector<GradientTensor> t = {{"a", 10 * MiB, ms(1), false, 0}, {"b", 20 * MiB, ms(4), false, 0},
-                                         {"c", 10 * MiB, ms(6), false, 0}};
+  const std::vector<GradientTensor> t = {
+      {"a", 10 * MiB, ms(1), false, 0}, {"b", 20 * MiB, ms(4), false, 0}, {"c", 10 * MiB, ms(6), false, 0}};
   auto g = group_gradients(t, s);
   REQUIRE(g.size() == 1);
   CHECK(g[0].tensors == std::vector<int>{0, 1, 2});

@@ -1,7 +1,6 @@
 // Compute model: roofline per layer, batch saturation, SM/memory fraction scaling, calibrated mode.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "vgsim/workloads/models/compute_model.hpp"
 
@@ -122,16 +121,17 @@ TEST_CASE("SM and memory fractions (MIG slices)") {
   sm_only.sm_fraction = 3.0 / 7.0;
   CHECK(compute_iteration(mem, batch(256), sm_only).step() == compute_iteration(mem, batch(256), full).step());
   // ...and halving the memory share doubles it (to rounding).
-  CHECK(std::abs((compute_iteration(mem, batch(256), slice).step() -
-                  compute_iteration(mem, batch(256), full).step() * 2).ps) <= 4);
+  CHECK(
+      std::abs((compute_iteration(mem, batch(256), slice).step() - compute_iteration(mem, batch(256), full).step() * 2)
+                   .ps) <= 4);
   // A compute-bound layer at a saturating batch slows by 7/3.
   auto comp = synthetic(1e9, 1.0, 32);
   CHECK(rel(compute_iteration(comp, batch(256), slice).step().s(),
             compute_iteration(comp, batch(256), full).step().s() * 7.0 / 3.0) < 1e-9);
   // Under-filled GPU (A4's rule): relative speed = min(1, f/u). Batch 16 with saturation 32: u = 0.5 on the full GPU;
   // the 3g slice saturates at 32 x 3/7 = 13.7 < 16, so its speed relative to full = f/u = (3/7)/0.5 = 0.857.
-  const double speed = compute_iteration(comp, batch(16), full).step().s() /
-                       compute_iteration(comp, batch(16), slice).step().s();
+  const double speed =
+      compute_iteration(comp, batch(16), full).step().s() / compute_iteration(comp, batch(16), slice).step().s();
   CHECK(speed == Approx(6.0 / 7.0).epsilon(1e-9));
   // Batch 8: u = 0.25 < f, so the slice runs as fast as the full GPU (MISO's "too fast" small batches).
   CHECK(compute_iteration(comp, batch(8), full).step() == compute_iteration(comp, batch(8), slice).step());
@@ -200,11 +200,11 @@ TEST_CASE("efficiency precedence: explicit params > model file > defaults") {
       "grad_dtype": "fp32", "efficiency": {"compute": 0.9, "source": "test"},
       "layers": [{"name": "l", "params": 0, "fwd_flops": 1e9, "bytes": 1}]})");
   auto m = parse_model(j, "e.json");
-  CHECK(resolve({}, m).eff_compute == 0.9);                 // the file's override
-  CHECK(resolve({}, m).eff_memory == kDefaultEffMemory);    // not overridden -> default
+  CHECK(resolve({}, m).eff_compute == 0.9);               // the file's override
+  CHECK(resolve({}, m).eff_memory == kDefaultEffMemory);  // not overridden -> default
   ComputeParams p;
   p.eff_compute = 0.3;
-  CHECK(resolve(p, m).eff_compute == 0.3);                  // explicit beats the file
+  CHECK(resolve(p, m).eff_compute == 0.3);  // explicit beats the file
   // Compute bound: time scales as 1/eff, so 0.3 is 3x slower than 0.9 (to rounding).
   const double slow = compute_iteration(m, batch(64), g, p).step().s();
   const double fast = compute_iteration(m, batch(64), g).step().s();

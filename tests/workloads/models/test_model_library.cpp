@@ -1,6 +1,5 @@
 // Model library: every model's totals against the published figure, file validation, loader name resolution.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 #include "vgsim/workloads/models/model.hpp"
@@ -142,7 +141,7 @@ TEST_CASE("load_model resolves library names and suggests on typos") {
   const auto e = error_of([] { load_model("mobilenet_v3"); });
   CHECK(e.find("unknown model") != std::string::npos);
   CHECK(e.find("'mobilenet_v3'") != std::string::npos);
-  CHECK(e.find("vgg16") != std::string::npos);                 // lists the library
+  CHECK(e.find("vgg16") != std::string::npos);  // lists the library
   CHECK(e.find("did you mean 'mobilenet_v2'") != std::string::npos);
   const auto missing = error_of([] { load_model("/nonexistent/model.json"); });
   CHECK(missing.find("/nonexistent/model.json") != std::string::npos);

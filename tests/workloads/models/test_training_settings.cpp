@@ -39,7 +39,8 @@ TEST_CASE("defaults: Horovod eras, DDP buckets, optimizer traffic") {
   // SGD momentum: read w, g, m + write w, m = 5 x 4 B = 20 B/param.
   CHECK(d.optimizer_bytes_per_param == 20.0);
   // Adam under AMP: 7 x 4 B + 2 B fp16 copy = 30 B/param.
-  CHECK(parse_training_settings_kv({"batch_per_gpu=8", "optimizer=adam", "precision=amp"}).optimizer_bytes_per_param == 30.0);
+  CHECK(parse_training_settings_kv({"batch_per_gpu=8", "optimizer=adam", "precision=amp"}).optimizer_bytes_per_param ==
+        30.0);
 }
 
 TEST_CASE("JSON settings with overrides and strong scaling") {
@@ -73,8 +74,9 @@ TEST_CASE("settings errors name the key, the value and the expectation") {
   CHECK(has(e2, "0"));
   CHECK(has(e2, "an integer in [1,"));
 
-  const auto e3 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "framework=horovod",
-                                                             "horovod.fusion_treshold=64MiB"}); });
+  const auto e3 = error_of([] {
+    parse_training_settings_kv({"batch_per_gpu=8", "framework=horovod", "horovod.fusion_treshold=64MiB"});
+  });
   CHECK(has(e3, "horovod.fusion_treshold: unknown parameter"));
   CHECK(has(e3, "did you mean 'horovod.fusion_threshold'"));
 
@@ -82,13 +84,15 @@ TEST_CASE("settings errors name the key, the value and the expectation") {
   CHECK(has(e4, "$.global_batch"));
   CHECK(has(e4, "strong scaling needs the global batch"));
 
-  const auto e5 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "framework=horovod",
-                                                             "horovod.cycle_time=5 parsecs"}); });
+  const auto e5 = error_of([] {
+    parse_training_settings_kv({"batch_per_gpu=8", "framework=horovod", "horovod.cycle_time=5 parsecs"});
+  });
   CHECK(has(e5, "horovod.cycle_time: bad time"));
   CHECK(has(e5, "parsecs"));
 
-  const auto e6 = error_of([] { parse_training_settings_kv({"batch_per_gpu=8", "ddp.bucket_cap_mb=25",
-                                                             "framework=horovod"}); });
+  const auto e6 = error_of([] {
+    parse_training_settings_kv({"batch_per_gpu=8", "ddp.bucket_cap_mb=25", "framework=horovod"});
+  });
   CHECK(has(e6, "$.ddp"));  // ddp settings with framework horovod
 
   const auto e7 = error_of([] { parse_training_settings_kv({"precision"}); });

@@ -22,18 +22,18 @@ constexpr int kDefaultInferenceBatches = 20;
 struct InferenceSpec {
   std::string cluster, workload;
   std::int64_t batch = kDefaultInferenceBatch;
-  std::vector<std::string> endpoints;   // names; empty and !all_endpoints: the cluster's first endpoint
+  std::vector<std::string> endpoints;  // names; empty and !all_endpoints: the cluster's first endpoint
   bool all_endpoints = false;
-  std::vector<std::string> sets;        // precision=..., compute.*, vgpu.* (as for training)
+  std::vector<std::string> sets;  // precision=..., compute.*, vgpu.* (as for training)
   int batches = kDefaultInferenceBatches;
 };
 
 struct EndpointInference {
   std::string endpoint, mode, profile;
   double sm_fraction = 1.0, memory_fraction = 1.0;
-  double utilisation = 1.0;             // u(batch) of the compute model on this endpoint
-  Time forward{0};                      // one batch on an idle endpoint (VM efficiency applied)
-  Time mean_latency{0};                 // per batch as run (includes waiting for vGPU slices)
+  double utilisation = 1.0;  // u(batch) of the compute model on this endpoint
+  Time forward{0};           // one batch on an idle endpoint (VM efficiency applied)
+  Time mean_latency{0};      // per batch as run (includes waiting for vGPU slices)
   double samples_per_s = 0.0;
 };
 
@@ -43,7 +43,7 @@ struct InferenceResult {
   int batches = 0;
   std::vector<EndpointInference> endpoints;
   double aggregate_samples_per_s = 0.0;
-  Json virtualization;                  // virtualization_assumptions()
+  Json virtualization;                        // virtualization_assumptions()
   std::vector<training::ParamRecord> params;  // of the first endpoint's job
 };
 

@@ -25,9 +25,9 @@ struct JobPlacement {
 };
 
 struct MultiJobSpec {
-  std::string file;                      // label for errors
+  std::string file;  // label for errors
   std::string cluster;
-  std::vector<std::string> vgpu_sets;    // "vgpu.scheduler=fixed_share", ... applied to every job
+  std::vector<std::string> vgpu_sets;  // "vgpu.scheduler=fixed_share", ... applied to every job
   std::vector<std::string> names;
   std::vector<training::JobSpec> jobs;
   std::vector<JobPlacement> placements;  // one per job
@@ -44,8 +44,8 @@ MultiJobSpec load_jobs_file(const std::string& path);
 struct MultiJobResult {
   std::vector<std::string> names;
   std::vector<training::TrainingJob> jobs;
-  std::vector<training::TrainingStudy> studies;      // result = shared run; single_gpu = the 1-GPU baseline
-  std::vector<training::TrainingResult> alone;       // the same job alone on the cluster
+  std::vector<training::TrainingStudy> studies;  // result = shared run; single_gpu = the 1-GPU baseline
+  std::vector<training::TrainingResult> alone;   // the same job alone on the cluster
 };
 
 MultiJobResult run_jobs(const MultiJobSpec& spec, const topo::Catalog& catalog);

@@ -2,11 +2,11 @@
 // the same plan the step engine would run (Communicator: algorithm, protocol, channels, step costs, per-channel
 // rank -> endpoint maps), and a training iteration built from those times with the same issue rule as
 // sim/training (one NCCL stream: group g starts at max(ready_g, finish_{g-1}); the optimizer waits for backward and
-// the last collective; Horovod: the mean over the same tick phases, training_run.hpp). Per-hop-class bandwidth = the max-min fair rate of one connection when every connection
-// (channel, src, dst) of the schedule is active at once, which is what a pipelined ring sees; per-link bytes are the
-// schedule's wire bytes summed over each transfer's route. Exact to rounding where nothing else contends; not valid
-// for time-sliced vGPUs or overlapping collectives (analytical_supported() says so and the runner falls back to the
-// step engine). Units: Time (ps), bytes, bytes/s.
+// the last collective; Horovod: the mean over the same tick phases, training_run.hpp). Per-hop-class bandwidth = the
+// max-min fair rate of one connection when every connection (channel, src, dst) of the schedule is active at once,
+// which is what a pipelined ring sees; per-link bytes are the schedule's wire bytes summed over each transfer's route.
+// Exact to rounding where nothing else contends; not valid for time-sliced vGPUs or overlapping collectives
+// (analytical_supported() says so and the runner falls back to the step engine). Units: Time (ps), bytes, bytes/s.
 #pragma once
 
 #include <utility>
@@ -21,8 +21,8 @@ namespace vgsim::sim::planning {
 
 struct AnalyticalCollective {
   Time time{0};
-  coll::PathCosts costs;                                // what the closed form was given
-  std::vector<std::pair<ResourceId, double>> bytes;     // wire bytes per resource for one call
+  coll::PathCosts costs;                             // what the closed form was given
+  std::vector<std::pair<ResourceId, double>> bytes;  // wire bytes per resource for one call
 };
 
 // `fabric` must be built on the communicator's cluster with its path options and capacity scales.

@@ -14,14 +14,14 @@
 namespace vgsim::sim::planning {
 
 struct DesignEffect {
-  std::vector<std::string> keys;  // the parameters that differ (one or two)
+  std::vector<std::string> keys;      // the parameters that differ (one or two)
   std::size_t better = 0, worse = 0;  // point indices: higher and lower throughput
-  double gain = 0;                // throughput(better) / throughput(worse) - 1
+  double gain = 0;                    // throughput(better) / throughput(worse) - 1
 };
 
 // Effects sorted by gain (largest first; ties by keys), one per distinct choice (set of keys).
 std::vector<DesignEffect> design_effects(const SweepPlan& plan, const std::vector<PlanPoint>& points,
-                                        const std::vector<PointResult>& results);
+                                         const std::vector<PointResult>& results);
 
 // One sentence for an effect: "bm-rdma-gdr-100gbe instead of bm-rdma-gdr-25gbe (var.nic = 100gbe instead of 25gbe)
 // raises throughput 5.6 % at gpus_per_node=1, nodes=4".

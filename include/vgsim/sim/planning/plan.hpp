@@ -32,18 +32,18 @@ struct Prices {
 
 struct SweepPlan {
   std::string file, name, description, source;
-  std::map<std::string, Json> base;                        // parameters of every point (before overrides)
+  std::map<std::string, Json> base;                             // parameters of every point (before overrides)
   std::vector<std::pair<std::string, std::vector<Json>>> grid;  // sorted by name
-  std::vector<std::map<std::string, Json>> list;           // each entry: overrides (may carry "label")
+  std::vector<std::map<std::string, Json>> list;                // each entry: overrides (may carry "label")
   std::optional<Prices> prices;
   Fidelity fidelity = Fidelity::Step;
 };
 
 struct PlanPoint {
   std::size_t index = 0;
-  std::string id;                          // 16 hex digits: FNV-1a 64 of the canonical parameters JSON
-  std::string label;                       // list entry label ("" if none)
-  std::map<std::string, Json> params;      // resolved (templates filled), base + list entry + grid values
+  std::string id;                      // 16 hex digits: FNV-1a 64 of the canonical parameters JSON
+  std::string label;                   // list entry label ("" if none)
+  std::map<std::string, Json> params;  // resolved (templates filled), base + list entry + grid values
 };
 
 // Reads and validates a plan file (unknown keys, unknown parameter names with a did-you-mean, empty grid axes,

@@ -16,12 +16,12 @@ namespace vgsim::sim::planning {
 struct PointResult {
   std::size_t index = 0;
   std::string id, label;
-  std::string error;                 // "" when the point ran
-  std::string fidelity;              // the fidelity actually used (analytical falls back to step for vGPU slicing)
+  std::string error;     // "" when the point ran
+  std::string fidelity;  // the fidelity actually used (analytical falls back to step for vGPU slicing)
   std::uint32_t ranks = 0;
-  double throughput = 0;             // samples/s or tokens/s, all ranks
-  std::string unit;                  // "img/s" or "tokens/s"
-  double efficiency = 0;             // throughput / (ranks x 1-GPU throughput)
+  double throughput = 0;  // samples/s or tokens/s, all ranks
+  std::string unit;       // "img/s" or "tokens/s"
+  double efficiency = 0;  // throughput / (ranks x 1-GPU throughput)
   double iteration_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_busy_ms = 0;
   // exposed_comm_ms by cause, in training::kExposureCauses order (sums to exposed_comm_ms)
   std::array<double, 5> exposed_cause_ms{};
@@ -32,11 +32,10 @@ struct PointResult {
   std::string busiest_link;
   double busiest_link_utilisation = 0;
   std::uint32_t gpus = 0, hosts = 0, nic_ports = 0;  // hardware the design uses (cost basis)
-  double cost = 0;                   // 0 when the plan has no prices
-  double cost_per_throughput = 0;    // cost / throughput
+  double cost = 0;                                   // 0 when the plan has no prices
+  double cost_per_throughput = 0;                    // cost / throughput
 };
 
-PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo::Catalog& catalog,
-                      Fidelity fidelity);
+PointResult run_point(const SweepPlan& plan, const PlanPoint& point, const topo::Catalog& catalog, Fidelity fidelity);
 
 }  // namespace vgsim::sim::planning

@@ -5,15 +5,16 @@
 // With resume, points whose id is already in the journal (full precision) or the final CSV (printed precision) are
 // not run again; damaged journal records are dropped and their points run again; the header must match. Results,
 // CSV rows and the summary are computed from the same full-precision values whether a point ran now or was resumed
-// from the journal, so a resumed sweep's CSV and summary are byte-identical to an uninterrupted run's. The CSV has one row per point: index, point_id, label, the parameter columns, then the
-// figures (see csv_header). Errors of single points are rows with an error column, not a failed sweep.
-// Where the points run is pluggable (SweepOptions::executor): the default is the local thread pool; the MPI
-// coordinator (sim/planning/sweep_mpi.cpp) hands them to other ranks. Either way this process alone writes the files.
+// from the journal, so a resumed sweep's CSV and summary are byte-identical to an uninterrupted run's. The CSV has one
+// row per point: index, point_id, label, the parameter columns, then the figures (see csv_header). Errors of single
+// points are rows with an error column, not a failed sweep. Where the points run is pluggable (SweepOptions::executor):
+// the default is the local thread pool; the MPI coordinator (sim/planning/sweep_mpi.cpp) hands them to other ranks.
+// Either way this process alone writes the files.
 #pragma once
 
 #include <functional>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ using PointDone = std::function<void(std::size_t index, PointResult result)>;
 // Runs one point in this process (the plan's point `index` on the shared catalog); thread-safe.
 using PointRun = std::function<PointResult(std::size_t index)>;
 // Runs every point of `todo` (indices, ascending) exactly once, anywhere, and reports each to `done` before returning.
-using PointExecutor = std::function<void(const std::vector<std::size_t>& todo, const PointRun& run, const PointDone& done)>;
+using PointExecutor =
+    std::function<void(const std::vector<std::size_t>& todo, const PointRun& run, const PointDone& done)>;
 
 // The default executor: `jobs` std::threads (0 = hardware threads) take points from a shared counter.
 void run_points_on_threads(const std::vector<std::size_t>& todo, unsigned jobs, const PointRun& run,
@@ -41,24 +43,24 @@ inline constexpr std::size_t kSweepBytesPerPoint = 3900;
 inline constexpr std::size_t kDefaultMaxPoints = 100'000;
 
 struct SweepOptions {
-  std::string out;                     // final CSV; "" = no file
-  unsigned jobs = 0;                   // 0 = std::thread::hardware_concurrency()
+  std::string out;    // final CSV; "" = no file
+  unsigned jobs = 0;  // 0 = std::thread::hardware_concurrency()
   bool resume = false;
-  std::optional<Fidelity> fidelity;    // overrides the plan's
-  bool progress = false;               // progress + ETA on stderr
-  std::uint32_t rank = 0, world = 1;   // points with index % world == rank (static split; the CLI uses executor)
-  PointExecutor executor;              // empty = run_points_on_threads(todo, jobs, ...)
-  std::size_t max_points = 0;          // refuse plans of more points (0 = no limit; the CLI: kDefaultMaxPoints)
-  bool keep_journal = false;           // leave <out>.journal for finish_sweep (the CLI prints the summary first)
+  std::optional<Fidelity> fidelity;   // overrides the plan's
+  bool progress = false;              // progress + ETA on stderr
+  std::uint32_t rank = 0, world = 1;  // points with index % world == rank (static split; the CLI uses executor)
+  PointExecutor executor;             // empty = run_points_on_threads(todo, jobs, ...)
+  std::size_t max_points = 0;         // refuse plans of more points (0 = no limit; the CLI: kDefaultMaxPoints)
+  bool keep_journal = false;          // leave <out>.journal for finish_sweep (the CLI prints the summary first)
 };
 
 struct SweepResult {
   std::vector<PlanPoint> points;
-  std::vector<PointResult> results;    // by point index; resumed points from the journal (or the final CSV's rows)
-  std::vector<bool> pareto;            // by point index (points with errors are never on it)
-  std::size_t ran = 0, skipped = 0;    // run now / taken from a previous run (--resume)
-  std::string csv;                     // the final CSV text
-  std::string journal;                 // <out>.journal once the final CSV is written ("" without --out)
+  std::vector<PointResult> results;  // by point index; resumed points from the journal (or the final CSV's rows)
+  std::vector<bool> pareto;          // by point index (points with errors are never on it)
+  std::size_t ran = 0, skipped = 0;  // run now / taken from a previous run (--resume)
+  std::string csv;                   // the final CSV text
+  std::string journal;               // <out>.journal once the final CSV is written ("" without --out)
 };
 
 // Removes the journal of a finished sweep (run_sweep does it itself unless SweepOptions::keep_journal).

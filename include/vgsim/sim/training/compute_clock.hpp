@@ -70,8 +70,7 @@ class ComputeClock {
     if (now.ps <= t0_.ps) return;
     const double w = w0_ + rate_ * static_cast<double>((now - t0_).ps);
     const double total = static_cast<double>(total_.ps);
-    if (!finished() && w >= total)
-      done_ = t0_ + Time{static_cast<std::int64_t>(std::llround((total - w0_) / rate_))};
+    if (!finished() && w >= total) done_ = t0_ + Time{static_cast<std::int64_t>(std::llround((total - w0_) / rate_))};
     if (w0_ < total) past_.push_back({t0_, w0_, rate_});  // pieces after the end are never asked about
     w0_ = std::min(w, total);
     t0_ = now;
@@ -84,10 +83,10 @@ class ComputeClock {
   std::vector<Piece> past_;  // earlier pieces, in time order
 
   Time t0_{0};
-  double w0_ = 0.0;     // work done at t0_
-  double rate_ = 1.0;   // work ps per wall ps
+  double w0_ = 0.0;    // work done at t0_
+  double rate_ = 1.0;  // work ps per wall ps
   Time total_{0};
-  Time done_{-1};       // < 0: not finished yet
+  Time done_{-1};  // < 0: not finished yet
 };
 
 }  // namespace vgsim::sim::training

@@ -37,23 +37,23 @@ constexpr int kDefaultTickPhases = 4;
 
 // What the user asked for. Empty strings / 0 / nullopt mean "not given" (the scenario's or the default value applies).
 struct JobSpec {
-  std::string cluster;                  // preset name or cluster JSON file
-  std::string workload;                 // model library name or model JSON file
+  std::string cluster;   // preset name or cluster JSON file
+  std::string workload;  // model library name or model JSON file
   // Where `cluster` and `workload` were given: {file, JSON path}, or {"", option} for the command line. An unknown
   // preset or model name is reported there (e.g. a jobs file's "$.jobs[0].workload").
   std::pair<std::string, std::string> cluster_at{"", "--cluster"}, workload_at{"", "--workload"},
       endpoints_at{"", "--endpoints"};
-  std::uint32_t nodes = 0;              // 0: all OS instances (hosts or VMs) of the cluster
-  std::uint32_t gpus_per_node = 0;      // 0: all GPU endpoints of the first OS instance
+  std::uint32_t nodes = 0;          // 0: all OS instances (hosts or VMs) of the cluster
+  std::uint32_t gpus_per_node = 0;  // 0: all GPU endpoints of the first OS instance
   // Explicit ranks: endpoint names (Cluster::endpoints(), e.g. "host0/vm1/gpu0"), node-major; overrides nodes and
   // gpus_per_node (nodes = distinct OS instances, each with the same number of ranks).
   std::vector<std::string> endpoints;
-  Json settings = Json::object();       // training-settings JSON object (e.g. from a scenario)
+  Json settings = Json::object();            // training-settings JSON object (e.g. from a scenario)
   std::string settings_origin = "defaults";  // label of `settings` for the parameter sources ("scenario X")
-  std::vector<std::string> sets;        // key=value: training settings, compute.*, nccl.*, vgpu.* (last one wins)
+  std::vector<std::string> sets;             // key=value: training settings, compute.*, nccl.*, vgpu.* (last one wins)
   std::string sets_origin = "--set";
   int iterations = kDefaultIterations;
-  NcclKnobs nccl;                           // same knobs as `vgsim collective`; empty = NCCL's default
+  NcclKnobs nccl;                            // same knobs as `vgsim collective`; empty = NCCL's default
   std::string nccl_origin = "command line";  // label for the knobs above
   // Collectives run one after the other on one NCCL stream (true, NCCL's behaviour for one communicator) or start
   // as soon as their group is ready and contend for links in the engine (false).
@@ -79,8 +79,8 @@ struct TrainingJob {
   std::vector<std::uint32_t> rank_to_endpoint;
   models::Model model;
   models::TrainingSettings settings;
-  models::ComputeParams compute;                 // calibration_scale set when measured_throughput is given
-  std::optional<double> measured_throughput;     // calibrated mode: measured 1-GPU samples/s
+  models::ComputeParams compute;              // calibration_scale set when measured_throughput is given
+  std::optional<double> measured_throughput;  // calibrated mode: measured 1-GPU samples/s
   models::GpuComputeSpec gpu;
   CommOptions comm;
   // Virtualization: compute speed of the ranks' VM relative to bare metal (VirtOverheads::compute_efficiency; 1 on
@@ -100,7 +100,7 @@ struct TrainingJob {
   // Counterfactual switch of the exposure breakdown (exposure.hpp), not a user parameter: false issues every
   // gradient group as soon as its last gradient is ready (no Horovod tick, no response or bucket order wait).
   bool framework_waits = true;
-  std::vector<ParamRecord> params;               // every parameter used, in a stable order
+  std::vector<ParamRecord> params;  // every parameter used, in a stable order
   // Called as each collective is issued ("iteration 2/3, collective 5/12"): the CLI shows it on a progress line.
   std::function<void(const std::string& state)> progress;
   std::uint32_t ranks() const { return static_cast<std::uint32_t>(rank_to_endpoint.size()); }

@@ -43,7 +43,8 @@ struct JobValues {
   std::map<std::string, std::string> origin;  // canonical name -> where it was given
   bool has(const std::string& name) const { return origin.count(name) != 0; }
 };
-JobValues read_job_values(const JobParameters& params, const std::vector<std::pair<std::string, std::string>>& assignments,
+JobValues read_job_values(const JobParameters& params,
+                          const std::vector<std::pair<std::string, std::string>>& assignments,
                           const std::string& origin);
 
 }  // namespace vgsim::sim::training

@@ -34,16 +34,16 @@
 namespace vgsim::sim::training {
 
 struct CollectiveRecord {
-  int group = 0;                         // index in issue order within the iteration
+  int group = 0;  // index in issue order within the iteration
   models::GroupKind kind = models::GroupKind::AllReduce;
-  Bytes bytes = 0;                       // buffer bytes (allgather: one rank's contribution)
-  Bytes total_bytes = 0;                 // bytes the collective is called with (allgather: ranks x bytes)
-  std::vector<int> tensors;              // indices into TrainingResult::compute.layers (backward order)
-  Time ready{0};                         // the framework can issue it (DDP bucket order, Horovod tick)
+  Bytes bytes = 0;           // buffer bytes (allgather: one rank's contribution)
+  Bytes total_bytes = 0;     // bytes the collective is called with (allgather: ranks x bytes)
+  std::vector<int> tensors;  // indices into TrainingResult::compute.layers (backward order)
+  Time ready{0};             // the framework can issue it (DDP bucket order, Horovod tick)
   Time start{0}, finish{0};
   std::string algo, proto;
   std::uint32_t channels = 0;
-  bool replayed = false;                 // fast path: time reused from an identical earlier collective
+  bool replayed = false;  // fast path: time reused from an identical earlier collective
   Time duration() const { return finish - start; }
 };
 
@@ -54,11 +54,11 @@ CollectiveRecord group_record(const models::GradientGroup& grp, int g, std::uint
 Time framework_wait(const models::GradientGroup& grp, Time backward_start);
 
 struct IterationRecord {
-  Time start{0};                         // first forward of the first micro-step
-  Time backward_start{0};                // backward of the last micro-step (the one that communicates)
+  Time start{0};           // first forward of the first micro-step
+  Time backward_start{0};  // backward of the last micro-step (the one that communicates)
   Time backward_end{0};
   Time optimizer_start{0};
-  Time end{0};                           // optimizer step done
+  Time end{0};  // optimizer step done
   // Backward time lost to NCCL kernels holding SMs (backward_end - unslowed backward end; compute_clock.hpp).
   Time nccl_slowdown{0};
   std::vector<CollectiveRecord> collectives;
@@ -68,13 +68,13 @@ struct IterationRecord {
 struct ResourceUse {
   std::string name, kind;
   double capacity_bytes_per_s = 0.0;
-  double bytes = 0.0;                    // carried during the steady-state iteration
-  double utilisation = 0.0;              // bytes / (capacity x iteration time)
+  double bytes = 0.0;        // carried during the steady-state iteration
+  double utilisation = 0.0;  // bytes / (capacity x iteration time)
 };
 
 // One Horovod tick phase of the steady state (see the file comment).
 struct TickPhaseSample {
-  Time offset{0};                        // the anchored tick is this long after the last gradient is ready
+  Time offset{0};  // the anchored tick is this long after the last gradient is ready
   Time iteration_time{0};
   Time exposed_communication{0};
 };
@@ -87,24 +87,24 @@ struct ExposureCause {
 
 struct TrainingResult {
   std::uint32_t ranks = 1, nodes = 1, gpus_per_node = 1;
-  models::ComputeResult compute;         // one micro-step on one rank (layers in backward order)
-  std::int64_t micro_steps = 1;          // grad_accumulation_steps
+  models::ComputeResult compute;            // one micro-step on one rank (layers in backward order)
+  std::int64_t micro_steps = 1;             // grad_accumulation_steps
   std::vector<IterationRecord> iterations;  // with Horovod ticks: the records of the first tick phase's run
-  std::string transports;                // Communicator::describe_transports(), "" for one GPU
+  std::string transports;                   // Communicator::describe_transports(), "" for one GPU
   // Steady state = the last iteration; with Horovod ticks, the mean over the tick phases' last iterations (every
   // figure below averaged the same way; rates = work / mean iteration time, the long-run rate).
   std::vector<TickPhaseSample> tick_phases;  // empty without ticks (DDP, framework none, one rank)
   Time iteration_time{0};
-  Time compute_time{0};                  // micro_steps x (forward + backward) + optimizer
-  Time exposed_communication{0};         // iteration_time - compute_time (includes nccl_slowdown)
-  Time nccl_slowdown{0};                 // backward slowed by NCCL's SMs during overlap (part of the exposed time)
-  Time communication_busy{0};            // sum of the collectives' durations (time the NCCL stream was busy)
-  double overlap_fraction = 0.0;         // 1 - exposed / busy (share of the communication hidden by compute)
-  double samples_per_s = 0.0;            // all ranks
-  double work_per_s = 0.0;               // samples or tokens (the model's unit), all ranks
-  std::vector<ResourceUse> resources;    // every resource that carried bytes, by utilisation (desc), then name
-  std::uint64_t events = 0, flows = 0;   // engine work (all iterations, all tick phases)
-  std::vector<ExposureCause> exposure;   // exposed communication by cause (explain_exposure); empty = not explained
+  Time compute_time{0};                 // micro_steps x (forward + backward) + optimizer
+  Time exposed_communication{0};        // iteration_time - compute_time (includes nccl_slowdown)
+  Time nccl_slowdown{0};                // backward slowed by NCCL's SMs during overlap (part of the exposed time)
+  Time communication_busy{0};           // sum of the collectives' durations (time the NCCL stream was busy)
+  double overlap_fraction = 0.0;        // 1 - exposed / busy (share of the communication hidden by compute)
+  double samples_per_s = 0.0;           // all ranks
+  double work_per_s = 0.0;              // samples or tokens (the model's unit), all ranks
+  std::vector<ResourceUse> resources;   // every resource that carried bytes, by utilisation (desc), then name
+  std::uint64_t events = 0, flows = 0;  // engine work (all iterations, all tick phases)
+  std::vector<ExposureCause> exposure;  // exposed communication by cause (explain_exposure); empty = not explained
 };
 
 // Share of the rank's SMs a collective of `channels` channels takes from compute while it runs:
@@ -114,8 +114,8 @@ double nccl_compute_share(const TrainingJob& job, std::uint32_t channels);
 
 // The gradient groups of one iteration (models::group_gradients with the job's settings and GPUs per node), each
 // issued at its last gradient when job.framework_waits is false. Shared by the step engine and the analytical fidelity.
-std::vector<models::GradientGroup> job_groups(const TrainingJob& job, const std::vector<models::GradientTensor>& tensors,
-                                              Time tick_origin);
+std::vector<models::GradientGroup> job_groups(const TrainingJob& job,
+                                              const std::vector<models::GradientTensor>& tensors, Time tick_origin);
 
 // True when the job waits for Horovod cycle ticks (framework horovod, more than one rank): its steady state is
 // averaged over tick phases.

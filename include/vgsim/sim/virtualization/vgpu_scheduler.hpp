@@ -1,21 +1,20 @@
 // The vGPU time-slicing scheduler of every GPU of a cluster, run inside the engine: it turns "this context wants X of
 // GPU time from now" into a completion time. Contexts are GPU endpoints (Cluster::endpoints()); only time-sliced vGPU
 // endpoints (mode "vgpu") share a GPU; every other endpoint (bare metal, passthrough, MIG instance: neighbours never
-// interfere) runs its work at once, back to back. Per shared GPU: round robin in endpoint order with slice `time_slice`;
-// the first `switch_cost` of a slice given to a context other than the last one that ran is lost. Policies (NVIDIA vGPU
-// knowledge base, training-measurements.md A4): best_effort (only contexts with work get slices; a context that runs
-// out of work yields at once), equal_share (a periodic grid of slices over the attached contexts, reserved even when
-// idle), fixed_share (the grid covers every vGPU on the GPU, attached or not). Not a model of MPS or MIG.
-// Units: Time (ps). Deterministic: events are ordered by the engine.
+// interfere) runs its work at once, back to back. Per shared GPU: round robin in endpoint order with slice
+// `time_slice`; the first `switch_cost` of a slice given to a context other than the last one that ran is lost.
+// Policies (NVIDIA vGPU knowledge base, training-measurements.md A4): best_effort (only contexts with work get slices;
+// a context that runs out of work yields at once), equal_share (a periodic grid of slices over the attached contexts,
+// reserved even when idle), fixed_share (the grid covers every vGPU on the GPU, attached or not). Not a model of MPS or
+// MIG. Units: Time (ps). Deterministic: events are ordered by the engine.
 #pragma once
-#include "vgsim/kernel/parameter.hpp"
-
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "vgsim/kernel/parameter.hpp"
 #include "vgsim/kernel/simulator.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
@@ -80,9 +79,9 @@ class VgpuScheduler : public EventHandler {
     std::deque<Request> queue;
   };
   struct Gpu {
-    std::vector<Context> contexts;     // the GPU's vGPU endpoints, in endpoint order
-    int current = -1;                  // context owning the current slice (-1: none)
-    int last_ran = -1;                 // context whose work ran last (switch cost when another one runs)
+    std::vector<Context> contexts;  // the GPU's vGPU endpoints, in endpoint order
+    int current = -1;               // context owning the current slice (-1: none)
+    int last_ran = -1;              // context whose work ran last (switch cost when another one runs)
     Time slice_end{0};
     Time grid_epoch{0};                // equal/fixed share: slot k = [epoch + k T, epoch + (k+1) T)
     std::int64_t grid_first_slot = 0;  // slot index at the epoch
@@ -91,7 +90,7 @@ class VgpuScheduler : public EventHandler {
     Time run_start{0};                 // when it started (after any switch)
     std::uint64_t version = 0;         // invalidates stale events
     Time switch_total{0};
-    Time slice_start_run_{0};          // the slice owner may run from here (after a context switch)
+    Time slice_start_run_{0};  // the slice owner may run from here (after a context switch)
   };
 
   void dispatch(std::uint32_t g);
@@ -103,11 +102,11 @@ class VgpuScheduler : public EventHandler {
   const topo::Cluster& cluster_;
   Simulator& sim_;
   VgpuSchedulerOptions options_;
-  std::vector<Gpu> gpus_;                          // per GPU index
-  std::vector<std::pair<int, int>> where_;         // endpoint -> (gpu, context) for time-sliced endpoints, (-1,-1) else
+  std::vector<Gpu> gpus_;                   // per GPU index
+  std::vector<std::pair<int, int>> where_;  // endpoint -> (gpu, context) for time-sliced endpoints, (-1,-1) else
   std::vector<std::pair<Done, std::uint32_t>> direct_;  // pending completions of dedicated endpoints
   std::vector<std::uint32_t> direct_free_;
-  std::vector<Time> direct_busy_until_;            // per endpoint: dedicated endpoints run requests back to back
+  std::vector<Time> direct_busy_until_;  // per endpoint: dedicated endpoints run requests back to back
 };
 
 }  // namespace vgsim::sim::virt

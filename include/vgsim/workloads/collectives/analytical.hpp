@@ -33,13 +33,13 @@
 namespace vgsim::coll {
 
 struct HopCost {
-  Time latency{0};          // per transfer on this hop class (NCCL hw latency + route latency)
-  Bandwidth bw_per_channel; // bandwidth one channel's flow gets on this hop class
+  Time latency{0};           // per transfer on this hop class (NCCL hw latency + route latency)
+  Bandwidth bw_per_channel;  // bandwidth one channel's flow gets on this hop class
 };
 struct PathCosts {
-  Time base{0};             // once per collective
-  HopCost intra;            // hops between ranks of one node
-  HopCost inter;            // hops between nodes
+  Time base{0};                     // once per collective
+  HopCost intra;                    // hops between ranks of one node
+  HopCost inter;                    // hops between nodes
   double payload_efficiency = 1.0;  // LL 0.5, LL128 0.92, Simple 1
 };
 

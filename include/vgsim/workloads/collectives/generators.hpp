@@ -115,7 +115,7 @@ constexpr std::uint32_t kNvlsChainLegs = 4;
 // NCCL's binary tree over `nodes` (trees.cc ncclGetBtree / ncclGetDtree): tree 0 is the btree rooted at node 0;
 // tree 1 is its mirror (n-1-x) for even counts, or its shift by one (x+1 mod n) for odd counts. -1 = none.
 struct NodeTree {
-  std::vector<int> parent;               // per node
+  std::vector<int> parent;                 // per node
   std::vector<std::vector<int>> children;  // per node, <= 2 each, ascending
   int root = 0;
 };
@@ -128,9 +128,9 @@ NodeTree node_tree(std::uint32_t nodes, int which /* 0 or 1 */);
 // tree 1 made that rotation put two channels' heads on one GPU and leave another GPU's NIC idle).
 // Inter-node edges join node heads.
 struct RankTree {
-  std::vector<int> parent;                  // per rank, -1 at the root
+  std::vector<int> parent;                           // per rank, -1 at the root
   std::vector<std::vector<std::uint32_t>> children;  // per rank: intra-node child first, then node children
-  std::vector<std::uint32_t> depth;         // edges from the root
+  std::vector<std::uint32_t> depth;                  // edges from the root
   std::uint32_t root = 0;
 };
 RankTree rank_tree(std::uint32_t ranks, std::uint32_t ranks_per_node, int which);

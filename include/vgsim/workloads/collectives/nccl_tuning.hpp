@@ -35,26 +35,26 @@ struct NcclTuning {
   std::string version = "2.30";
   double base_latency_us[kNcclTableAlgos][3]{};   // [Algo][Proto] (NVLS: Simple only)
   double hw_latency_us[3][kNcclTableAlgos][3]{};  // [Link][Algo][Proto] (NVLS: NVLink / Simple only)
-  double nvls_efficiency[4]{};           // [GpuArch] NVLS bus bandwidth efficiency (0 = no NVLS on that arch)
-  double nvls_max_channels = 16;         // NVLS channels (NCCL_NVLS_NCHANNELS default)
-  double proto_efficiency[3]{};          // [Proto] payload / wire bytes
-  double ll_max_bw_GBps[4][3]{};         // rows volta|intel, ampere|amd, hopper, blackwell; cols 1, 2, >2 nodes
+  double nvls_efficiency[4]{};                    // [GpuArch] NVLS bus bandwidth efficiency (0 = no NVLS on that arch)
+  double nvls_max_channels = 16;                  // NVLS channels (NCCL_NVLS_NCHANNELS default)
+  double proto_efficiency[3]{};                   // [Proto] payload / wire bytes
+  double ll_max_bw_GBps[4][3]{};  // rows volta|intel, ampere|amd, hopper, blackwell; cols 1, 2, >2 nodes
   double per_ch_max_tree_bw_GBps[4][3]{};
   double per_ch_max_ring_ll128_bw_GBps[4]{};
   double per_ch_max_tree_ll128_bw_GBps[4][3]{};
-  double net_overhead_us[3]{};           // [CpuVendor]
+  double net_overhead_us[3]{};  // [CpuVendor]
   double net_overhead_simple_factor = 3;
-  double latency_inter_us = 0;           // net plugin's reported latency (IB and sockets report 0)
-  double tree_correction[3][23]{};       // [Proto][log2(bytes/64)]
-  double ring_plateau_factor[2]{};       // [0] pre-Ampere, [1] Ampere and later
+  double latency_inter_us = 0;      // net plugin's reported latency (IB and sockets report 0)
+  double tree_correction[3][23]{};  // [Proto][log2(bytes/64)]
+  double ring_plateau_factor[2]{};  // [0] pre-Ampere, [1] Ampere and later
   double ring_ll_bw_factor = 0.5, ring_ll128_bw_factor = 0.92, tree_bw_factor = 0.92, tree_ll_bw_divisor = 3.8,
          tree_ll128_bw_factor_one_node = 7.0 / 9.0, tree_ll128_bw_factor = 120.0 / 128.0, tree_algbw_ratio = 0.5;
-  double thread_threshold[3]{};          // [Proto] bytes per thread before trimming (ring LL: x nranks)
-  double max_threads[3]{};               // [Proto]
+  double thread_threshold[3]{};  // [Proto] bytes per thread before trimming (ring LL: x nranks)
+  double max_threads[3]{};       // [Proto]
   // Point-to-point (alltoall; generators.hpp alltoall, sim/communicator.cpp): NCCL's p2p channel and chunk rules.
-  double p2p_net_channels_per_peer = 2;  // NCCL_NCHANNELS_PER_NET_PEER (a power of two, 1..64)
+  double p2p_net_channels_per_peer = 2;                // NCCL_NCHANNELS_PER_NET_PEER (a power of two, 1..64)
   double p2p_min_channels = 1, p2p_max_channels = 64;  // NCCL_MIN_P2P_NCHANNELS / NCCL_MAX_P2P_NCHANNELS (1..64)
-  double p2p_ops_per_batch = 8;          // NCCL_MAX_DEV_WORK_P2P_PER_BATCH: works one thread block runs at once
+  double p2p_ops_per_batch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH: works one thread block runs at once
   double p2p_chunk_bytes[3]{512.0 * 1024, 128.0 * 1024, 128.0 * 1024};  // [Link] NCCL_P2P_NVL / _PCI / _NET_CHUNKSIZE
   double nvlink_bw_per_link_GBps[4]{20.0, 20.0, 20.6, 40.1};  // [GpuArch] topo.h NVLink per link (p2p channels)
 
@@ -64,7 +64,7 @@ struct NcclTuning {
   // has follows `minor` and each algorithm's AlgorithmInfo::since_minor (NVLS 2.17+, NVLS Tree 2.18+).
   bool has_ll128 = true, tree_on_one_node = true;
   unsigned ll128_default_archs = 0xF;
-  int minor = 30;                        // the release, 2.<minor>
+  int minor = 30;  // the release, 2.<minor>
   // One line naming what of this version's model is approximated ("" when its constants are its own), and the
   // source of each constant that differs from the HEAD tables' (param-name prefix -> source; the last entry whose
   // prefix matches wins).
@@ -81,25 +81,25 @@ struct NcclTuning {
     std::string name, unit, source;
     double value;
   };
-  std::vector<Param> list() const;                    // every parameter, in a stable order
-  double get(const std::string& name) const;          // UnitError with a did-you-mean for unknown names
-  void set(const std::string& name, double value);    // same; rejects negative or non-finite values
+  std::vector<Param> list() const;                  // every parameter, in a stable order
+  double get(const std::string& name) const;        // UnitError with a did-you-mean for unknown names
+  void set(const std::string& name, double value);  // same; rejects negative or non-finite values
 };
 
 // What the cost model needs to know about a communicator (NCCL's comm + graph fields).
 struct CommShape {
   std::uint32_t ranks = 1, nodes = 1;
-  Link intra = Link::NVLink;          // graph->typeIntra (NVLink or PCIe)
+  Link intra = Link::NVLink;  // graph->typeIntra (NVLink or PCIe)
   GpuArch arch = GpuArch::Hopper;
   CpuVendor cpu = CpuVendor::Intel;
-  std::uint32_t channels = 1;         // comm->nChannels
-  double bw_intra_GBps = 0;           // per channel (graph->bwIntra)
-  double bw_inter_GBps = 0;           // per channel (graph->bwInter)
+  std::uint32_t channels = 1;  // comm->nChannels
+  double bw_intra_GBps = 0;    // per channel (graph->bwIntra)
+  double bw_inter_GBps = 0;    // per channel (graph->bwInter)
   // The tree graph's intra-node speed per channel: search.cc raises the intra speed of tree patterns above the
   // ring graph's (whose every channel must also cross the network at bwInter). 0 = same as bw_intra_GBps.
   double tree_bw_intra_GBps = 0;
-  bool same_channels = true;          // graph->sameChannels (broadcast/reduce latency)
-  bool ll128_enabled = true;          // NCCL enables LL128 only on some paths (section 1.5)
+  bool same_channels = true;  // graph->sameChannels (broadcast/reduce latency)
+  bool ll128_enabled = true;  // NCCL enables LL128 only on some paths (section 1.5)
   // Facts the algorithms' availability rules read (AlgorithmInfo::unavailable; NVLS and NVLS Tree need both, on
   // Hopper or later): the GPUs of every node talk over NVLink P2P, and every rank is a whole GPU attached to its
   // node's NVSwitch (Cluster::nvswitch_path), else `off_nvswitch` names the first that is not ("endpoint gpu0
@@ -107,7 +107,7 @@ struct CommShape {
   bool nvlink_p2p = false;
   bool on_nvswitch = false;
   std::string off_nvswitch;
-  std::uint32_t nvls_channels = 16;   // channels an NVLS call uses (NcclTuning::nvls_max_channels unless forced)
+  std::uint32_t nvls_channels = 16;  // channels an NVLS call uses (NcclTuning::nvls_max_channels unless forced)
 };
 
 // Which algorithms / protocols may be chosen (NCCL_ALGO / NCCL_PROTO).
@@ -117,7 +117,7 @@ struct Allowed {
   std::optional<std::uint64_t> algos;
   bool proto[3] = {true, true, true};  // [Proto]
   bool allows(Algo a) const;
-  bool forces_algo() const;            // exactly one algorithm left
+  bool forces_algo() const;  // exactly one algorithm left
 };
 // Parses NCCL_ALGO / NCCL_PROTO style lists: "Ring", "ring,tree", "^LL128" (exclusion from the default set); "" =
 // the default set. UnitError on bad.

@@ -30,7 +30,7 @@ OmpiAllreduce parse_ompi_allreduce(const std::string& s);
 
 struct OmpiSchedule {
   OmpiAllreduce algorithm = OmpiAllreduce::Ring;
-  CollectiveSchedule schedule;      // transfers + deps (topological order); op AllReduce
+  CollectiveSchedule schedule;        // transfers + deps (topological order); op AllReduce
   std::vector<std::uint8_t> reduces;  // per transfer: 1 = the receiver reduces the received bytes
 };
 

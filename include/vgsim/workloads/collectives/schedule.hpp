@@ -52,13 +52,13 @@ Proto parse_proto(const std::string& s);
 constexpr std::uint32_t kSwitchRank = 0xffffffffu;
 
 struct Transfer {
-  std::uint32_t src = 0;        // sending rank, or kSwitchRank (NVLS)
-  std::uint32_t dst = 0;        // receiving rank, or kSwitchRank (NVLS)
+  std::uint32_t src = 0;  // sending rank, or kSwitchRank (NVLS)
+  std::uint32_t dst = 0;  // receiving rank, or kSwitchRank (NVLS)
   std::uint32_t channel = 0;
   std::uint32_t dep_begin = 0;  // dependencies: deps[dep_begin, dep_begin + dep_count)
   std::uint32_t dep_count = 0;
-  std::uint32_t step = 0;       // algorithm step inside its loop (ring: 0..nsteps-1; chain: hop; tree: 0 up, 1 down)
-  Bytes bytes = 0;              // payload bytes
+  std::uint32_t step = 0;  // algorithm step inside its loop (ring: 0..nsteps-1; chain: hop; tree: 0 up, 1 down)
+  Bytes bytes = 0;         // payload bytes
 };
 static_assert(sizeof(Transfer) == 32, "Transfer must stay small: millions of them are generated");
 
@@ -79,13 +79,14 @@ struct CollectiveSchedule {
   Proto proto = Proto::Simple;
   std::uint32_t ranks = 0;
   std::uint32_t channels = 1;
-  Bytes size = 0;               // the collective's message size as nccl-tests counts it
+  Bytes size = 0;                    // the collective's message size as nccl-tests counts it
   std::uint32_t ranks_per_node = 0;  // ranks are node-major: rank = node * ranks_per_node + local
-  std::uint32_t root = 0;       // broadcast / reduce root (0 otherwise)
-  Bytes chunk_bytes = 0;        // payload bytes per transfer (at most; the last loop may be smaller)
-  std::uint32_t slots = 0;      // in-flight chunks per connection (buffer slots)
-  std::uint32_t loops = 0;      // iterations of the algorithm over the data (NCCL's loopSize rule)
-  std::vector<std::uint32_t> ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv, alltoall)
+  std::uint32_t root = 0;            // broadcast / reduce root (0 otherwise)
+  Bytes chunk_bytes = 0;             // payload bytes per transfer (at most; the last loop may be smaller)
+  std::uint32_t slots = 0;           // in-flight chunks per connection (buffer slots)
+  std::uint32_t loops = 0;           // iterations of the algorithm over the data (NCCL's loopSize rule)
+  std::vector<std::uint32_t>
+      ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv, alltoall)
   std::vector<Transfer> transfers;
   std::vector<std::uint32_t> deps;
 };

@@ -19,8 +19,8 @@ namespace vgsim::coll {
 std::vector<std::string> validate(const CollectiveSchedule& s, std::size_t max_errors = 20);
 
 // Total payload bytes the collective must put on the wire: allreduce (ring and tree) 2(n-1)S; allgather,
-// reducescatter, broadcast, reduce, alltoall (n-1)S; sendrecv nS (nccl-tests size conventions). NVLS allreduce counts both
-// switch legs of every byte: (n+1)S up plus (n+1)S down = 2(n+1)S. NVLS Tree (needs ranks_per_node): every node's
+// reducescatter, broadcast, reduce, alltoall (n-1)S; sendrecv nS (nccl-tests size conventions). NVLS allreduce counts
+// both switch legs of every byte: (n+1)S up plus (n+1)S down = 2(n+1)S. NVLS Tree (needs ranks_per_node): every node's
 // switch legs 2(n_l+1)S plus S up and S down per node-tree edge: N 2(n_l+1)S + 2(N-1)S.
 Bytes required_total_bytes(Op op, std::uint32_t ranks, Bytes size, Algo algo = Algo::Ring,
                            std::uint32_t ranks_per_node = 0);

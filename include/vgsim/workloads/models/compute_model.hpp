@@ -8,12 +8,11 @@
 // saturation batch (MISO A100 step times, training-measurements.md A4). Pure arithmetic, no engine.
 // Units: FLOP/s, Bandwidth (bytes/s), Time (ps); "work" is samples or tokens (the model's unit) per micro-step.
 #pragma once
-#include "vgsim/kernel/parameter.hpp"
-
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "vgsim/kernel/parameter.hpp"
 #include "vgsim/kernel/units.hpp"
 #include "vgsim/workloads/models/model.hpp"
 #include "vgsim/workloads/models/training_settings.hpp"
@@ -24,14 +23,14 @@ namespace vgsim::models {
 // (no sparsity) FLOP/s; 0 means "not supported" (tf32 falls back to fp32, bf16 to fp16).
 struct GpuComputeSpec {
   std::string name;
-  double peak_fp32_flops = 0.0;   // CUDA-core FP32
-  double peak_tf32_flops = 0.0;   // tensor-core TF32
-  double peak_fp16_flops = 0.0;   // tensor-core FP16 (also used for AMP)
-  double peak_bf16_flops = 0.0;   // tensor-core BF16
-  Bandwidth memory_bandwidth;     // device memory
-  int sm_count = 0;               // SMs of the whole GPU
-  double sm_fraction = 1.0;       // share of the SMs this context gets (MIG: slice SMs / sm_count)
-  double memory_fraction = 1.0;   // share of memory bandwidth (MIG: memory slices / 8)
+  double peak_fp32_flops = 0.0;  // CUDA-core FP32
+  double peak_tf32_flops = 0.0;  // tensor-core TF32
+  double peak_fp16_flops = 0.0;  // tensor-core FP16 (also used for AMP)
+  double peak_bf16_flops = 0.0;  // tensor-core BF16
+  Bandwidth memory_bandwidth;    // device memory
+  int sm_count = 0;              // SMs of the whole GPU
+  double sm_fraction = 1.0;      // share of the SMs this context gets (MIG: slice SMs / sm_count)
+  double memory_fraction = 1.0;  // share of memory bandwidth (MIG: memory slices / 8)
 };
 
 // Defaults of the compute model, each with its source. The compute efficiencies are per math path (achieved
@@ -69,8 +68,8 @@ struct ComputeParams {
   // Explicit values win over the model file's, which win over the defaults above.
   std::optional<double> eff_compute;
   std::optional<double> eff_memory;
-  std::optional<double> saturation;   // work units (samples or tokens) that fill a kReferenceSmCount GPU
-  double calibration_scale = 1.0;     // multiplies every time; set by calibrate_to_throughput
+  std::optional<double> saturation;  // work units (samples or tokens) that fill a kReferenceSmCount GPU
+  double calibration_scale = 1.0;    // multiplies every time; set by calibrate_to_throughput
 };
 
 // The compute model's parameters, declared once here: compute.eff_compute, compute.eff_memory, compute.saturation
@@ -82,19 +81,19 @@ struct LayerTime {
   Time forward;
   Time backward;
   std::int64_t params = 0;
-  Bytes grad_bytes = 0;               // dense gradient bytes as communicated (precision and compression applied)
-  bool sparse = false;                // sparse gradient under Horovod without sparse_as_dense
-  Bytes sparse_bytes_per_rank = 0;    // IndexedSlices size per rank: lookups x (row bytes + 8 B int64 index)
+  Bytes grad_bytes = 0;             // dense gradient bytes as communicated (precision and compression applied)
+  bool sparse = false;              // sparse gradient under Horovod without sparse_as_dense
+  Bytes sparse_bytes_per_rank = 0;  // IndexedSlices size per rank: lookups x (row bytes + 8 B int64 index)
 };
 
 struct ComputeResult {
-  std::vector<LayerTime> layers;      // BACKWARD order (first entry = first gradient ready)
-  Time forward;                       // sum of layer forward times
-  Time backward;                      // sum of layer backward times
-  Time optimizer;                     // optimizer step (memory bound)
-  double work_per_step = 0.0;         // samples or tokens per GPU per micro-step
+  std::vector<LayerTime> layers;  // BACKWARD order (first entry = first gradient ready)
+  Time forward;                   // sum of layer forward times
+  Time backward;                  // sum of layer backward times
+  Time optimizer;                 // optimizer step (memory bound)
+  double work_per_step = 0.0;     // samples or tokens per GPU per micro-step
   double samples_per_step = 0.0;
-  double utilisation = 1.0;           // u(work), 1 = saturated
+  double utilisation = 1.0;  // u(work), 1 = saturated
   Time step() const { return forward + backward + optimizer; }
 };
 

@@ -21,39 +21,39 @@ const char* to_string(WorkUnit u);
 
 struct Layer {
   std::string name;
-  std::int64_t params = 0;            // parameter elements (gradient elements)
-  double fwd_flops = 0.0;             // forward FLOP per unit (conv/linear/attention matmuls; 2 x MACs)
-  double bytes = 0.0;                 // activation bytes read+written per unit in forward, at 4 B/element (estimate)
-  double elementwise_bytes = 0.0;     // the part of `bytes` moved by memory-bound kernels (BN, activations, adds,
-                                      // pooling, softmax, LN): these run after the matmul, so their time adds to it
-  double winograd_flops = 0.0;        // the part of fwd_flops in 3x3 stride-1 dense convolutions (Winograd-eligible)
-  double bwd_ratio = 2.0;             // backward / forward, for FLOPs and activation bytes (workloads.md B7: ~2)
-  bool sparse = false;                // embedding lookup: TF-style sparse gradient (IndexedSlices) under Horovod
-  std::int64_t embedding_rows = 0;    // rows of the embedding table when sparse (row width = params / rows)
+  std::int64_t params = 0;          // parameter elements (gradient elements)
+  double fwd_flops = 0.0;           // forward FLOP per unit (conv/linear/attention matmuls; 2 x MACs)
+  double bytes = 0.0;               // activation bytes read+written per unit in forward, at 4 B/element (estimate)
+  double elementwise_bytes = 0.0;   // the part of `bytes` moved by memory-bound kernels (BN, activations, adds,
+                                    // pooling, softmax, LN): these run after the matmul, so their time adds to it
+  double winograd_flops = 0.0;      // the part of fwd_flops in 3x3 stride-1 dense convolutions (Winograd-eligible)
+  double bwd_ratio = 2.0;           // backward / forward, for FLOPs and activation bytes (workloads.md B7: ~2)
+  bool sparse = false;              // embedding lookup: TF-style sparse gradient (IndexedSlices) under Horovod
+  std::int64_t embedding_rows = 0;  // rows of the embedding table when sparse (row width = params / rows)
 };
 
 // The published figure the file's totals are checked against (tests/workloads/models).
 struct PublishedTotals {
   std::optional<std::int64_t> params;
-  std::optional<double> fwd_gmacs;    // per unit
-  bool approximate = false;           // the reference says "~" or [verify]
+  std::optional<double> fwd_gmacs;  // per unit
+  bool approximate = false;         // the reference says "~" or [verify]
   std::string source;
 };
 
 struct Model {
   std::string name;
   std::string source;
-  std::string input;                  // what one sample is
-  std::string file;                   // where it was loaded from ("" when parsed from text)
+  std::string input;  // what one sample is
+  std::string file;   // where it was loaded from ("" when parsed from text)
   WorkUnit unit = WorkUnit::Sample;
-  std::int64_t tokens_per_sample = 1; // 1 for sample models
+  std::int64_t tokens_per_sample = 1;  // 1 for sample models
   int param_dtype_bytes = 4;
-  int grad_dtype_bytes = 4;           // gradient element size under fp32 training (DDP/Horovod default, B7)
+  int grad_dtype_bytes = 4;                // gradient element size under fp32 training (DDP/Horovod default, B7)
   std::optional<double> saturation_batch;  // units that fill a 108-SM GPU (compute_model.hpp), when the file says
   std::optional<double> eff_compute;       // per-model overrides of the compute-model efficiencies
   std::optional<double> eff_memory;
   PublishedTotals published;
-  std::vector<Layer> layers;          // forward order, expanded
+  std::vector<Layer> layers;  // forward order, expanded
 
   std::int64_t total_params() const;
   double fwd_flops_per_unit() const;  // sum over layers

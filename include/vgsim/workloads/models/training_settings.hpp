@@ -30,8 +30,8 @@ struct HorovodSettings {
   std::string era = "2017-2020";
   Bytes fusion_threshold = 64 * MiB;  // 0 disables fusion
   Time cycle_time = ms(5);
-  bool fp16_compression = false;      // hvd.Compression.fp16: gradients travel as 2-byte elements
-  bool sparse_as_dense = false;       // sparse (embedding) gradients allreduced densely instead of allgathered
+  bool fp16_compression = false;  // hvd.Compression.fp16: gradients travel as 2-byte elements
+  bool sparse_as_dense = false;   // sparse (embedding) gradients allreduced densely instead of allgathered
   bool hierarchical_allreduce = false;
   // When a gradient's allreduce request reaches Horovod's queue (horovod-internals.md sections 4 and 7, Horovod
   // 0.9-0.21 operations.cc / mpi_ops.cc). "dispatch" (default): the framework's op runs (ComputeAsync, TF1 graph mode
@@ -46,12 +46,12 @@ struct HorovodSettings {
 
 // PyTorch DDP (workloads.md B8; torch/lib/c10d/reducer.hpp).
 struct DdpSettings {
-  Bytes bucket_cap = 25 * MiB;        // bucket_cap_mb = 25 (kDefaultBucketBytesCap, MiB)
-  Bytes first_bucket = 1 * MiB;       // kDefaultFirstBucketBytes / dist._DEFAULT_FIRST_BUCKET_BYTES
+  Bytes bucket_cap = 25 * MiB;   // bucket_cap_mb = 25 (kDefaultBucketBytesCap, MiB)
+  Bytes first_bucket = 1 * MiB;  // kDefaultFirstBucketBytes / dist._DEFAULT_FIRST_BUCKET_BYTES
 };
 
 struct TrainingSettings {
-  std::int64_t batch_per_gpu = 0;            // samples per GPU per micro-step (weak scaling; derived for strong)
+  std::int64_t batch_per_gpu = 0;              // samples per GPU per micro-step (weak scaling; derived for strong)
   std::optional<std::int64_t> tokens_per_gpu;  // token models: tokens per GPU per micro-step (overrides batch x seq)
   Precision precision = Precision::FP32;
   Framework framework = Framework::DDP;
