@@ -5,7 +5,6 @@
 // instance copies the block with its name prefixed, so host h's resource k is resources()[base_h + k].
 // Capacities: bytes/s per direction; PCIe links are rate x lanes x measured efficiency (catalog pcie); NIC ports at
 // line rate. Nothing is cached between path() calls, so results never depend on query order.
-#include "vgsim/kernel/input_error.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 
 #include "topologies/detail/cluster_impl.hpp"
 #include "topologies/detail/host_graph.hpp"
+#include "vgsim/kernel/input_error.hpp"
 
 namespace vgsim::topo {
 
@@ -37,9 +37,12 @@ using detail::Template;
 
 const char* to_string(LinkClass c) {
   switch (c) {
-    case LinkClass::NVLink: return "NVLink";
-    case LinkClass::PCIe: return "PCIe";
-    case LinkClass::Net: return "Net";
+    case LinkClass::NVLink:
+      return "NVLink";
+    case LinkClass::PCIe:
+      return "PCIe";
+    case LinkClass::Net:
+      return "Net";
   }
   return "?";
 }
@@ -49,10 +52,14 @@ const char* to_string(PathType t) {
 }
 const char* to_string(Transport t) {
   switch (t) {
-    case Transport::P2P: return "P2P";
-    case Transport::SHM: return "SHM";
-    case Transport::NetIB: return "NetIB";
-    case Transport::NetSocket: return "NetSocket";
+    case Transport::P2P:
+      return "P2P";
+    case Transport::SHM:
+      return "SHM";
+    case Transport::NetIB:
+      return "NetIB";
+    case Transport::NetSocket:
+      return "NetSocket";
   }
   return "?";
 }
@@ -99,7 +106,6 @@ const typename Map::mapped_type& model_at(const Map& m, JsonReader& r, const std
          (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(keys));
 }
 
-
 std::uint32_t add_res(Template& t, std::string name, Bandwidth cap, std::string kind, std::string source) {
   t.res.push_back(ResourceInfo{std::move(name), cap, std::move(kind), std::move(source)});
   return static_cast<std::uint32_t>(t.res.size() - 1);
@@ -113,8 +119,8 @@ void add_pcie_link(Template& t, const Catalog& cat, Vertex child, Vertex parent,
   const std::string gen = gen_rank(child_gen) <= gen_rank(parent_gen) ? child_gen : parent_gen;
   const PcieGen& pg = cat.pcie(gen);
   const Bandwidth cap = pg.per_lane * (static_cast<double>(lanes) * pg.efficiency);
-  const std::string src = "PCIe " + gen + " x" + std::to_string(lanes) + " = " + fmt_gbps(pg.per_lane) +
-                          "/lane x " + std::to_string(lanes) + " x efficiency " + std::to_string(pg.efficiency).substr(0, 4) +
+  const std::string src = "PCIe " + gen + " x" + std::to_string(lanes) + " = " + fmt_gbps(pg.per_lane) + "/lane x " +
+                          std::to_string(lanes) + " x efficiency " + std::to_string(pg.efficiency).substr(0, 4) +
                           " (catalog pcie." + gen + ": " + pg.source.substr(0, 80) + "...)";
   EdgeProp e;
   e.kind = EdgeKind::Pcie;
@@ -153,40 +159,76 @@ Vertex read_attach(JsonReader& r, const std::map<std::string, Vertex>& points, c
   return it->second;
 }
 
-Template parse_template(const std::string& tname, JsonReader& r, const Catalog& cat) {
-  Template t;
-  t.name = tname;
-  const CpuModel& cpu = model_at(cat.cpus(), r, "cpu", "CPU");
-  t.cpu = cpu.key;
+// --- Host templates -----------------------------------------------------------------------------------------------
+
+// What later steps of a template refer to by name: one namespace for switches, GPUs and NICs, the PCIe points devices
+// attach to (with the generation a device below each negotiates with), the GPUs, and which GPUs are NVLink-bridged.
+struct Wiring {
+  std::string tname;
+  std::set<std::string> names;
+  std::map<std::string, Vertex> attach_points;
+  std::map<Vertex, std::string> point_gen;
+  std::map<std::string, std::uint32_t> gpu_index;
+  std::vector<bool> bridged;  // per GPU
+};
+
+void claim(Wiring& w, JsonReader& d, const std::string& n) {
+  if (n.rfind("socket", 0) == 0) d.fail("name", "reserved name (socketN names the root ports)", "another name");
+  if (!w.names.insert(n).second)
+    d.fail("name", "duplicated name in host template '" + w.tname + "'", "a unique device name");
+}
+
+// The template-local index of the GPU named `n` (a reference at JSON path `path`).
+std::uint32_t gpu_ref(const Template& t, const Wiring& w, const std::string& file, const std::string& path,
+                      const std::string& n) {
+  auto it = w.gpu_index.find(n);
+  if (it == w.gpu_index.end()) {
+    const std::string g = did_you_mean(n, t.gpu_names);
+    throw InputError(file, path, "dangling reference: no GPU named '" + n + "' in host template '" + w.tname + "'",
+                     "\"" + n + "\"",
+                     (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(t.gpu_names));
+  }
+  return it->second;
+}
+
+// The CPU model and the optional per-template overrides of its memory and inter-socket bandwidth.
+struct HostCpu {
+  const CpuModel* cpu = nullptr;
+  std::optional<Bandwidth> memory_bandwidth, inter_socket;
+};
+
+HostCpu read_cpu(JsonReader& r, const Catalog& cat, Template& t) {
+  HostCpu c;
+  c.cpu = &model_at(cat.cpus(), r, "cpu", "CPU");
+  t.cpu = c.cpu->key;
   t.sockets = static_cast<std::uint32_t>(r.integer("sockets", 1, 8));
   t.pcie_p2p = r.opt_boolean("pcie_p2p").value_or(true);
-  const std::optional<Bandwidth> mem_bw = r.opt_bandwidth("memory_bandwidth");
-  const std::optional<Bandwidth> xs_bw = r.opt_bandwidth("inter_socket");
+  c.memory_bandwidth = r.opt_bandwidth("memory_bandwidth");
+  c.inter_socket = r.opt_bandwidth("inter_socket");
+  return c;
+}
 
-  std::set<std::string> names;  // one namespace for switches, GPUs and NICs
-  std::map<std::string, Vertex> attach_points;
-  std::map<Vertex, std::string> point_gen;  // generation a device below this point negotiates with
-  auto claim = [&](JsonReader& d, const std::string& n) {
-    if (n.rfind("socket", 0) == 0) d.fail("name", "reserved name (socketN names the root ports)", "another name");
-    if (!names.insert(n).second) d.fail("name", "duplicated name in host template '" + tname + "'", "a unique device name");
-  };
-
-  // Sockets, their memory and the inter-socket links.
+// Sockets, their memory and the inter-socket links.
+void add_sockets(Template& t, Wiring& w, const HostCpu& c) {
+  const CpuModel& cpu = *c.cpu;
+  const std::string& tname = t.name;
   for (std::uint32_t s = 0; s < t.sockets; ++s) {
     const std::string sn = "socket" + std::to_string(s);
     const Vertex v = boost::add_vertex(NodeProp{NodeKind::Socket, sn, s}, t.g);
     t.socket_v.push_back(v);
-    attach_points[sn] = v;
-    point_gen[v] = cpu.pcie_gen;
-    t.memory_res.push_back(add_res(t, sn + "/memory", mem_bw.value_or(cpu.memory_bandwidth), "memory",
-                                   mem_bw ? "cluster file memory_bandwidth of template '" + tname + "'"
-                                          : "catalog cpu " + cpu.key + ": " + cpu.source.substr(0, 100) + "..."));
+    w.attach_points[sn] = v;
+    w.point_gen[v] = cpu.pcie_gen;
+    const std::string src = c.memory_bandwidth ? "cluster file memory_bandwidth of template '" + tname + "'"
+                                               : "catalog cpu " + cpu.key + ": " + cpu.source.substr(0, 100) + "...";
+    const Bandwidth cap = c.memory_bandwidth.value_or(cpu.memory_bandwidth);
+    t.memory_res.push_back(add_res(t, sn + "/memory", cap, "memory", src));
   }
   for (std::uint32_t a = 0; a < t.sockets; ++a)
     for (std::uint32_t b = a + 1; b < t.sockets; ++b) {
-      const Bandwidth cap = xs_bw.value_or(cpu.inter_socket);
-      const std::string src = xs_bw ? "cluster file inter_socket of template '" + tname + "'"
-                                    : "catalog cpu " + cpu.key + " inter_socket (all UPI/xGMI links, per direction)";
+      const Bandwidth cap = c.inter_socket.value_or(cpu.inter_socket);
+      const std::string src = c.inter_socket
+                                  ? "cluster file inter_socket of template '" + tname + "'"
+                                  : "catalog cpu " + cpu.key + " inter_socket (all UPI/xGMI links, per direction)";
       EdgeProp e;
       e.kind = EdgeKind::InterSocket;
       e.from = static_cast<std::uint32_t>(t.socket_v[a]);
@@ -195,32 +237,34 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
       e.latency = cpu.inter_socket_latency;
       boost::add_edge(t.socket_v[a], t.socket_v[b], e, t.g);
     }
+}
 
-  // PCIe switches (a switch attaches to a socket or to a switch listed before it).
+// PCIe switches (a switch attaches to a socket or to a switch listed before it).
+void read_pcie_switches(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
   for (JsonReader& s : r.opt_objects("pcie_switches")) {
     const std::string n = s.string("name");
-    claim(s, n);
+    claim(w, s, n);
     const std::string gen = s.one_of("gen", {"gen3", "gen4", "gen5"});
     const auto lanes = static_cast<std::uint32_t>(s.integer("lanes", 1, 32));
-    const Vertex parent = read_attach(s, attach_points, "PCIe switch");
+    const Vertex parent = read_attach(s, w.attach_points, "PCIe switch");
     s.finish();
     const Vertex v = boost::add_vertex(NodeProp{NodeKind::Switch, n, t.g[parent].socket}, t.g);
-    add_pcie_link(t, cat, v, parent, n, gen, lanes, point_gen[parent]);
-    attach_points[n] = v;
-    point_gen[v] = gen;
+    add_pcie_link(t, cat, v, parent, n, gen, lanes, w.point_gen[parent]);
+    w.attach_points[n] = v;
+    w.point_gen[v] = gen;
   }
+}
 
-  // GPUs.
-  std::map<std::string, std::uint32_t> gpu_index;
+void read_gpus(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
   for (JsonReader& d : r.objects("gpus")) {
     const std::string n = d.string("name");
-    claim(d, n);
+    claim(w, d, n);
     const GpuModel& m = model_at(cat.gpus(), d, "model", "GPU");
-    const Vertex parent = read_attach(d, attach_points, "GPU");
+    const Vertex parent = read_attach(d, w.attach_points, "GPU");
     d.finish();
     const Vertex v = boost::add_vertex(NodeProp{NodeKind::Gpu, n, t.g[parent].socket}, t.g);
-    add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, point_gen[parent]);
-    gpu_index[n] = static_cast<std::uint32_t>(t.gpu_names.size());
+    add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, w.point_gen[parent]);
+    w.gpu_index[n] = static_cast<std::uint32_t>(t.gpu_names.size());
     t.gpu_names.push_back(n);
     t.gpu_models.push_back(m.key);
     t.gpu_v.push_back(v);
@@ -229,127 +273,139 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
   }
   t.nvsw_up.assign(t.gpu_names.size(), kNone);
   t.nvsw_down.assign(t.gpu_names.size(), kNone);
+}
 
-  auto gpu_ref = [&](JsonReader& at, const std::string& key, const std::string& path, const std::string& n) {
-    auto it = gpu_index.find(n);
-    if (it == gpu_index.end()) {
-      const std::string g = did_you_mean(n, t.gpu_names);
-      throw InputError(at.file(), path, "dangling reference: no GPU named '" + n + "' in host template '" + tname + "'",
-                       "\"" + n + "\"", (g.empty() ? std::string() : "did you mean '" + g + "'? ") +
-                                            "one of: " + list_of(t.gpu_names));
-    }
-    (void)key;
-    return it->second;
-  };
+// One entry of "nvlink_bridges" as written: ["gpuA", "gpuB"] or {"gpus": [...], "links": N}.
+struct BridgeDecl {
+  const Json* json = nullptr;  // the entry
+  std::string path;
+  std::string a, b;  // GPU names
+  std::optional<std::int64_t> links;
+};
 
-  // NVLink bridges: each joins exactly two distinct GPUs, and a GPU has at most one bridge partner.
-  std::vector<bool> bridged(t.gpu_names.size(), false);
-  if (r.has("nvlink_bridges")) {
-    const Json& arr = r.json()["nvlink_bridges"];
-    r.allow("nvlink_bridges");
-    const std::string bpath = r.path_of("nvlink_bridges");
-    if (!arr.is_array()) r.fail("nvlink_bridges", "wrong type", "an array of [\"gpuA\", \"gpuB\"] pairs");
-    for (std::size_t i = 0; i < arr.size(); ++i) {
-      const std::string p = bpath + "[" + std::to_string(i) + "]";
-      const Json* members = &arr[i];
-      std::optional<std::int64_t> links;
-      std::optional<JsonReader> obj;
-      if (arr[i].is_object()) {
-        obj.emplace(arr[i], r.file(), p);
-        links = obj->opt_integer("links", 1, 64);
-        obj->allow("gpus");
-        members = arr[i].contains("gpus") ? &arr[i]["gpus"] : nullptr;
-        obj->finish();
-      }
-      if (!members || !members->is_array() || !std::all_of(members->begin(), members->end(),
-                                                          [](const Json& x) { return x.is_string(); }))
-        throw InputError(r.file(), p, "wrong type", json_snippet(arr[i]),
-                         "[\"gpuA\", \"gpuB\"] or {\"gpus\": [\"gpuA\", \"gpuB\"], \"links\": N}");
-      if (members->size() != 2)
-        throw InputError(r.file(), p, "impossible wiring: an NVLink bridge joins exactly two GPUs", json_snippet(arr[i]),
-                         "two GPU names");
-      const std::string na = (*members)[0].get<std::string>(), nb = (*members)[1].get<std::string>();
-      if (na == nb)
-        throw InputError(r.file(), p, "impossible wiring: a bridge lists the same GPU twice", json_snippet(arr[i]),
-                         "two different GPUs");
-      const std::uint32_t a = gpu_ref(r, "", p, na), b = gpu_ref(r, "", p, nb);
-      for (std::uint32_t x : {a, b})
-        if (bridged[x])
-          throw InputError(r.file(), p, "impossible wiring: GPU '" + t.gpu_names[x] + "' is already in another bridge",
-                           json_snippet(arr[i]), "each GPU bridged to at most one partner");
-      const GpuModel& ma = cat.gpu(t.gpu_models[a]);
-      const GpuModel& mb = cat.gpu(t.gpu_models[b]);
-      const std::uint32_t max_links = std::min(ma.nvlink_links, mb.nvlink_links);
-      if (max_links == 0)
-        throw InputError(r.file(), p, "impossible wiring: GPU model without NVLink in a bridge", json_snippet(arr[i]),
-                         "GPUs whose catalog model has NVLink links");
-      const std::uint32_t n = links ? static_cast<std::uint32_t>(*links) : max_links;
-      if (n > max_links)
-        throw InputError(r.file(), p + ".links", "more NVLink links than the GPU models have", std::to_string(n),
-                         "at most " + std::to_string(max_links));
-      bridged[a] = bridged[b] = true;
-      const Bandwidth per = std::min(ma.nvlink_nccl_per_link, mb.nvlink_nccl_per_link);
-      const Bandwidth cap = per * static_cast<double>(n);
-      const std::string src = std::to_string(n) + " NVLink links x " + fmt_gbps(per) + " per direction (catalog " +
-                              ma.key + " nvlink: " + nvlink_rate_source(ma) + ")";
-      EdgeProp e;
-      e.kind = EdgeKind::NvLink;
-      e.from = static_cast<std::uint32_t>(t.gpu_v[a]);
-      e.res_fwd = add_res(t, na + "->" + nb + "/nvlink", cap, "nvlink", src);
-      e.res_back = add_res(t, nb + "->" + na + "/nvlink", cap, "nvlink", src);
-      e.latency = std::max(ma.nvlink_latency, mb.nvlink_latency);
-      boost::add_edge(t.gpu_v[a], t.gpu_v[b], e, t.g);
-      t.bridge_res[{a, b}] = e.res_fwd;
-      t.bridge_res[{b, a}] = e.res_back;
-    }
+BridgeDecl read_bridge(const Json& entry, const std::string& file, const std::string& p) {
+  BridgeDecl d;
+  d.json = &entry;
+  d.path = p;
+  const Json* members = &entry;
+  std::optional<JsonReader> obj;
+  if (entry.is_object()) {
+    obj.emplace(entry, file, p);
+    d.links = obj->opt_integer("links", 1, 64);
+    obj->allow("gpus");
+    members = entry.contains("gpus") ? &entry["gpus"] : nullptr;
+    obj->finish();
   }
+  if (!members || !members->is_array() ||
+      !std::all_of(members->begin(), members->end(), [](const Json& x) { return x.is_string(); }))
+    throw InputError(file, p, "wrong type", json_snippet(entry),
+                     "[\"gpuA\", \"gpuB\"] or {\"gpus\": [\"gpuA\", \"gpuB\"], \"links\": N}");
+  if (members->size() != 2)
+    throw InputError(file, p, "impossible wiring: an NVLink bridge joins exactly two GPUs", json_snippet(entry),
+                     "two GPU names");
+  d.a = (*members)[0].get<std::string>();
+  d.b = (*members)[1].get<std::string>();
+  if (d.a == d.b)
+    throw InputError(file, p, "impossible wiring: a bridge lists the same GPU twice", json_snippet(entry),
+                     "two different GPUs");
+  return d;
+}
 
-  // NVSwitch: every listed GPU gets an up and a down resource of links x per-link bandwidth.
-  if (auto nv = r.opt_object("nvswitch")) {
-    const std::vector<std::string> members = nv->strings("gpus");
-    nv->finish();
-    const Vertex sw = boost::add_vertex(NodeProp{NodeKind::NvSwitch, "nvswitch", 0}, t.g);
-    std::set<std::uint32_t> seen;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      const std::string p = nv->path_of("gpus") + "[" + std::to_string(i) + "]";
-      const std::uint32_t gi = gpu_ref(*nv, "gpus", p, members[i]);
-      if (!seen.insert(gi).second)
-        throw InputError(r.file(), p, "impossible wiring: GPU listed twice on the NVSwitch", members[i], "distinct GPUs");
-      if (bridged[gi])
-        throw InputError(r.file(), p, "impossible wiring: GPU is both NVLink-bridged and on the NVSwitch", members[i],
-                         "either a bridge or the NVSwitch");
-      const GpuModel& m = cat.gpu(t.gpu_models[gi]);
-      if (m.nvlink_links == 0)
-        throw InputError(r.file(), p, "impossible wiring: GPU model without NVLink on an NVSwitch", members[i],
-                         "a GPU whose catalog model has NVLink links");
-      const Bandwidth cap = m.nvlink_nccl_per_link * static_cast<double>(m.nvlink_links);
-      const std::string src = std::to_string(m.nvlink_links) + " NVLink links x " + fmt_gbps(m.nvlink_nccl_per_link) +
-                              " per direction (catalog " + m.key + " nvlink: " + nvlink_rate_source(m) + ")";
-      EdgeProp e;
-      e.kind = EdgeKind::NvLink;
-      e.from = static_cast<std::uint32_t>(t.gpu_v[gi]);
-      e.res_fwd = add_res(t, members[i] + "/nvlink-up", cap, "nvlink", src);
-      e.res_back = add_res(t, members[i] + "/nvlink-down", cap, "nvlink", src);
-      e.latency = m.nvlink_latency;
-      boost::add_edge(t.gpu_v[gi], sw, e, t.g);
-      t.nvsw_up[gi] = e.res_fwd;
-      t.nvsw_down[gi] = e.res_back;
-    }
+// A bridge between two distinct GPUs, each with at most one bridge partner: two directed NVLink resources.
+void add_bridge(Template& t, const Catalog& cat, Wiring& w, const std::string& file, const BridgeDecl& d) {
+  const std::string& p = d.path;
+  const std::uint32_t a = gpu_ref(t, w, file, p, d.a), b = gpu_ref(t, w, file, p, d.b);
+  for (std::uint32_t x : {a, b})
+    if (w.bridged[x])
+      throw InputError(file, p, "impossible wiring: GPU '" + t.gpu_names[x] + "' is already in another bridge",
+                       json_snippet(*d.json), "each GPU bridged to at most one partner");
+  const GpuModel& ma = cat.gpu(t.gpu_models[a]);
+  const GpuModel& mb = cat.gpu(t.gpu_models[b]);
+  const std::uint32_t max_links = std::min(ma.nvlink_links, mb.nvlink_links);
+  if (max_links == 0)
+    throw InputError(file, p, "impossible wiring: GPU model without NVLink in a bridge", json_snippet(*d.json),
+                     "GPUs whose catalog model has NVLink links");
+  const std::uint32_t n = d.links ? static_cast<std::uint32_t>(*d.links) : max_links;
+  if (n > max_links)
+    throw InputError(file, p + ".links", "more NVLink links than the GPU models have", std::to_string(n),
+                     "at most " + std::to_string(max_links));
+  w.bridged[a] = w.bridged[b] = true;
+  const Bandwidth per = std::min(ma.nvlink_nccl_per_link, mb.nvlink_nccl_per_link);
+  const Bandwidth cap = per * static_cast<double>(n);
+  const std::string src = std::to_string(n) + " NVLink links x " + fmt_gbps(per) + " per direction (catalog " + ma.key +
+                          " nvlink: " + nvlink_rate_source(ma) + ")";
+  EdgeProp e;
+  e.kind = EdgeKind::NvLink;
+  e.from = static_cast<std::uint32_t>(t.gpu_v[a]);
+  e.res_fwd = add_res(t, d.a + "->" + d.b + "/nvlink", cap, "nvlink", src);
+  e.res_back = add_res(t, d.b + "->" + d.a + "/nvlink", cap, "nvlink", src);
+  e.latency = std::max(ma.nvlink_latency, mb.nvlink_latency);
+  boost::add_edge(t.gpu_v[a], t.gpu_v[b], e, t.g);
+  t.bridge_res[{a, b}] = e.res_fwd;
+  t.bridge_res[{b, a}] = e.res_back;
+}
+
+// NVLink bridges: each joins exactly two distinct GPUs, and a GPU has at most one bridge partner.
+void read_nvlink_bridges(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
+  w.bridged.assign(t.gpu_names.size(), false);
+  if (!r.has("nvlink_bridges")) return;
+  const Json& arr = r.json()["nvlink_bridges"];
+  r.allow("nvlink_bridges");
+  const std::string bpath = r.path_of("nvlink_bridges");
+  if (!arr.is_array()) r.fail("nvlink_bridges", "wrong type", "an array of [\"gpuA\", \"gpuB\"] pairs");
+  for (std::size_t i = 0; i < arr.size(); ++i)
+    add_bridge(t, cat, w, r.file(), read_bridge(arr[i], r.file(), bpath + "[" + std::to_string(i) + "]"));
+}
+
+// NVSwitch: every listed GPU gets an up and a down resource of links x per-link bandwidth.
+void read_nvswitch(JsonReader& r, Template& t, const Catalog& cat, const Wiring& w) {
+  auto nv = r.opt_object("nvswitch");
+  if (!nv) return;
+  const std::vector<std::string> members = nv->strings("gpus");
+  nv->finish();
+  const Vertex sw = boost::add_vertex(NodeProp{NodeKind::NvSwitch, "nvswitch", 0}, t.g);
+  std::set<std::uint32_t> seen;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const std::string p = nv->path_of("gpus") + "[" + std::to_string(i) + "]";
+    const std::uint32_t gi = gpu_ref(t, w, nv->file(), p, members[i]);
+    if (!seen.insert(gi).second)
+      throw InputError(r.file(), p, "impossible wiring: GPU listed twice on the NVSwitch", members[i], "distinct GPUs");
+    if (w.bridged[gi])
+      throw InputError(r.file(), p, "impossible wiring: GPU is both NVLink-bridged and on the NVSwitch", members[i],
+                       "either a bridge or the NVSwitch");
+    const GpuModel& m = cat.gpu(t.gpu_models[gi]);
+    if (m.nvlink_links == 0)
+      throw InputError(r.file(), p, "impossible wiring: GPU model without NVLink on an NVSwitch", members[i],
+                       "a GPU whose catalog model has NVLink links");
+    const Bandwidth cap = m.nvlink_nccl_per_link * static_cast<double>(m.nvlink_links);
+    const std::string src = std::to_string(m.nvlink_links) + " NVLink links x " + fmt_gbps(m.nvlink_nccl_per_link) +
+                            " per direction (catalog " + m.key + " nvlink: " + nvlink_rate_source(m) + ")";
+    EdgeProp e;
+    e.kind = EdgeKind::NvLink;
+    e.from = static_cast<std::uint32_t>(t.gpu_v[gi]);
+    e.res_fwd = add_res(t, members[i] + "/nvlink-up", cap, "nvlink", src);
+    e.res_back = add_res(t, members[i] + "/nvlink-down", cap, "nvlink", src);
+    e.latency = m.nvlink_latency;
+    boost::add_edge(t.gpu_v[gi], sw, e, t.g);
+    t.nvsw_up[gi] = e.res_fwd;
+    t.nvsw_down[gi] = e.res_back;
   }
+}
 
-  // NICs: "ports" is the number of cabled ports (each one an NCCL net device), at most the model's.
+// NICs: "ports" is the number of cabled ports (each one an NCCL net device), at most the model's.
+void read_nics(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
   for (JsonReader& d : r.opt_objects("nics")) {
     const std::string n = d.string("name");
-    claim(d, n);
+    claim(w, d, n);
     const NicModel& m = model_at(cat.nics(), d, "model", "NIC");
     const auto ports = static_cast<std::uint32_t>(d.opt_integer("ports", 1, 64).value_or(m.ports));
     if (ports > m.ports)
       d.fail("ports", "impossible wiring: more cabled ports than the NIC model has",
              "at most " + std::to_string(m.ports) + " (catalog " + m.key + ")");
-    const Vertex parent = read_attach(d, attach_points, "NIC");
+    const Vertex parent = read_attach(d, w.attach_points, "NIC");
     d.finish();
     const Vertex v = boost::add_vertex(NodeProp{NodeKind::Nic, n, t.g[parent].socket}, t.g);
-    add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, point_gen[parent]);
+    add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, w.point_gen[parent]);
     const auto ni = static_cast<std::uint32_t>(t.nics.size());
     t.nics.push_back(NicDev{n, m.key, v, t.g[parent].socket, ports, m.port_speed, m.rdma, m.devices});
     for (std::uint32_t p = 0; p < ports; ++p) {
@@ -361,70 +417,86 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
       t.port_total.bytes_per_s += m.port_speed.bytes_per_s;
     }
   }
+}
 
-  // Socket threads of NCCL's TCP transport: capacity threads x per-thread copy rate; and per cabled port a TCP goodput
-  // resource, line rate x TCP payload efficiency (NetSocket paths cross both: threads or wire, whichever binds). Defaults (used when the file has no
-  // socket_threads block), each with its source:
-  //  - threads 1: NCCL_SOCKET_NTHREADS default per env.rst (nccl-model.md 1.7; the code's generic auto is 0 = the
-  //    proxy thread only, also one copying thread); NSOCKS_PERTHREAD default 1.
-  //  - per_thread 5 GB/s: ESTIMATE, the middle of the 4-6 GB/s busbw the untuned (one thread, one socket) transport
-  //    reaches on 100 GbE (nccl-model.md section 5, nccl#450), i.e. what one thread's copies + kernel TCP sustain.
-  //  - payload_efficiency 1448/1538 = 0.9415: standard 1500 B MTU, TCP payload 1500 - 20 (IPv4) - 20 (TCP) - 12 (TCP
-  //    timestamps, on by default in Linux) = 1448 B per frame; wire bytes per frame 1500 + 14 (Ethernet header)
-  //    + 4 (FCS) + 8 (preamble/SFD) + 12 (inter-frame gap) = 1538 B (IEEE 802.3 framing, RFC 791/793/7323 headers).
-  //  - latency 15 us: ASSUMPTION, kernel TCP stack cost per message one way (send syscall, softirq, receive wake-up);
-  //    netperf TCP_RR round trips on 10-25 GbE are a few tens of us (DOMAIN.md: "tens to hundreds of us").
-  {
-    std::int64_t threads = 1;
-    Bandwidth per = Bandwidth::from_GBps(5.0);
-    double payload_eff = 1448.0 / 1538.0;
-    Time lat = Time::from_s(15e-6);
-    std::string src = "default: 1 thread (NCCL_SOCKET_NTHREADS default, nccl-model.md 1.7) x 5 GB/s (ESTIMATE: untuned "
-                      "TCP 100GbE busbw 4-6 GB/s, nccl-model.md section 5, nccl#450), capped at line rate x 1448/1538 "
-                      "(TCP payload per 1500 B MTU frame)";
-    if (auto st = r.opt_object("socket_threads")) {
-      threads = st->integer("threads", 1, 64);
-      per = st->bandwidth("per_thread");
-      if (auto e = st->opt_number("payload_efficiency")) {
-        if (!(*e > 0.0 && *e <= 1.0)) st->fail("payload_efficiency", "not a fraction", "a number in (0, 1]");
-        payload_eff = *e;
-      }
-      if (auto l = st->opt_time("latency")) lat = *l;
-      src = "cluster file socket_threads (" + std::to_string(threads) + " x " + fmt_gbps(per) +
-            ", wire payload efficiency " + std::to_string(payload_eff) + "): " +
-            st->opt_string("source").value_or("no source given");
-      st->finish();
+// Socket threads of NCCL's TCP transport: capacity threads x per-thread copy rate; and per cabled port a TCP goodput
+// resource, line rate x TCP payload efficiency (NetSocket paths cross both: threads or wire, whichever binds). Defaults
+// (used when the file has no socket_threads block), each with its source:
+//  - threads 1: NCCL_SOCKET_NTHREADS default per env.rst (nccl-model.md 1.7; the code's generic auto is 0 = the
+//    proxy thread only, also one copying thread); NSOCKS_PERTHREAD default 1.
+//  - per_thread 5 GB/s: ESTIMATE, the middle of the 4-6 GB/s busbw the untuned (one thread, one socket) transport
+//    reaches on 100 GbE (nccl-model.md section 5, nccl#450), i.e. what one thread's copies + kernel TCP sustain.
+//  - payload_efficiency 1448/1538 = 0.9415: standard 1500 B MTU, TCP payload 1500 - 20 (IPv4) - 20 (TCP) - 12 (TCP
+//    timestamps, on by default in Linux) = 1448 B per frame; wire bytes per frame 1500 + 14 (Ethernet header)
+//    + 4 (FCS) + 8 (preamble/SFD) + 12 (inter-frame gap) = 1538 B (IEEE 802.3 framing, RFC 791/793/7323 headers).
+//  - latency 15 us: ASSUMPTION, kernel TCP stack cost per message one way (send syscall, softirq, receive wake-up);
+//    netperf TCP_RR round trips on 10-25 GbE are a few tens of us (DOMAIN.md: "tens to hundreds of us").
+struct SocketThreads {
+  std::int64_t threads = 1;
+  Bandwidth per = Bandwidth::from_GBps(5.0);
+  double payload_eff = 1448.0 / 1538.0;
+  Time lat = Time::from_s(15e-6);
+  std::string src =
+      "default: 1 thread (NCCL_SOCKET_NTHREADS default, nccl-model.md 1.7) x 5 GB/s (ESTIMATE: untuned "
+      "TCP 100GbE busbw 4-6 GB/s, nccl-model.md section 5, nccl#450), capped at line rate x 1448/1538 "
+      "(TCP payload per 1500 B MTU frame)";
+};
+
+SocketThreads read_socket_threads(JsonReader& r) {
+  SocketThreads s;
+  if (auto st = r.opt_object("socket_threads")) {
+    s.threads = st->integer("threads", 1, 64);
+    s.per = st->bandwidth("per_thread");
+    if (auto e = st->opt_number("payload_efficiency")) {
+      if (!(*e > 0.0 && *e <= 1.0)) st->fail("payload_efficiency", "not a fraction", "a number in (0, 1]");
+      s.payload_eff = *e;
     }
-    t.socket_thread_count = static_cast<std::uint32_t>(threads);
-    t.per_thread = per;
-    t.socket_latency = lat;
-    t.threads_source = src;
-    const Bandwidth cap = per * static_cast<double>(threads);
-    for (Port& port : t.ports) {
-      const std::string pn = t.nics[port.nic].name + "/port" + std::to_string(port.port);
-      const Bandwidth wire = t.nics[port.nic].speed * payload_eff;
-      const std::string wsrc = "line rate x TCP payload efficiency " + std::to_string(payload_eff) + " (" + src + ")";
-      port.tcp_tx = add_res(t, pn + "/tcp-tx", wire, "socket-wire", wsrc);
-      port.tcp_rx = add_res(t, pn + "/tcp-rx", wire, "socket-wire", wsrc);
-    }
-    // One socket-I/O resource per GPU (rank), shared by its sends and receives: NCCL's socket transport moves the data
-    // on the rank's proxy thread by default (net_socket.cc from 2.6: 0 helper threads for a generic NIC, "progress
-    // request using main thread"; one proxy thread per communicator per rank, nccl#374; nccl-net-path-by-version.md
-    // sections 4-5); with helper threads (socket_threads.threads > 1) they serve the same rank.
-    for (std::size_t g = 0; g < t.gpu_names.size(); ++g)
-      t.socket_proxy.push_back(add_res(t, t.gpu_names[g] + "/socket-threads", cap, "socket-threads",
-                                       src + "; one per rank, sends and receives share it"));
+    if (auto l = st->opt_time("latency")) s.lat = *l;
+    s.src = "cluster file socket_threads (" + std::to_string(s.threads) + " x " + fmt_gbps(s.per) +
+            ", wire payload efficiency " + std::to_string(s.payload_eff) +
+            "): " + st->opt_string("source").value_or("no source given");
+    st->finish();
   }
-  // Virtualization is read once the hosts exist (virtualization.cpp); keep the raw declarations.
-  t.virt.path = r.path();
+  return s;
+}
+
+// The TCP goodput resources of every cabled port and one socket-I/O resource per GPU (rank).
+void add_socket_resources(Template& t, const SocketThreads& s) {
+  t.socket_thread_count = static_cast<std::uint32_t>(s.threads);
+  t.per_thread = s.per;
+  t.socket_latency = s.lat;
+  t.threads_source = s.src;
+  const Bandwidth cap = s.per * static_cast<double>(s.threads);
+  for (Port& port : t.ports) {
+    const std::string pn = t.nics[port.nic].name + "/port" + std::to_string(port.port);
+    const Bandwidth wire = t.nics[port.nic].speed * s.payload_eff;
+    const std::string wsrc = "line rate x TCP payload efficiency " + std::to_string(s.payload_eff) + " (" + s.src + ")";
+    port.tcp_tx = add_res(t, pn + "/tcp-tx", wire, "socket-wire", wsrc);
+    port.tcp_rx = add_res(t, pn + "/tcp-rx", wire, "socket-wire", wsrc);
+  }
+  // One socket-I/O resource per GPU (rank), shared by its sends and receives: NCCL's socket transport moves the data
+  // on the rank's proxy thread by default (net_socket.cc from 2.6: 0 helper threads for a generic NIC, "progress
+  // request using main thread"; one proxy thread per communicator per rank, nccl#374; nccl-net-path-by-version.md
+  // sections 4-5); with helper threads (socket_threads.threads > 1) they serve the same rank.
+  for (std::size_t g = 0; g < t.gpu_names.size(); ++g)
+    t.socket_proxy.push_back(add_res(t, t.gpu_names[g] + "/socket-threads", cap, "socket-threads",
+                                     s.src + "; one per rank, sends and receives share it"));
+}
+
+// The raw "hypervisor" / "vms" of a host template or host entry, read once the hosts exist (virtualization.cpp).
+detail::VirtDecl read_virt_decl(JsonReader& r) {
+  detail::VirtDecl virt;
+  virt.path = r.path();
   for (const char* k : {"hypervisor", "vms"})
     if (r.has(k)) {
       r.allow(k);
-      (std::string(k) == "vms" ? t.virt.vms : t.virt.hypervisor) = r.json()[k];
+      (std::string(k) == "vms" ? virt.vms : virt.hypervisor) = r.json()[k];
     }
-  r.finish();
+  return virt;
+}
 
-  // NIC choice per GPU: nearest ports by PCIe distance; ties spread round-robin by GPU index.
+// NIC choice per GPU: nearest ports by PCIe distance; ties spread round-robin by GPU index.
+void choose_nics(Template& t) {
   for (std::uint32_t gi = 0; gi < t.gpu_v.size(); ++gi) {
     std::vector<std::uint32_t> best;
     PathType best_t = PathType::NET;
@@ -435,11 +507,166 @@ Template parse_template(const std::string& tname, JsonReader& r, const Catalog& 
     }
     t.nic_choice.push_back(best.empty() ? kNone : best[gi % best.size()]);
   }
+}
+
+Template parse_template(const std::string& tname, JsonReader& r, const Catalog& cat) {
+  Template t;
+  t.name = tname;
+  const HostCpu cpu = read_cpu(r, cat, t);
+  Wiring w;
+  w.tname = tname;
+  add_sockets(t, w, cpu);
+  read_pcie_switches(r, t, cat, w);
+  read_gpus(r, t, cat, w);
+  read_nvlink_bridges(r, t, cat, w);
+  read_nvswitch(r, t, cat, w);
+  read_nics(r, t, cat, w);
+  add_socket_resources(t, read_socket_threads(r));
+  t.virt = read_virt_decl(r);
+  r.finish();
+  choose_nics(t);
   return t;
 }
 
-}  // namespace
+// --- The cluster: templates, hosts, their instances, the fabric ----------------------------------------------------
 
+// Parses every template of "host_templates" (comment keys aside); returns template name -> index.
+std::map<std::string, std::uint32_t> read_templates(JsonReader& r, Cluster::Impl& m, const Catalog& cat) {
+  std::map<std::string, std::uint32_t> tmpl_index;
+  JsonReader tr = r.object("host_templates");
+  for (auto it = tr.json().begin(); it != tr.json().end(); ++it) {
+    if (it.key() == "source" || it.key() == "notes" || it.key() == "note" || it.key() == "comment" ||
+        it.key() == "sources")
+      continue;
+    JsonReader one = tr.object(it.key());
+    tmpl_index[it.key()] = static_cast<std::uint32_t>(m.templates.size());
+    m.templates.push_back(parse_template(it.key(), one, cat));
+  }
+  tr.finish();
+  if (m.templates.empty()) tr.fail("", "no host template", "at least one named host template");
+  return tmpl_index;
+}
+
+// One entry of "hosts": `count` hosts of a template, named by "name" or "name_prefix" + host index.
+void read_host_entry(JsonReader& hr, Cluster::Impl& m, const std::map<std::string, std::uint32_t>& tmpl_index,
+                     std::set<std::string>& host_names) {
+  const std::string tn = hr.string("template");
+  auto it = tmpl_index.find(tn);
+  if (it == tmpl_index.end()) {
+    std::vector<std::string> tmpl_names;
+    for (const auto& [k, v] : tmpl_index) tmpl_names.push_back(k);
+    const std::string g = did_you_mean(tn, tmpl_names);
+    hr.fail("template", "dangling reference: no host template named '" + tn + "'",
+            (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(tmpl_names));
+  }
+  const auto count = static_cast<std::uint32_t>(hr.opt_integer("count", 1, 100000).value_or(1));
+  const std::optional<std::string> fixed = hr.opt_string("name");
+  const std::string prefix = hr.opt_string("name_prefix").value_or("host");
+  if (fixed && count != 1) hr.fail("name", "a fixed name needs count 1", "\"name_prefix\" for several hosts");
+  const detail::VirtDecl virt = read_virt_decl(hr);
+  hr.finish();
+  for (std::uint32_t k = 0; k < count; ++k) {
+    HostInst h;
+    h.name = fixed ? *fixed : prefix + std::to_string(m.insts.size());
+    if (!host_names.insert(h.name).second)
+      hr.fail(fixed ? "name" : "name_prefix", "duplicated host name '" + h.name + "'", "unique host names");
+    h.tmpl = it->second;
+    h.virt = virt;
+    m.insts.push_back(h);
+  }
+}
+
+void read_hosts(JsonReader& r, Cluster::Impl& m, const std::map<std::string, std::uint32_t>& tmpl_index) {
+  std::set<std::string> host_names;
+  for (JsonReader& hr : r.objects("hosts")) read_host_entry(hr, m, tmpl_index, host_names);
+  if (m.insts.empty()) r.fail("hosts", "no hosts", "at least one host");
+}
+
+// Host hi's copy of its template: resources (names prefixed with the host's), GPUs and NIC ports.
+void instantiate_host(Cluster::Impl& m, std::uint32_t hi, const Catalog& cat) {
+  HostInst& h = m.insts[hi];
+  const Template& t = m.templates[h.tmpl];
+  h.res_base = static_cast<std::uint32_t>(m.resources.size());
+  h.port_base = static_cast<std::uint32_t>(m.nics.size());
+  h.gpu_base = static_cast<std::uint32_t>(m.gpus.size());
+  for (const auto& ri : t.res)
+    m.resources.push_back(ResourceInfo{h.name + "/" + ri.name, ri.capacity, ri.kind, ri.source});
+  HostInfo info;
+  info.name = h.name;
+  info.cpu_model = t.cpu;
+  info.template_name = t.name;
+  info.sockets = t.sockets;
+  info.pcie_p2p = t.pcie_p2p;
+  for (std::uint32_t g = 0; g < t.gpu_names.size(); ++g) {
+    const auto gi = static_cast<std::uint32_t>(m.gpus.size());
+    m.gpus.push_back(GpuInfo{h.name + "/" + t.gpu_names[g], hi, g, t.gpu_models[g], t.gpu_socket[g]});
+    m.gpu_models.push_back(cat.gpu(t.gpu_models[g]));
+    info.gpus.push_back(gi);
+  }
+  for (const Port& p : t.ports) {
+    const NicDev& d = t.nics[p.nic];
+    info.nics.push_back(static_cast<std::uint32_t>(m.nics.size()));
+    m.nics.push_back(NicInfo{h.name + "/" + d.name + "/port" + std::to_string(p.port), hi, d.model, p.port, d.socket,
+                             d.speed, d.rdma, d.devices});
+  }
+  info.nic_count = static_cast<std::uint32_t>(t.ports.size());
+  m.hosts.push_back(std::move(info));
+}
+
+void instantiate_hosts(Cluster::Impl& m, const Catalog& cat) {
+  std::size_t total_res = 0;
+  for (const auto& h : m.insts) total_res += m.templates[h.tmpl].res.size();
+  m.resources.reserve(total_res + 64);
+  for (std::uint32_t hi = 0; hi < m.insts.size(); ++hi) instantiate_host(m, hi, cat);
+}
+
+// Leaf/spine: hosts_per_leaf hosts per leaf; each leaf-spine link carries the leaf's host-facing bandwidth divided by
+// oversubscription x spines.
+void add_leaf_spine(JsonReader& fr, Cluster::Impl& m) {
+  m.leaf_spine = true;
+  const auto per_leaf = static_cast<std::uint32_t>(fr.integer("hosts_per_leaf", 1, 100000));
+  m.spines = static_cast<std::uint32_t>(fr.integer("spines", 1, 4096));
+  const double over = fr.number("oversubscription", 1.0, 1000.0);
+  const std::uint32_t leaves = static_cast<std::uint32_t>((m.insts.size() + per_leaf - 1) / per_leaf);
+  std::vector<double> down_bw(leaves, 0.0);
+  for (std::uint32_t hi = 0; hi < m.insts.size(); ++hi) {
+    m.insts[hi].leaf = hi / per_leaf;
+    down_bw[hi / per_leaf] += m.templates[m.insts[hi].tmpl].port_total.bytes_per_s;
+  }
+  m.leaf_up.assign(leaves, {});
+  m.leaf_down.assign(leaves, {});
+  for (std::uint32_t l = 0; l < leaves; ++l)
+    for (std::uint32_t s = 0; s < m.spines; ++s) {
+      const Bandwidth cap{down_bw[l] / (over * m.spines)};
+      char src[200];
+      std::snprintf(src, sizeof src,
+                    "leaf host-facing bandwidth %.4g GB/s / (oversubscription %.3g x %u spines), cluster file fabric",
+                    down_bw[l] * 1e-9, over, m.spines);
+      m.leaf_up[l].push_back(static_cast<std::uint32_t>(m.resources.size()));
+      m.resources.push_back(
+          ResourceInfo{"leaf" + std::to_string(l) + "->spine" + std::to_string(s), cap, "switch-link", src});
+      m.leaf_down[l].push_back(static_cast<std::uint32_t>(m.resources.size()));
+      m.resources.push_back(
+          ResourceInfo{"spine" + std::to_string(s) + "->leaf" + std::to_string(l), cap, "switch-link", src});
+    }
+}
+
+// "fabric": one switch or leaf/spine; required when the cluster has several hosts.
+void read_fabric(JsonReader& r, Cluster::Impl& m) {
+  const bool needs_fabric = m.insts.size() > 1;
+  if (auto fr = r.opt_object("fabric")) {
+    const std::string type = fr->one_of("type", {"switch", "leaf-spine"});
+    m.link_latency = fr->time("link_latency");
+    m.switch_latency = fr->time("switch_latency");
+    if (type == "leaf-spine") add_leaf_spine(*fr, m);
+    fr->finish();
+  } else if (needs_fabric) {
+    r.fail("fabric", "missing required key (the cluster has several hosts)",
+           "{\"type\": \"switch\" | \"leaf-spine\", \"link_latency\": ..., \"switch_latency\": ...}");
+  }
+}
+
+}  // namespace
 
 Cluster::Cluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Cluster::Cluster(Cluster&&) noexcept = default;
@@ -625,130 +852,9 @@ Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog
   }
   const Catalog& cat = with_inline ? *with_inline : catalog;
 
-  // Templates.
-  std::map<std::string, std::uint32_t> tmpl_index;
-  {
-    JsonReader tr = r.object("host_templates");
-    for (auto it = tr.json().begin(); it != tr.json().end(); ++it) {
-      if (it.key() == "source" || it.key() == "notes" || it.key() == "note" || it.key() == "comment" ||
-          it.key() == "sources")
-        continue;
-      JsonReader one = tr.object(it.key());
-      tmpl_index[it.key()] = static_cast<std::uint32_t>(m.templates.size());
-      m.templates.push_back(parse_template(it.key(), one, cat));
-    }
-    tr.finish();
-    if (m.templates.empty()) tr.fail("", "no host template", "at least one named host template");
-  }
-  std::vector<std::string> tmpl_names;
-  for (const auto& [k, v] : tmpl_index) tmpl_names.push_back(k);
-
-  // Hosts.
-  std::set<std::string> host_names;
-  for (JsonReader& hr : r.objects("hosts")) {
-    const std::string tn = hr.string("template");
-    auto it = tmpl_index.find(tn);
-    if (it == tmpl_index.end()) {
-      const std::string g = did_you_mean(tn, tmpl_names);
-      hr.fail("template", "dangling reference: no host template named '" + tn + "'",
-              (g.empty() ? std::string() : "did you mean '" + g + "'? ") + "one of: " + list_of(tmpl_names));
-    }
-    const auto count = static_cast<std::uint32_t>(hr.opt_integer("count", 1, 100000).value_or(1));
-    const std::optional<std::string> fixed = hr.opt_string("name");
-    const std::string prefix = hr.opt_string("name_prefix").value_or("host");
-    if (fixed && count != 1) hr.fail("name", "a fixed name needs count 1", "\"name_prefix\" for several hosts");
-    detail::VirtDecl virt;
-    virt.path = hr.path();
-    for (const char* k : {"hypervisor", "vms"})
-      if (hr.has(k)) {
-        hr.allow(k);
-        (std::string(k) == "vms" ? virt.vms : virt.hypervisor) = hr.json()[k];
-      }
-    hr.finish();
-    for (std::uint32_t k = 0; k < count; ++k) {
-      HostInst h;
-      h.name = fixed ? *fixed : prefix + std::to_string(m.insts.size());
-      if (!host_names.insert(h.name).second)
-        hr.fail(fixed ? "name" : "name_prefix", "duplicated host name '" + h.name + "'", "unique host names");
-      h.tmpl = it->second;
-      h.virt = virt;
-      m.insts.push_back(h);
-    }
-  }
-  if (m.insts.empty()) r.fail("hosts", "no hosts", "at least one host");
-
-  // Instantiate resources, GPUs and NICs.
-  std::size_t total_res = 0;
-  for (const auto& h : m.insts) total_res += m.templates[h.tmpl].res.size();
-  m.resources.reserve(total_res + 64);
-  for (std::uint32_t hi = 0; hi < m.insts.size(); ++hi) {
-    HostInst& h = m.insts[hi];
-    const Template& t = m.templates[h.tmpl];
-    h.res_base = static_cast<std::uint32_t>(m.resources.size());
-    h.port_base = static_cast<std::uint32_t>(m.nics.size());
-    h.gpu_base = static_cast<std::uint32_t>(m.gpus.size());
-    for (const auto& ri : t.res) m.resources.push_back(ResourceInfo{h.name + "/" + ri.name, ri.capacity, ri.kind, ri.source});
-    HostInfo info;
-    info.name = h.name;
-    info.cpu_model = t.cpu;
-    info.template_name = t.name;
-    info.sockets = t.sockets;
-    info.pcie_p2p = t.pcie_p2p;
-    for (std::uint32_t g = 0; g < t.gpu_names.size(); ++g) {
-      const auto gi = static_cast<std::uint32_t>(m.gpus.size());
-      m.gpus.push_back(GpuInfo{h.name + "/" + t.gpu_names[g], hi, g, t.gpu_models[g], t.gpu_socket[g]});
-      m.gpu_models.push_back(cat.gpu(t.gpu_models[g]));
-      info.gpus.push_back(gi);
-    }
-    for (const Port& p : t.ports) {
-      const NicDev& d = t.nics[p.nic];
-      info.nics.push_back(static_cast<std::uint32_t>(m.nics.size()));
-      m.nics.push_back(NicInfo{h.name + "/" + d.name + "/port" + std::to_string(p.port), hi, d.model, p.port, d.socket,
-                               d.speed, d.rdma, d.devices});
-    }
-    info.nic_count = static_cast<std::uint32_t>(t.ports.size());
-    m.hosts.push_back(std::move(info));
-  }
-
-  // Fabric.
-  const bool needs_fabric = m.insts.size() > 1;
-  if (auto fr = r.opt_object("fabric")) {
-    const std::string type = fr->one_of("type", {"switch", "leaf-spine"});
-    m.link_latency = fr->time("link_latency");
-    m.switch_latency = fr->time("switch_latency");
-    if (type == "leaf-spine") {
-      m.leaf_spine = true;
-      const auto per_leaf = static_cast<std::uint32_t>(fr->integer("hosts_per_leaf", 1, 100000));
-      m.spines = static_cast<std::uint32_t>(fr->integer("spines", 1, 4096));
-      const double over = fr->number("oversubscription", 1.0, 1000.0);
-      const std::uint32_t leaves = static_cast<std::uint32_t>((m.insts.size() + per_leaf - 1) / per_leaf);
-      std::vector<double> down_bw(leaves, 0.0);
-      for (std::uint32_t hi = 0; hi < m.insts.size(); ++hi) {
-        m.insts[hi].leaf = hi / per_leaf;
-        down_bw[hi / per_leaf] += m.templates[m.insts[hi].tmpl].port_total.bytes_per_s;
-      }
-      m.leaf_up.assign(leaves, {});
-      m.leaf_down.assign(leaves, {});
-      for (std::uint32_t l = 0; l < leaves; ++l)
-        for (std::uint32_t s = 0; s < m.spines; ++s) {
-          const Bandwidth cap{down_bw[l] / (over * m.spines)};
-          char src[200];
-          std::snprintf(src, sizeof src,
-                        "leaf host-facing bandwidth %.4g GB/s / (oversubscription %.3g x %u spines), cluster file fabric",
-                        down_bw[l] * 1e-9, over, m.spines);
-          m.leaf_up[l].push_back(static_cast<std::uint32_t>(m.resources.size()));
-          m.resources.push_back(ResourceInfo{"leaf" + std::to_string(l) + "->spine" + std::to_string(s), cap,
-                                             "switch-link", src});
-          m.leaf_down[l].push_back(static_cast<std::uint32_t>(m.resources.size()));
-          m.resources.push_back(ResourceInfo{"spine" + std::to_string(s) + "->leaf" + std::to_string(l), cap,
-                                             "switch-link", src});
-        }
-    }
-    fr->finish();
-  } else if (needs_fabric) {
-    r.fail("fabric", "missing required key (the cluster has several hosts)",
-           "{\"type\": \"switch\" | \"leaf-spine\", \"link_latency\": ..., \"switch_latency\": ...}");
-  }
+  read_hosts(r, m, read_templates(r, m, cat));
+  instantiate_hosts(m, cat);
+  read_fabric(r, m);
   r.finish();
 
   detail::build_virtualization(m, cat);

@@ -35,26 +35,26 @@ std::string fmt_gbps(Bandwidth b) {
 
 // One GPU assignment of a VM, as read.
 struct Assign {
-  std::uint32_t vm = 0;       // index in this host's VM list
-  std::uint32_t gpu = 0;      // template-local GPU index
+  std::uint32_t vm = 0;   // index in this host's VM list
+  std::uint32_t gpu = 0;  // template-local GPU index
   std::string mode, profile;
   std::uint32_t placement = 0;
   const MigProfile* mig = nullptr;
   const VgpuProfile* vgpu = nullptr;
-  std::string path;           // JSON path of the assignment object
+  std::string path;  // JSON path of the assignment object
 };
 
 // Defaults of the hypervisor parameters. Every number here is an assumption or derived, and says so.
 constexpr double kComputeEfficiency = 0.98;
 const char* const kComputeSource =
-    "[derived] default 0.98: shared/DOMAIN.md 'VM within about 2 % of bare metal'; consistent with the Dell white paper "
-    "(< 5 % training loss vs bare metal) and VMware MLPerf Inference v1.1 (94.4-100 % of bare metal), "
+    "[derived] default 0.98: shared/DOMAIN.md 'VM within about 2 % of bare metal'; consistent with the Dell white "
+    "paper (< 5 % training loss vs bare metal) and VMware MLPerf Inference v1.1 (94.4-100 % of bare metal), "
     "shared/reference/training-measurements.md 'Virtualization overhead facts'";
 const char* const kOverheadSource =
     "defaults: pvrdma_latency 5 us [assumption: DOMAIN.md says PVRDMA adds virtualization latency, no figure in the "
-    "references]; vswitch_latency 5 us [assumption: the virtual NIC + vswitch share of the 'tens to hundreds of us' TCP "
-    "latency of DOMAIN.md; NCCL's socket software time is left to calibration]; extra_net_latency 0 [assumption: the "
-    "SR-IOV/passthrough data path bypasses the hypervisor; the ~2x latency noise of nccl-model.md section 5 is "
+    "references]; vswitch_latency 5 us [assumption: the virtual NIC + vswitch share of the 'tens to hundreds of us' "
+    "TCP latency of DOMAIN.md; NCCL's socket software time is left to calibration]; extra_net_latency 0 [assumption: "
+    "the SR-IOV/passthrough data path bypasses the hypervisor; the ~2x latency noise of nccl-model.md section 5 is "
     "calibration's]; no_ats_p2p_efficiency 0.7 [assumption inside the 0.56-0.8 x bare-metal inter-node range for VMs "
     "without ATS/ACS fixes, shared/reference/nccl-model.md section 5]; vswitch_bandwidth 100 Gb/s [assumption: the "
     "vSphere standard/distributed switch forwards a 100 GbE uplink at line rate with multiqueue vmxnet3; the binding "
@@ -67,11 +67,11 @@ VirtOverheads read_hypervisor(const Json& j, const std::string& file, const std:
   const bool none = o.hypervisor == "none";
   o.compute_efficiency = r.opt_number("compute_efficiency", 0.01, 1.0).value_or(none ? 1.0 : kComputeEfficiency);
   o.compute_source = r.has("compute_efficiency") ? "cluster file " + r.path_of("compute_efficiency")
-                     : none                      ? std::string("bare metal (hypervisor none)")
-                                                 : std::string(kComputeSource) +
-                                                       (o.hypervisor == "kvm" ? " [assumption: applied to KVM too; "
-                                                                                "no KVM figure in the references]"
-                                                                              : "");
+                     : none
+                         ? std::string("bare metal (hypervisor none)")
+                         : std::string(kComputeSource) + (o.hypervisor == "kvm" ? " [assumption: applied to KVM too; "
+                                                                                  "no KVM figure in the references]"
+                                                                                : "");
   o.pvrdma_latency = r.opt_time("pvrdma_latency").value_or(none ? Time{0} : us(5.0));
   o.vswitch_latency = r.opt_time("vswitch_latency").value_or(none ? Time{0} : us(5.0));
   o.extra_net_latency = r.opt_time("extra_net_latency").value_or(Time{0});
@@ -107,301 +107,408 @@ void bare_endpoints(Cluster::Impl& m, std::uint32_t hi) {
   }
 }
 
-void build_host(Cluster::Impl& m, std::uint32_t hi, const Catalog& cat) {
-  const HostInst& h = m.insts[hi];
-  const Template& t = m.templates[h.tmpl];
-  const std::string& file = m.file;
+// Where a host's "hypervisor" and "vms" come from: each key of the host entry replaces the template's.
+struct HostDecl {
+  const Json* hypervisor = nullptr;
+  const Json* vms = nullptr;
+  std::string hypervisor_path, vms_path;
+};
+
+HostDecl host_decl(const HostInst& h, const Template& t) {
   const bool host_hyp = !h.virt.hypervisor.is_null();
   const bool host_vms = !h.virt.vms.is_null();
-  const Json& hyp = host_hyp ? h.virt.hypervisor : t.virt.hypervisor;
-  const Json& vms = host_vms ? h.virt.vms : t.virt.vms;
-  const std::string hyp_path = (host_hyp ? h.virt.path : t.virt.path) + ".hypervisor";
-  const std::string vms_path = (host_vms ? h.virt.path : t.virt.path) + ".vms";
-  HostVirt hv;
-  if (!hyp.is_null()) hv.overheads = read_hypervisor(hyp, file, hyp_path);
-  if (vms.is_null() || (vms.is_array() && vms.empty())) {
-    m.host_virt.push_back(hv);
-    bare_endpoints(m, hi);
-    return;
-  }
-  if (!vms.is_array()) fail_at(file, vms_path, "wrong type", json_snippet(vms), "an array of VM objects");
-  if (hyp.is_null())
-    fail_at(file, vms_path, "VMs need a hypervisor", json_snippet(vms),
-            "a \"hypervisor\": {\"type\": \"esxi-7.0.3\" | \"kvm\" | \"none\"} next to \"vms\"");
-  hv.has_vms = true;
-  hv.hypervisor_none = hv.overheads.hypervisor == "none";
-  const bool none = hv.hypervisor_none;
+  HostDecl d;
+  d.hypervisor = host_hyp ? &h.virt.hypervisor : &t.virt.hypervisor;
+  d.vms = host_vms ? &h.virt.vms : &t.virt.vms;
+  d.hypervisor_path = (host_hyp ? h.virt.path : t.virt.path) + ".hypervisor";
+  d.vms_path = (host_vms ? h.virt.path : t.virt.path) + ".vms";
+  return d;
+}
 
-  std::vector<Assign> assigns;
-  std::set<std::string> vm_names;
-  const std::uint32_t vm_base = static_cast<std::uint32_t>(m.vms.size());
+// The host whose VMs are being built, and what every step of it reads.
+struct HostCtx {
+  Cluster::Impl& m;
+  std::uint32_t hi;
+  const HostInst& h;
+  const Template& t;
+  const Catalog& cat;
+  const VirtOverheads& overheads;
+  bool none;  // hypervisor "none": the VMs are OS partitions (containers) of a bare-metal host
+};
+
+// --- Reading the VMs -------------------------------------------------------------------------------------------
+
+// The template-local index of the GPU an assignment names.
+std::uint32_t read_gpu_ref(JsonReader& g, const HostCtx& c) {
+  const std::string gn = g.string("gpu");
+  auto it = std::find(c.t.gpu_names.begin(), c.t.gpu_names.end(), gn);
+  if (it == c.t.gpu_names.end()) {
+    const std::string guess = did_you_mean(gn, c.t.gpu_names);
+    g.fail("gpu", "dangling reference: no GPU named '" + gn + "' on host '" + c.h.name + "'",
+           (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "one of: " + list_of(c.t.gpu_names));
+  }
+  return static_cast<std::uint32_t>(it - c.t.gpu_names.begin());
+}
+
+// The profile called `name` in a GPU model's vGPU or MIG table (`kind` "vGPU" or "MIG"); fails with the choices.
+template <class Profile>
+const Profile* find_profile(JsonReader& g, const std::string& name, const std::vector<Profile>& table,
+                            const GpuModel& gm, const std::string& kind) {
+  const Profile* found = nullptr;
+  std::vector<std::string> names;
+  for (const auto& p : table) {
+    names.push_back(p.name);
+    if (p.name == name) found = &p;
+  }
+  if (!found) {
+    const std::string guess = did_you_mean(name, names);
+    g.fail("profile", "no such " + kind + " profile for GPU model " + gm.key,
+           names.empty()
+               ? "a GPU model with a " + kind + " table in the catalog (this one has none)"
+               : (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "one of: " + list_of(names));
+  }
+  return found;
+}
+
+// One entry of a VM's "gpus": the GPU, the mode and (vgpu, mig) the profile and placement.
+Assign read_assignment(JsonReader& g, const HostCtx& c, std::uint32_t vm) {
+  Assign a;
+  a.vm = vm;
+  a.path = g.path();
+  a.gpu = read_gpu_ref(g, c);
+  const GpuModel& gm = c.cat.gpu(c.t.gpu_models[a.gpu]);
+  a.mode = g.one_of("mode", {"passthrough", "vgpu", "mig"});
+  if (a.mode == "vgpu") {
+    if (c.none)
+      g.fail("mode", "a time-sliced vGPU needs a hypervisor (the host's hypervisor type is \"none\")",
+             "\"passthrough\" or \"mig\", or a hypervisor of type esxi-7.0.3 or kvm");
+    a.profile = g.string("profile");
+    a.vgpu = find_profile(g, a.profile, gm.vgpu_profiles, gm, "vGPU");
+  } else if (a.mode == "mig") {
+    a.profile = g.string("profile");
+    a.mig = find_profile(g, a.profile, gm.mig_profiles, gm, "MIG");
+    a.placement = static_cast<std::uint32_t>(g.integer("placement", 0, 7));
+  }
+  g.finish();
+  return a;
+}
+
+// A VM's "nic": the NIC port it uses, its mode and ATS.
+void read_vm_nic(JsonReader& nr, const HostCtx& c, VmInfo& vm, VmState& st) {
+  const Template& t = c.t;
   std::vector<std::string> nic_names;
   for (const auto& n : t.nics) nic_names.push_back(n.name);
-
-  for (std::size_t i = 0; i < vms.size(); ++i) {
-    const std::string vpath = vms_path + "[" + std::to_string(i) + "]";
-    if (!vms[i].is_object()) fail_at(file, vpath, "wrong type", json_snippet(vms[i]), "a VM object");
-    JsonReader v(vms[i], file, vpath);
-    VmInfo vm;
-    VmState st;
-    const std::string short_name = v.string("name");
-    if (!vm_names.insert(short_name).second)
-      v.fail("name", "duplicated VM name on host '" + h.name + "'", "a unique VM name per host");
-    vm.name = h.name + "/" + short_name;
-    vm.host = hi;
-    vm.vcpus = static_cast<std::uint32_t>(v.integer("vcpus", 1, 4096));
-    vm.memory = v.bytes("memory");
-    vm.overheads = hv.overheads;
-    for (JsonReader& g : v.opt_objects("gpus")) {
-      Assign a;
-      a.vm = static_cast<std::uint32_t>(i);
-      a.path = g.path();
-      const std::string gn = g.string("gpu");
-      auto it = std::find(t.gpu_names.begin(), t.gpu_names.end(), gn);
-      if (it == t.gpu_names.end()) {
-        const std::string guess = did_you_mean(gn, t.gpu_names);
-        g.fail("gpu", "dangling reference: no GPU named '" + gn + "' on host '" + h.name + "'",
-               (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "one of: " + list_of(t.gpu_names));
-      }
-      a.gpu = static_cast<std::uint32_t>(it - t.gpu_names.begin());
-      const GpuModel& gm = cat.gpu(t.gpu_models[a.gpu]);
-      a.mode = g.one_of("mode", {"passthrough", "vgpu", "mig"});
-      if (a.mode == "vgpu") {
-        if (none)
-          g.fail("mode", "a time-sliced vGPU needs a hypervisor (the host's hypervisor type is \"none\")",
-                 "\"passthrough\" or \"mig\", or a hypervisor of type esxi-7.0.3 or kvm");
-        a.profile = g.string("profile");
-        std::vector<std::string> names;
-        for (const auto& p : gm.vgpu_profiles) {
-          names.push_back(p.name);
-          if (p.name == a.profile) a.vgpu = &p;
-        }
-        if (!a.vgpu) {
-          const std::string guess = did_you_mean(a.profile, names);
-          g.fail("profile", "no such vGPU profile for GPU model " + gm.key,
-                 names.empty() ? std::string("a GPU model with a vGPU table in the catalog (this one has none)")
-                               : (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") +
-                                     "one of: " + list_of(names));
-        }
-      } else if (a.mode == "mig") {
-        a.profile = g.string("profile");
-        std::vector<std::string> names;
-        for (const auto& p : gm.mig_profiles) {
-          names.push_back(p.name);
-          if (p.name == a.profile) a.mig = &p;
-        }
-        if (!a.mig) {
-          const std::string guess = did_you_mean(a.profile, names);
-          g.fail("profile", "no such MIG profile for GPU model " + gm.key,
-                 names.empty() ? std::string("a GPU model with a MIG table in the catalog (this one has none)")
-                               : (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") +
-                                     "one of: " + list_of(names));
-        }
-        a.placement = static_cast<std::uint32_t>(g.integer("placement", 0, 7));
-      }
-      g.finish();
-      assigns.push_back(std::move(a));
-    }
-    if (auto nr = v.opt_object("nic")) {
-      const std::string nn = nr->string("nic");
-      auto it = std::find(nic_names.begin(), nic_names.end(), nn);
-      if (it == nic_names.end()) {
-        const std::string guess = did_you_mean(nn, nic_names);
-        nr->fail("nic", "dangling reference: no NIC named '" + nn + "' on host '" + h.name + "'",
-                 (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "one of: " + list_of(nic_names));
-      }
-      const auto ni = static_cast<std::uint32_t>(it - nic_names.begin());
-      const auto port = static_cast<std::uint32_t>(nr->opt_integer("port", 0, 63).value_or(0));
-      if (port >= t.nics[ni].ports)
-        nr->fail("port", "no such cabled port on NIC '" + nn + "'",
-                 "a port number below " + std::to_string(t.nics[ni].ports));
-      vm.nic_mode = none ? nr->one_of("mode", {"passthrough", "sriov"})
-                         : nr->one_of("mode", {"vmxnet3", "pvrdma", "sriov", "passthrough"});
-      vm.ats = nr->opt_boolean("ats").value_or(false);
-      nr->finish();
-      for (std::uint32_t p = 0; p < t.ports.size(); ++p)
-        if (t.ports[p].nic == ni && t.ports[p].port == port) st.port_local = p;
-      vm.nic = h.port_base + st.port_local;
-    }
-    v.finish();
-    m.vms.push_back(std::move(vm));
-    m.vm_state.push_back(st);
+  const std::string nn = nr.string("nic");
+  auto it = std::find(nic_names.begin(), nic_names.end(), nn);
+  if (it == nic_names.end()) {
+    const std::string guess = did_you_mean(nn, nic_names);
+    nr.fail("nic", "dangling reference: no NIC named '" + nn + "' on host '" + c.h.name + "'",
+            (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "one of: " + list_of(nic_names));
   }
+  const auto ni = static_cast<std::uint32_t>(it - nic_names.begin());
+  const auto port = static_cast<std::uint32_t>(nr.opt_integer("port", 0, 63).value_or(0));
+  if (port >= t.nics[ni].ports)
+    nr.fail("port", "no such cabled port on NIC '" + nn + "'",
+            "a port number below " + std::to_string(t.nics[ni].ports));
+  vm.nic_mode = c.none ? nr.one_of("mode", {"passthrough", "sriov"})
+                       : nr.one_of("mode", {"vmxnet3", "pvrdma", "sriov", "passthrough"});
+  vm.ats = nr.opt_boolean("ats").value_or(false);
+  nr.finish();
+  for (std::uint32_t p = 0; p < t.ports.size(); ++p)
+    if (t.ports[p].nic == ni && t.ports[p].port == port) st.port_local = p;
+  vm.nic = c.h.port_base + st.port_local;
+}
 
-  // Per-GPU rules.
+// One VM object (host-local index i): appended to the cluster's VMs, its GPU assignments to `assigns`.
+void read_vm(const HostCtx& c, const Json& j, const std::string& vpath, std::uint32_t i,
+             std::set<std::string>& vm_names, std::vector<Assign>& assigns) {
+  if (!j.is_object()) fail_at(c.m.file, vpath, "wrong type", json_snippet(j), "a VM object");
+  JsonReader v(j, c.m.file, vpath);
+  VmInfo vm;
+  VmState st;
+  const std::string short_name = v.string("name");
+  if (!vm_names.insert(short_name).second)
+    v.fail("name", "duplicated VM name on host '" + c.h.name + "'", "a unique VM name per host");
+  vm.name = c.h.name + "/" + short_name;
+  vm.host = c.hi;
+  vm.vcpus = static_cast<std::uint32_t>(v.integer("vcpus", 1, 4096));
+  vm.memory = v.bytes("memory");
+  vm.overheads = c.overheads;
+  for (JsonReader& g : v.opt_objects("gpus")) assigns.push_back(read_assignment(g, c, i));
+  if (auto nr = v.opt_object("nic")) read_vm_nic(*nr, c, vm, st);
+  v.finish();
+  c.m.vms.push_back(std::move(vm));
+  c.m.vm_state.push_back(st);
+}
+
+std::vector<Assign> read_vms(const HostCtx& c, const Json& vms, const std::string& vms_path) {
+  std::vector<Assign> assigns;
+  std::set<std::string> vm_names;
+  for (std::size_t i = 0; i < vms.size(); ++i)
+    read_vm(c, vms[i], vms_path + "[" + std::to_string(i) + "]", static_cast<std::uint32_t>(i), vm_names, assigns);
+  return assigns;
+}
+
+// --- Per-GPU rules (each list in declaration order) -------------------------------------------------------------
+
+// Passthrough gives the whole device to one VM.
+void check_passthrough(const std::string& file, const std::string& gname, const std::vector<const Assign*>& list) {
+  const Assign* pass = nullptr;
+  for (const Assign* a : list)
+    if (a->mode == "passthrough") pass = a;
+  if (pass && list.size() > 1) {
+    const Assign* later = list[0] == pass ? list[1] : pass;  // the assignment declared second (list is in order)
+    fail_at(file, later->path, "GPU '" + gname + "' is passed through whole to one VM and also assigned elsewhere",
+            "\"" + gname + "\"", "a passed-through GPU in exactly one VM (use vGPU or MIG profiles to share it)");
+  }
+}
+
+// Time-sliced vGPUs: one profile per GPU, at most its max_per_gpu.
+void check_time_sliced(const std::string& file, const std::string& gname, const GpuModel& gm,
+                       const std::vector<const Assign*>& ts) {
+  for (const Assign* a : ts)
+    if (a->profile != ts[0]->profile)
+      fail_at(file, a->path + ".profile",
+              "time-sliced vGPUs of different profiles on GPU '" + gname +
+                  "' (NVIDIA allows one profile per GPU in time-sliced mode)",
+              "\"" + a->profile + "\"", "\"" + ts[0]->profile + "\" like the first vGPU on this GPU");
+  if (ts.size() > ts[0]->vgpu->max_per_gpu)
+    fail_at(file, ts[ts[0]->vgpu->max_per_gpu]->path,
+            "too many time-sliced vGPUs on GPU '" + gname + "': " + std::to_string(ts.size()) + " x " + ts[0]->profile,
+            std::to_string(ts.size()),
+            "at most " + std::to_string(ts[0]->vgpu->max_per_gpu) + " " + ts[0]->profile +
+                " vGPUs per GPU (catalog vGPU table of " + gm.key + ")");
+}
+
+// MIG: at most max_instances of a profile and 7 compute slices in all.
+void check_mig_counts(const std::string& file, const std::string& gname, const GpuModel& gm,
+                      const std::vector<const Assign*>& mig) {
+  std::map<std::string, std::uint32_t> count;
+  std::uint32_t slices = 0;
+  for (const Assign* a : mig) {
+    slices += a->mig->compute_slices;
+    if (++count[a->profile] > a->mig->max_instances)
+      fail_at(file, a->path, "too many " + a->profile + " MIG instances on GPU '" + gname + "'",
+              std::to_string(count[a->profile]),
+              "at most " + std::to_string(a->mig->max_instances) + " (catalog MIG table of " + gm.key + ")");
+    if (slices > 7)
+      fail_at(file, a->path,
+              "too many MIG instances on GPU '" + gname + "': " + std::to_string(slices) + " compute slices",
+              std::to_string(slices), "at most 7 compute slices per GPU");
+  }
+}
+
+// MIG: start slots among the profile's placements, memory slices that do not overlap.
+void check_mig_placements(const std::string& file, const std::string& gname, const std::vector<const Assign*>& mig) {
+  std::vector<const Assign*> slot_owner(8, nullptr);
+  for (const Assign* a : mig) {
+    const auto& pl = a->mig->placements;
+    if (std::find(pl.begin(), pl.end(), a->placement) == pl.end()) {
+      std::string valid;
+      for (auto x : pl) valid += (valid.empty() ? "" : ", ") + std::to_string(x);
+      fail_at(file, a->path + ".placement", "invalid MIG placement for " + a->profile, std::to_string(a->placement),
+              "one of the profile's start slots: " + valid);
+    }
+    // An instance occupies memory slices [placement, placement + memory_slices) of 8 (nvidia-smi mig -lgipp).
+    for (std::uint32_t s = a->placement; s < a->placement + a->mig->memory_slices; ++s) {
+      if (s >= 8 || slot_owner[s])
+        fail_at(file, a->path + ".placement",
+                "overlapping MIG placements on GPU '" + gname + "': slot " + std::to_string(s) +
+                    (s < 8 ? " is already used by " + slot_owner[s]->profile + "@" +
+                                 std::to_string(slot_owner[s]->placement)
+                           : std::string(" is past the last slot")),
+                std::to_string(a->placement), "instances whose memory slices do not overlap");
+      slot_owner[s] = a;
+    }
+  }
+}
+
+void check_gpu_rules(const HostCtx& c, const std::vector<Assign>& assigns) {
   std::map<std::uint32_t, std::vector<const Assign*>> by_gpu;
   for (const auto& a : assigns) by_gpu[a.gpu].push_back(&a);
   for (const auto& [gi, list] : by_gpu) {
-    const std::string& gname = t.gpu_names[gi];
-    const GpuModel& gm = cat.gpu(t.gpu_models[gi]);
-    // Passthrough gives the whole device to one VM.
-    const Assign* pass = nullptr;
-    for (const Assign* a : list)
-      if (a->mode == "passthrough") pass = a;
-    if (pass && list.size() > 1) {
-      const Assign* later = list[0] == pass ? list[1] : pass;  // the assignment declared second (list is in order)
-      fail_at(file, later->path, "GPU '" + gname + "' is passed through whole to one VM and also assigned elsewhere",
-              "\"" + gname + "\"", "a passed-through GPU in exactly one VM (use vGPU or MIG profiles to share it)");
-    }
+    const std::string& gname = c.t.gpu_names[gi];
+    const GpuModel& gm = c.cat.gpu(c.t.gpu_models[gi]);
+    check_passthrough(c.m.file, gname, list);
     std::vector<const Assign*> ts, mig;
     for (const Assign* a : list) {
       if (a->mode == "vgpu") ts.push_back(a);
       if (a->mode == "mig") mig.push_back(a);
     }
     if (!ts.empty() && !mig.empty())
-      fail_at(file, std::max(ts.back(), mig.back())->path,  // the later declaration (same array, declaration order)
+      fail_at(c.m.file, std::max(ts.back(), mig.back())->path,  // the later declaration (same array, declaration order)
               "MIG instances and time-sliced vGPUs on the same GPU '" + gname + "'", "\"" + gname + "\"",
               "a GPU either in MIG mode (mig assignments only) or time-sliced (vgpu assignments only)");
-    if (!ts.empty()) {
-      for (const Assign* a : ts)
-        if (a->profile != ts[0]->profile)
-          fail_at(file, a->path + ".profile",
-                  "time-sliced vGPUs of different profiles on GPU '" + gname + "' (NVIDIA allows one profile per GPU "
-                  "in time-sliced mode)",
-                  "\"" + a->profile + "\"", "\"" + ts[0]->profile + "\" like the first vGPU on this GPU");
-      if (ts.size() > ts[0]->vgpu->max_per_gpu)
-        fail_at(file, ts[ts[0]->vgpu->max_per_gpu]->path,
-                "too many time-sliced vGPUs on GPU '" + gname + "': " + std::to_string(ts.size()) + " x " +
-                    ts[0]->profile,
-                std::to_string(ts.size()),
-                "at most " + std::to_string(ts[0]->vgpu->max_per_gpu) + " " + ts[0]->profile +
-                    " vGPUs per GPU (catalog vGPU table of " + gm.key + ")");
-    }
+    if (!ts.empty()) check_time_sliced(c.m.file, gname, gm, ts);
     if (!mig.empty()) {
-      std::map<std::string, std::uint32_t> count;
-      std::uint32_t slices = 0;
-      for (const Assign* a : mig) {
-        slices += a->mig->compute_slices;
-        if (++count[a->profile] > a->mig->max_instances)
-          fail_at(file, a->path, "too many " + a->profile + " MIG instances on GPU '" + gname + "'",
-                  std::to_string(count[a->profile]),
-                  "at most " + std::to_string(a->mig->max_instances) + " (catalog MIG table of " + gm.key + ")");
-        if (slices > 7)
-          fail_at(file, a->path, "too many MIG instances on GPU '" + gname + "': " + std::to_string(slices) +
-                                     " compute slices", std::to_string(slices), "at most 7 compute slices per GPU");
-      }
-      std::vector<const Assign*> slot_owner(8, nullptr);
-      for (const Assign* a : mig) {
-        const auto& pl = a->mig->placements;
-        if (std::find(pl.begin(), pl.end(), a->placement) == pl.end()) {
-          std::string valid;
-          for (auto x : pl) valid += (valid.empty() ? "" : ", ") + std::to_string(x);
-          fail_at(file, a->path + ".placement", "invalid MIG placement for " + a->profile,
-                  std::to_string(a->placement), "one of the profile's start slots: " + valid);
-        }
-        // An instance occupies memory slices [placement, placement + memory_slices) of 8 (nvidia-smi mig -lgipp).
-        for (std::uint32_t s = a->placement; s < a->placement + a->mig->memory_slices; ++s) {
-          if (s >= 8 || slot_owner[s])
-            fail_at(file, a->path + ".placement",
-                    "overlapping MIG placements on GPU '" + gname + "': slot " + std::to_string(s) +
-                        (s < 8 ? " is already used by " + slot_owner[s]->profile + "@" +
-                                     std::to_string(slot_owner[s]->placement)
-                               : std::string(" is past the last slot")),
-                    std::to_string(a->placement), "instances whose memory slices do not overlap");
-          slot_owner[s] = a;
-        }
-      }
+      check_mig_counts(c.m.file, gname, gm, mig);
+      check_mig_placements(c.m.file, gname, mig);
     }
   }
+}
 
-  // Per-VM rules: multi-vGPU VMs (under a real hypervisor) take full-framebuffer, non-MIG C-series profiles only.
-  for (std::uint32_t i = 0; i < vms.size(); ++i) {
+// Per-VM rules: multi-vGPU VMs (under a real hypervisor) take full-framebuffer, non-MIG C-series profiles only.
+void check_multi_vgpu_vms(const HostCtx& c, const std::vector<Assign>& assigns, std::size_t vm_count) {
+  for (std::uint32_t i = 0; i < vm_count; ++i) {
     std::vector<const Assign*> mine;
     for (const auto& a : assigns)
       if (a.vm == i) mine.push_back(&a);
-    if (none || mine.size() < 2) continue;
+    if (c.none || mine.size() < 2) continue;
     for (const Assign* a : mine)
       if (a->mode == "mig" || (a->mode == "vgpu" && !a->vgpu->full_framebuffer()))
-        fail_at(file, a->path + ".profile",
-                "a multi-vGPU VM with a " + std::string(a->mode == "mig" ? "MIG" : "fractional (time-sliced)") +
-                    " profile",
-                "\"" + a->profile + "\"",
-                "full-framebuffer (1:1) C-series vGPU profiles or passthrough in a VM with several GPUs "
-                "(NVIDIA multi-vGPU rule, DOMAIN.md)");
+        fail_at(
+            c.m.file, a->path + ".profile",
+            "a multi-vGPU VM with a " + std::string(a->mode == "mig" ? "MIG" : "fractional (time-sliced)") + " profile",
+            "\"" + a->profile + "\"",
+            "full-framebuffer (1:1) C-series vGPU profiles or passthrough in a VM with several GPUs "
+            "(NVIDIA multi-vGPU rule, DOMAIN.md)");
   }
+}
 
-  // Endpoints.
+// --- Endpoints ----------------------------------------------------------------------------------------------------
+
+// The endpoint of one assignment of VM vmi; `sharers`: time-sliced vGPUs on its GPU.
+GpuEndpoint vm_endpoint(const HostCtx& c, const Assign& a, std::uint32_t vmi, std::uint32_t sharers) {
+  const std::uint32_t g = c.h.gpu_base + a.gpu;
+  const GpuModel& gm = c.m.gpu_models[g];
+  GpuEndpoint e;
+  e.gpu = g;
+  e.host = c.hi;
+  e.mode = a.mode;
+  e.profile = a.profile;
+  e.vm = c.m.vms[vmi].name;
+  e.vm_index = vmi;
+  e.name = e.vm + "/" + c.t.gpu_names[a.gpu];
+  e.sms = gm.sms;
+  e.memory = gm.memory;
+  if (a.mig) {
+    e.name += "/" + a.profile + "@" + std::to_string(a.placement);
+    e.sms = a.mig->sms;
+    e.memory = a.mig->memory;
+    e.compute_fraction = static_cast<double>(a.mig->sms) / static_cast<double>(gm.sms);
+    e.memory_fraction = a.mig->memory_slices / 8.0;
+    e.mig_placement = a.placement;
+    e.mig_compute_slices = a.mig->compute_slices;
+    e.mig_memory_slices = a.mig->memory_slices;
+  } else if (a.vgpu) {
+    e.memory = a.vgpu->framebuffer;
+    e.memory_fraction = std::min(1.0, static_cast<double>(a.vgpu->framebuffer) / static_cast<double>(gm.memory));
+    e.time_slice_sharers = sharers;
+    e.time_slice_share = 1.0 / sharers;
+  }
+  return e;
+}
+
+void add_vm_endpoints(const HostCtx& c, const std::vector<Assign>& assigns, std::uint32_t vm_base) {
   std::map<std::uint32_t, std::uint32_t> ts_count;
   for (const auto& a : assigns)
     if (a.mode == "vgpu") ++ts_count[a.gpu];
   for (const auto& a : assigns) {
     const std::uint32_t vmi = vm_base + a.vm;
-    const std::uint32_t g = h.gpu_base + a.gpu;
-    const GpuModel& gm = m.gpu_models[g];
-    GpuEndpoint e;
-    e.gpu = g;
-    e.host = hi;
-    e.mode = a.mode;
-    e.profile = a.profile;
-    e.vm = m.vms[vmi].name;
-    e.vm_index = vmi;
-    e.name = e.vm + "/" + t.gpu_names[a.gpu];
-    e.sms = gm.sms;
-    e.memory = gm.memory;
-    if (a.mig) {
-      e.name += "/" + a.profile + "@" + std::to_string(a.placement);
-      e.sms = a.mig->sms;
-      e.memory = a.mig->memory;
-      e.compute_fraction = static_cast<double>(a.mig->sms) / static_cast<double>(gm.sms);
-      e.memory_fraction = a.mig->memory_slices / 8.0;
-      e.mig_placement = a.placement;
-      e.mig_compute_slices = a.mig->compute_slices;
-      e.mig_memory_slices = a.mig->memory_slices;
-    } else if (a.vgpu) {
-      e.memory = a.vgpu->framebuffer;
-      e.memory_fraction = std::min(1.0, static_cast<double>(a.vgpu->framebuffer) / static_cast<double>(gm.memory));
-      e.time_slice_sharers = ts_count[a.gpu];
-      e.time_slice_share = 1.0 / ts_count[a.gpu];
-    }
-    m.vms[vmi].endpoints.push_back(static_cast<std::uint32_t>(m.endpoints.size()));
-    m.endpoints.push_back(std::move(e));
+    GpuEndpoint e = vm_endpoint(c, a, vmi, a.vgpu ? ts_count[a.gpu] : 1);
+    c.m.vms[vmi].endpoints.push_back(static_cast<std::uint32_t>(c.m.endpoints.size()));
+    c.m.endpoints.push_back(std::move(e));
   }
+}
 
-  // Resources, notes.
+// --- Per-VM resources and notes ---------------------------------------------------------------------------------
+
+// Socket threads of NCCL's TCP transport inside the VM: each helper thread needs a vCPU and half the vCPUs are
+// left to the framework (data loading, Horovod/MPI) [assumption], so threads = min(host setting, vcpus / 2).
+void add_socket_threads(const HostCtx& c, const VmInfo& vm, VmState& st) {
+  const Template& t = c.t;
+  const std::uint32_t threads = std::max<std::uint32_t>(1, std::min(t.socket_thread_count, vm.vcpus / 2));
+  const Bandwidth cap = t.per_thread * static_cast<double>(threads);
+  const std::string src = "min(" + std::to_string(t.socket_thread_count) + " threads, " + std::to_string(vm.vcpus) +
+                          " vCPUs / 2) = " + std::to_string(threads) + " x " + fmt_gbps(t.per_thread) +
+                          " [assumption: one vCPU per socket thread, half the vCPUs left to the framework]; " +
+                          "per-thread rate: " + t.threads_source;
+  // One resource for the VM's sends and receives alike (NCCL's proxy thread moves both; cluster.cpp).
+  st.socket_proxy = push_res(c.m, vm.name + "/socket-threads", cap, "socket-threads", src);
+}
+
+// SR-IOV/passthrough without ATS: GPU<->NIC peer traffic through the root complex, at a share of the narrowest link.
+void add_no_ats_p2p(const HostCtx& c, const VmInfo& vm, VmState& st, const std::vector<std::uint32_t>& local_gpus) {
+  const Template& t = c.t;
+  Bandwidth link = local_capacity(t, t.nics[t.ports[st.port_local].nic].name + "/pcie-up");
+  for (auto lg : local_gpus) link = std::min(link, local_capacity(t, t.gpu_names[lg] + "/pcie-up"));
+  const Bandwidth cap = link * vm.overheads.no_ats_p2p_efficiency;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "no_ats_p2p_efficiency %.3g x narrowest GPU/NIC PCIe link %s; ",
+                vm.overheads.no_ats_p2p_efficiency, fmt_gbps(link).c_str());
+  st.no_ats_tx = push_res(c.m, vm.name + "/no-ats-p2p/tx", cap, "pcie", buf + vm.overheads.source);
+  st.no_ats_rx = push_res(c.m, vm.name + "/no-ats-p2p/rx", cap, "pcie", buf + vm.overheads.source);
+}
+
+// Modelling notes: NUMA spread of the VM's devices, GPU pairs without NVLink.
+void add_vm_notes(const HostCtx& c, VmInfo& vm, const VmState& st, const std::vector<std::uint32_t>& local_gpus) {
+  const Template& t = c.t;
+  std::set<std::uint32_t> sockets;
+  for (auto lg : local_gpus) sockets.insert(t.gpu_socket[lg]);
+  if (st.port_local != kNone) sockets.insert(t.nics[t.ports[st.port_local].nic].socket);
+  if (sockets.size() > 1)
+    vm.notes.push_back(
+        "NUMA: the VM's GPUs and NIC span several sockets; traffic crosses the inter-socket link and "
+        "GPUDirect needs NCCL_NET_GDR_LEVEL=SYS");
+  bool unbridged = false;
+  for (std::size_t x = 0; x < local_gpus.size(); ++x)
+    for (std::size_t y = x + 1; y < local_gpus.size(); ++y)
+      if (local_gpus[x] != local_gpus[y] && !t.bridge_res.count({local_gpus[x], local_gpus[y]}) &&
+          !(t.nvsw_up[local_gpus[x]] != kNone && t.nvsw_up[local_gpus[y]] != kNone))
+        unbridged = true;
+  if (unbridged)
+    vm.notes.push_back(
+        "P2P only within NVLink-connected GPUs: other GPU pairs of this VM use SHM through host "
+        "memory (PCIe P2P is unsupported under vGPU; NVLink bridges join pairs only)");
+}
+
+// Resources and notes of the host's VMs (from vm_base on); true when one of them uses vmxnet3 (the host needs a
+// vswitch).
+bool add_vm_resources(const HostCtx& c, std::uint32_t vm_base) {
   bool any_vmxnet3 = false;
-  for (std::uint32_t vmi = vm_base; vmi < m.vms.size(); ++vmi) {
-    VmInfo& vm = m.vms[vmi];
-    VmState& st = m.vm_state[vmi];
+  for (std::uint32_t vmi = vm_base; vmi < c.m.vms.size(); ++vmi) {
+    VmInfo& vm = c.m.vms[vmi];
+    VmState& st = c.m.vm_state[vmi];
     any_vmxnet3 = any_vmxnet3 || vm.nic_mode == "vmxnet3";
-    // Socket threads of NCCL's TCP transport inside the VM: each helper thread needs a vCPU and half the vCPUs are
-    // left to the framework (data loading, Horovod/MPI) [assumption], so threads = min(host setting, vcpus / 2).
-    const std::uint32_t threads = std::max<std::uint32_t>(1, std::min(t.socket_thread_count, vm.vcpus / 2));
-    const Bandwidth cap = t.per_thread * static_cast<double>(threads);
-    const std::string src = "min(" + std::to_string(t.socket_thread_count) + " threads, " + std::to_string(vm.vcpus) +
-                            " vCPUs / 2) = " + std::to_string(threads) + " x " + fmt_gbps(t.per_thread) +
-                            " [assumption: one vCPU per socket thread, half the vCPUs left to the framework]; "
-                            "per-thread rate: " + t.threads_source;
-    // One resource for the VM's sends and receives alike (NCCL's proxy thread moves both; cluster.cpp).
-    st.socket_proxy = push_res(m, vm.name + "/socket-threads", cap, "socket-threads", src);
-    std::set<std::uint32_t> sockets;
+    add_socket_threads(c, vm, st);
     std::vector<std::uint32_t> local_gpus;
-    for (auto ei : vm.endpoints) local_gpus.push_back(m.endpoints[ei].gpu - h.gpu_base);
-    for (auto lg : local_gpus) sockets.insert(t.gpu_socket[lg]);
-    if ((vm.nic_mode == "sriov" || vm.nic_mode == "passthrough") && !vm.ats && !none && !local_gpus.empty()) {
-      Bandwidth link = local_capacity(t, t.nics[t.ports[st.port_local].nic].name + "/pcie-up");
-      for (auto lg : local_gpus) link = std::min(link, local_capacity(t, t.gpu_names[lg] + "/pcie-up"));
-      const Bandwidth c = link * vm.overheads.no_ats_p2p_efficiency;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "no_ats_p2p_efficiency %.3g x narrowest GPU/NIC PCIe link %s; ",
-                    vm.overheads.no_ats_p2p_efficiency, fmt_gbps(link).c_str());
-      st.no_ats_tx = push_res(m, vm.name + "/no-ats-p2p/tx", c, "pcie", buf + vm.overheads.source);
-      st.no_ats_rx = push_res(m, vm.name + "/no-ats-p2p/rx", c, "pcie", buf + vm.overheads.source);
-    }
-    if (st.port_local != kNone) sockets.insert(t.nics[t.ports[st.port_local].nic].socket);
-    if (sockets.size() > 1)
-      vm.notes.push_back("NUMA: the VM's GPUs and NIC span several sockets; traffic crosses the inter-socket link and "
-                         "GPUDirect needs NCCL_NET_GDR_LEVEL=SYS");
-    bool unbridged = false;
-    for (std::size_t x = 0; x < local_gpus.size(); ++x)
-      for (std::size_t y = x + 1; y < local_gpus.size(); ++y)
-        if (local_gpus[x] != local_gpus[y] && !t.bridge_res.count({local_gpus[x], local_gpus[y]}) &&
-            !(t.nvsw_up[local_gpus[x]] != kNone && t.nvsw_up[local_gpus[y]] != kNone))
-          unbridged = true;
-    if (unbridged)
-      vm.notes.push_back("P2P only within NVLink-connected GPUs: other GPU pairs of this VM use SHM through host "
-                         "memory (PCIe P2P is unsupported under vGPU; NVLink bridges join pairs only)");
+    for (auto ei : vm.endpoints) local_gpus.push_back(c.m.endpoints[ei].gpu - c.h.gpu_base);
+    if ((vm.nic_mode == "sriov" || vm.nic_mode == "passthrough") && !vm.ats && !c.none && !local_gpus.empty())
+      add_no_ats_p2p(c, vm, st, local_gpus);
+    add_vm_notes(c, vm, st, local_gpus);
   }
-  if (any_vmxnet3)
+  return any_vmxnet3;
+}
+
+// --- One host -----------------------------------------------------------------------------------------------------
+
+void build_host(Cluster::Impl& m, std::uint32_t hi, const Catalog& cat) {
+  const HostInst& h = m.insts[hi];
+  const Template& t = m.templates[h.tmpl];
+  const HostDecl d = host_decl(h, t);
+  const Json& hyp = *d.hypervisor;
+  const Json& vms = *d.vms;
+  HostVirt hv;
+  if (!hyp.is_null()) hv.overheads = read_hypervisor(hyp, m.file, d.hypervisor_path);
+  if (vms.is_null() || (vms.is_array() && vms.empty())) {
+    m.host_virt.push_back(hv);
+    bare_endpoints(m, hi);
+    return;
+  }
+  if (!vms.is_array()) fail_at(m.file, d.vms_path, "wrong type", json_snippet(vms), "an array of VM objects");
+  if (hyp.is_null())
+    fail_at(m.file, d.vms_path, "VMs need a hypervisor", json_snippet(vms),
+            "a \"hypervisor\": {\"type\": \"esxi-7.0.3\" | \"kvm\" | \"none\"} next to \"vms\"");
+  hv.has_vms = true;
+  hv.hypervisor_none = hv.overheads.hypervisor == "none";
+  const HostCtx c{m, hi, h, t, cat, hv.overheads, hv.hypervisor_none};
+
+  const std::uint32_t vm_base = static_cast<std::uint32_t>(m.vms.size());
+  const std::vector<Assign> assigns = read_vms(c, vms, d.vms_path);
+  check_gpu_rules(c, assigns);
+  check_multi_vgpu_vms(c, assigns, vms.size());
+  add_vm_endpoints(c, assigns, vm_base);
+  if (add_vm_resources(c, vm_base))
     hv.vswitch = push_res(m, h.name + "/vswitch", hv.overheads.vswitch_bandwidth, "vswitch",
                           "vswitch_bandwidth " + fmt_gbps(hv.overheads.vswitch_bandwidth) + ": " + hv.overheads.source);
   m.host_virt.push_back(hv);
