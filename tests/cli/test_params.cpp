@@ -34,7 +34,7 @@ Json listing(const std::string& job, const std::string& sets) {
 }  // namespace
 
 TEST_CASE("vgsim params lists exactly what --set accepts, and every listed parameter can be set") {
-  for (const std::string job : {std::string("--scenario seed-rn50-4x4-100gbe-gdr"),
+  for (const std::string& job : {std::string("--scenario seed-rn50-4x4-100gbe-gdr"),
                                 std::string("--cluster dgx-a100 --workload bert_large --set framework=ddp"),
                                 std::string("--cluster r750xa-vm-vgpu-2x20c --workload resnet50")}) {
     INFO(job);
