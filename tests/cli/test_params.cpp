@@ -35,8 +35,8 @@ Json listing(const std::string& job, const std::string& sets) {
 
 TEST_CASE("vgsim params lists exactly what --set accepts, and every listed parameter can be set") {
   for (const std::string& job : {std::string("--scenario seed-rn50-4x4-100gbe-gdr"),
-                                std::string("--cluster dgx-a100 --workload bert_large --set framework=ddp"),
-                                std::string("--cluster r750xa-vm-vgpu-2x20c --workload resnet50")}) {
+                                 std::string("--cluster dgx-a100 --workload bert_large --set framework=ddp"),
+                                 std::string("--cluster r750xa-vm-vgpu-2x20c --workload resnet50")}) {
     INFO(job);
     const Json before = listing(job, "");
     const Json& params = before.at("parameters");
