@@ -176,10 +176,9 @@ void resolve_settings(const JobSpec& spec, const JobValues& given, TrainingJob& 
 std::map<std::string, std::string> settings_sources(const JobSpec& spec, const JobValues& given,
                                                     const TrainingJob& job) {
   std::map<std::string, std::string> src;
-  src["batch_per_gpu"] = models::training_setting_params().front().source;
   flatten(spec.settings, "", src, spec.settings_origin);
   for (const auto& [name, origin] : given.origin) src[name] = origin;
-  if (job.settings.scaling == models::Scaling::Strong && src["batch_per_gpu"].rfind("default", 0) == 0)
+  if (job.settings.scaling == models::Scaling::Strong && !src.count("batch_per_gpu"))
     src["batch_per_gpu"] = "unused under strong scaling (global_batch / ranks)";
   if (!src.count("horovod.fusion_threshold") && src.count("horovod.era"))
     src["horovod.fusion_threshold"] = "from horovod.era (" + src["horovod.era"] + "), workloads.md B8";
@@ -258,8 +257,8 @@ Json setting_or_skip(const TrainingJob& job, const std::string& n, bool& skip) {
   return models::training_setting_value(job.settings, n);
 }
 
-std::pair<Json, std::string> compute_record(const TrainingJob& job, const ParamDecl& d) {
-  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model, job.settings.precision, job.gpu);
+std::pair<Json, std::string> compute_record(const TrainingJob& job, const models::ResolvedComputeParams& rp,
+                                            const ParamDecl& d) {
   const std::string model_file = "model file " + job.model.file;
   if (d.name == "compute.eff_compute") return {rp.eff_compute, job.model.eff_compute ? model_file : d.source};
   if (d.name == "compute.eff_memory") return {rp.eff_memory, job.model.eff_memory ? model_file : d.source};
@@ -310,6 +309,7 @@ std::pair<Json, std::string> vgpu_record(const TrainingJob& job, const ParamDecl
 void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobValues& given, const NcclKnobs& kn,
                        TrainingJob& job) {
   const auto settings_src = settings_sources(spec, given, job);
+  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model, job.settings.precision, job.gpu);
   std::map<std::string, double> constants;
   for (const auto& prm : job.comm.nccl.list()) constants[prm.name] = prm.value;
   for (const ParamDecl& d : reg.registry.all()) {
@@ -323,7 +323,7 @@ void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobV
         break;
       }
       case ParamOwner::Compute:
-        r = compute_record(job, d);
+        r = compute_record(job, rp, d);
         break;
       case ParamOwner::Job:
         r = job_record(job, d);
@@ -350,8 +350,7 @@ void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobV
   // Derived values (not parameters: they follow from the ones above).
   job.params.push_back({"per_gpu_batch", job.settings.per_gpu_batch(static_cast<int>(job.ranks())),
                         "derived: batch_per_gpu (weak) or global_batch / (ranks x accumulation) (strong)", false});
-  job.params.push_back({"compute.calibration_scale",
-                        models::resolve(job.compute, job.model, job.settings.precision, job.gpu).calibration_scale,
+  job.params.push_back({"compute.calibration_scale", rp.calibration_scale,
                         job.measured_throughput ? "derived: calibrate_to_throughput(measured_throughput)"
                                                 : "default: 1 (uncalibrated roofline)",
                         false});

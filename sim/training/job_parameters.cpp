@@ -41,19 +41,27 @@ void add_plan_aliases(JobParameters& p) {
   p.registry.alias("overlap_collectives", "sim.overlap_collectives");
 }
 
+// This module's own declarations whose names start with `prefix` (each group listed beside its owners' names).
+std::vector<ParamDecl> own(const char* prefix) {
+  std::vector<ParamDecl> out;
+  for (const auto& d : job_params())
+    if (d.name.rfind(prefix, 0) == 0) out.push_back(d);
+  return out;
+}
+
 JobParameters fixed_parameters() {
   JobParameters p;
   add(p, models::training_setting_params(), ParamOwner::Settings);
   add(p, models::compute_params(), ParamOwner::Compute);
-  add(p, {job_params().front()}, ParamOwner::Job);  // compute.nccl_sm_per_channel, beside compute.*
+  add(p, own("compute."), ParamOwner::Job);  // compute.nccl_sm_per_channel, beside compute.*
   add(p, nccl_knob_params(), ParamOwner::NcclKnob);
   return p;
 }
 
 void add_rest(JobParameters& p) {
-  add(p, std::vector<ParamDecl>(job_params().begin() + 1, job_params().begin() + 2), ParamOwner::Job);  // virt.*
+  add(p, own("virt."), ParamOwner::Job);
   add(p, virt::vgpu_params(), ParamOwner::Vgpu);
-  add(p, std::vector<ParamDecl>(job_params().begin() + 2, job_params().end()), ParamOwner::Job);  // sim.*
+  add(p, own("sim."), ParamOwner::Job);
 }
 
 }  // namespace
