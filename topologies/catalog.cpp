@@ -244,6 +244,15 @@ void Catalog::read_object(JsonReader& r, Batch& b) {
     m.inter_socket_latency = p.time("inter_socket_latency");
     m.pcie_gen = p.one_of("pcie_gen", {"gen3", "gen4", "gen5"});
     m.pcie_lanes = static_cast<std::uint32_t>(p.integer("pcie_lanes", 1, 1024));
+    if (auto c = p.opt_object("compute")) {
+      CpuCoreCompute cc;
+      cc.fp32_flops_per_cycle = c->number("fp32_flops_per_cycle", 1.0, 1024.0);
+      cc.base_clock_hz = c->number("base_clock_ghz", 0.1, 10.0) * 1e9;
+      cc.avx512_clock_hz = c->number("avx512_clock_ghz", 0.1, 10.0) * 1e9;
+      cc.source = required_source(*c);
+      c->finish();
+      m.compute = std::move(cc);
+    }
     m.source = required_source(p);
     p.finish();
     cpus_[m.key] = std::move(m);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,15 +81,25 @@ struct PcieGen {
   std::string source;
 };
 
+// Arithmetic throughput of one CPU core, for CPU workers (workloads/models/cpu_compute_model.hpp). Optional in the
+// catalog: entries without it can host GPUs but not CPU training ranks.
+struct CpuCoreCompute {
+  double fp32_flops_per_cycle = 0.0;  // per core: SIMD width x FMA units x 2 (AVX-512, 2 FMA: 16 x 2 x 2 = 64)
+  double base_clock_hz = 0.0;         // nominal (non-AVX) base clock
+  double avx512_clock_hz = 0.0;       // all-core clock under AVX-512 load (what sustained GEMMs run at)
+  std::string source;
+};
+
 struct CpuModel {
   std::string key;  // "xeon-gold-6338"
   std::string display_name;
   std::uint32_t cores = 0;
-  Bandwidth memory_bandwidth;    // per socket
-  Bandwidth inter_socket;        // UPI/QPI per direction, all links
-  Time inter_socket_latency{0};  // one inter-socket hop
-  std::string pcie_gen;          // root-port generation ("gen4")
-  std::uint32_t pcie_lanes = 0;  // per socket
+  Bandwidth memory_bandwidth;             // per socket
+  Bandwidth inter_socket;                 // UPI/QPI per direction, all links
+  Time inter_socket_latency{0};           // one inter-socket hop
+  std::string pcie_gen;                   // root-port generation ("gen4")
+  std::uint32_t pcie_lanes = 0;           // per socket
+  std::optional<CpuCoreCompute> compute;  // "compute" object of the entry, when given
   std::string source;
 };
 
