@@ -34,6 +34,7 @@ OJson key_json(const SeriesKey& k) {
   j["in_place"] = k.in_place;
   j["library"] = k.library;
   j["source"] = k.source;
+  if (k.mpi_dynamic_rules) j["mpi_dynamic_rules"] = *k.mpi_dynamic_rules;  // only when stated
   return j;
 }
 
@@ -49,6 +50,7 @@ SeriesKey key_from(JsonReader r) {
   k.in_place = r.boolean("in_place");
   k.library = r.one_of("library", collective_libraries());
   k.source = r.string("source");
+  k.mpi_dynamic_rules = r.opt_boolean("mpi_dynamic_rules");
   r.finish();
   return k;
 }

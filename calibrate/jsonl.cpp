@@ -38,6 +38,8 @@ struct ToJson {
     j["library"] = c.library;
     j["source"] = c.source;
     j["usable"] = c.usable;
+    if (c.mpi_dynamic_rules) j["mpi_dynamic_rules"] = *c.mpi_dynamic_rules;  // written only when stated
+    if (!c.benchmark.empty()) j["benchmark"] = c.benchmark;
     return j;
   }
   OJson operator()(const CopyMeasurement& c) const {
@@ -108,6 +110,8 @@ Measurement measurement_from_json(const Json& j, const std::string& where) {
     c.library = r.one_of("library", collective_libraries());
     c.source = r.string("source");
     c.usable = r.opt_boolean("usable").value_or(true);
+    c.mpi_dynamic_rules = r.opt_boolean("mpi_dynamic_rules");
+    c.benchmark = r.opt_string("benchmark").value_or("");
     if (c.nnodes > c.nranks)
       r.fail("nnodes", "more nodes than ranks", "nnodes <= nranks (" + std::to_string(c.nranks) + ")");
     if (c.root >= c.nranks) r.fail("root", "root is not a rank", "-1 or 0.." + std::to_string(c.nranks - 1));

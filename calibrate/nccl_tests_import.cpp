@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "detail/launch_line.hpp"
 #include "detail/text_table.hpp"
 #include "vgsim/calibrate/bus_bandwidth.hpp"
 #include "vgsim/kernel/input_error.hpp"
@@ -41,22 +42,60 @@ struct Stated {
 
 struct Layout {
   Stated nranks, nnodes, gpn;
+  std::string hostfile;  // named by the launch command, not readable from the measurement file
 };
 
-Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines, const std::string& file) {
-  static const std::regex rank_line(R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
-  static const std::regex name_nxm(R"((?:^|[_-])(\d+)x(\d+)x)");
+// A launch command before the '<name>_perf' program: processes (-np), processes per node (-N, --npernode,
+// ppr:K:node, srun --ntasks-per-node, -H a:K,b:K), nodes (-H hosts, srun -N); each process runs t threads x g GPUs.
+void read_launch_layout(const std::string& text, std::size_t perf, std::int64_t g, std::int64_t t, int ln,
+                        const std::string& file, Layout& L) {
+  const auto launch = detail::parse_launch_line(text.substr(0, perf));
+  if (!launch) return;
+  const detail::LaunchLine& a = *launch;
+  const std::string how = "the launch command";
+  const std::int64_t per = a.per_node ? a.per_node : (!a.np || a.np == a.host_slots ? a.slots_each : 0);
+  const std::int64_t procs = a.np ? a.np : a.host_slots ? a.host_slots : a.nodes * per;
+  std::int64_t nodes = a.nodes;
+  if (!nodes && procs && per && procs % per == 0) nodes = procs / per;
+  if (procs) L.nranks.set(procs * t * g, ln, how, file, "rank count");
+  if (nodes) L.nnodes.set(nodes, ln, how, file, "node count");
+  if (per)
+    L.gpn.set(per * t * g, ln, how, file, "GPUs per node");
+  else if (procs && nodes && procs % nodes == 0)
+    L.gpn.set(procs / nodes * t * g, ln, how, file, "GPUs per node");
+  if (!a.hostfile.empty()) L.hostfile = a.hostfile;
+}
+
+// Free-form statements: "8 nodes x 4 A100", "16 ranks", "single node", "8 GPUs per node", "nodes: 2".
+void read_stated_counts(const std::string& text, int ln, const std::string& file, Layout& L) {
   static const std::regex n_ranks(R"((\d+)\s+ranks\b)", std::regex::icase);
   // "2 nodes x 8 GPUs", vgsim's own "2 node(s) x 4 GPU(s)", "8 nodes x 4 A100" (any device word after the count)
   static const std::regex nodes_x_gpus(R"((\d+)\s+nodes?(?:\(s\))?\s*x\s*(\d+)\s*(?:GPUs?(?:\(s\))?|[A-Za-z][\w-]*)?)",
                                        std::regex::icase);
+  static const std::regex nodes_colon(R"(\bnodes\s*[:=]\s*(\d+)\b)", std::regex::icase);
+  static const std::regex gpus_per_node(R"((\d+)\s*GPUs?\s*(?:per\s+node|/\s*node)\b)", std::regex::icase);
   static const std::regex single_node(R"(\bsingle\s+node\b)", std::regex::icase);
+  std::smatch m;
+  if (std::regex_search(text, m, nodes_x_gpus)) {
+    const auto nodes = std::stoll(m[1]), gpn = std::stoll(m[2]);
+    L.nnodes.set(nodes, ln, "'" + m.str(0) + "'", file, "node count");
+    L.gpn.set(gpn, ln, "'" + m.str(0) + "'", file, "GPUs per node");
+    L.nranks.set(nodes * gpn, ln, "'" + m.str(0) + "'", file, "rank count");
+  }
+  if (std::regex_search(text, m, nodes_colon))
+    L.nnodes.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "node count");
+  if (std::regex_search(text, m, gpus_per_node))
+    L.gpn.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "GPUs per node");
+  if (std::regex_search(text, m, n_ranks)) L.nranks.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "rank count");
+  if (std::regex_search(text, single_node)) L.nnodes.set(1, ln, "'single node'", file, "node count");
+}
+
+Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines, const std::string& file) {
+  static const std::regex rank_line(R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
+  static const std::regex name_nxm(R"((?:^|[_-])(\d+)x(\d+)x)");
   static const std::regex single_process(R"(\bsingle\s+process\b)", std::regex::icase);
   static const std::regex g_flag(R"((?:^|\s)-g\s*(\d+)\b)");
   static const std::regex t_flag(R"((?:^|\s)-t\s*(\d+)\b)");
-  static const std::regex launcher(R"(\b(mpirun|mpiexec|srun)\s)");
-  static const std::regex np_flag(R"((?:^|\s)(?:-np|-n|--ntasks)[\s=]+(\d+)\b)");
-  static const std::regex npernode_flag(R"((?:^|\s)(?:-npernode|--npernode|-N|--ntasks-per-node)[\s=]+(\d+)\b)");
 
   Layout L;
   const std::string base = detail::basename_of(file);
@@ -77,15 +116,7 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
       if (!first_rank_line) first_rank_line = ln;
       continue;
     }
-    if (std::regex_search(text, m, nodes_x_gpus)) {
-      const auto nodes = std::stoll(m[1]), gpn = std::stoll(m[2]);
-      L.nnodes.set(nodes, ln, "'" + m.str(0) + "'", file, "node count");
-      L.gpn.set(gpn, ln, "'" + m.str(0) + "'", file, "GPUs per node");
-      L.nranks.set(nodes * gpn, ln, "'" + m.str(0) + "'", file, "rank count");
-    }
-    if (std::regex_search(text, m, n_ranks))
-      L.nranks.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "rank count");
-    if (std::regex_search(text, single_node)) L.nnodes.set(1, ln, "'single node'", file, "node count");
+    read_stated_counts(text, ln, file, L);
     const auto perf = text.find("_perf");
     std::int64_t g = 1, t = 1;
     if (perf != std::string::npos) {
@@ -98,23 +129,7 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
       L.nranks.set(gg * t, ln, "'single process ... -g " + std::to_string(gg) + "'", file, "rank count");
       L.nnodes.set(1, ln, "'single process'", file, "node count");
     }
-    if (perf != std::string::npos && std::regex_search(text, m, launcher) &&
-        static_cast<std::size_t>(m.position(0)) < perf) {
-      const std::string launch = text.substr(static_cast<std::size_t>(m.position(0)), perf - m.position(0));
-      std::smatch a;
-      if (std::regex_search(launch, a, np_flag)) {
-        const auto procs = std::stoll(a[1]);
-        L.nranks.set(procs * t * g, ln, "the launch command", file, "rank count");
-        std::smatch b;
-        if (std::regex_search(launch, b, npernode_flag)) {
-          const auto per = std::stoll(b[1]);
-          if (per > 0 && procs % per == 0) {
-            L.nnodes.set(procs / per, ln, "the launch command", file, "node count");
-            L.gpn.set(per * t * g, ln, "the launch command", file, "GPUs per node");
-          }
-        }
-      }
-    }
+    if (perf != std::string::npos) read_launch_layout(text, perf, g, t, ln, file, L);
   }
   if (rank_lines > 0) {
     L.nranks.set(rank_lines, first_rank_line, "the '#  Rank' lines", file, "rank count");
@@ -235,8 +250,12 @@ RankLayout resolve_layout(const Comments& comments, const std::string& file, con
                      "a header saying it (e.g. 'mpirun -np 16 ... -g 1', '#  Rank' lines) or --nranks N");
   if (!nnodes && gpn && nranks % gpn == 0) nnodes = nranks / gpn;
   if (!nnodes)
-    throw InputError(file, "", "the number of nodes is not stated in the header", "",
-                     "a header saying it (e.g. 'single node', '-npernode 8') or --nodes N");
+    throw InputError(file, "",
+                     "the number of nodes is not stated in the header" +
+                         (L.hostfile.empty() ? std::string()
+                                             : " (the launch command reads its hosts from the hostfile '" + L.hostfile +
+                                                   "', which is not in this file)"),
+                     "", "a header saying it (e.g. 'single node', '-npernode 8', '-H a:8,b:8') or --nodes N");
   if (!gpn) {
     if (nranks % nnodes != 0)
       throw InputError(file, "", "ranks do not divide evenly over nodes",

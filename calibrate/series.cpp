@@ -9,7 +9,7 @@ namespace vgsim::calibrate {
 std::string SeriesKey::label() const {
   return op + "/" + algo + "/" + proto + " " + dtype + " n" + std::to_string(nranks) + " (" + std::to_string(nnodes) +
          "x" + std::to_string(gpus_per_node) + ") " + (in_place ? "in-place" : "out-of-place") + " " + library + " " +
-         source;
+         source + (mpi_dynamic_rules ? (*mpi_dynamic_rules ? " dynamic_rules=yes" : " dynamic_rules=no") : "");
 }
 
 SeriesKey series_key(const CollectiveMeasurement& m) {
@@ -18,6 +18,7 @@ SeriesKey series_key(const CollectiveMeasurement& m) {
   k.nranks = m.nranks, k.nnodes = m.nnodes, k.gpus_per_node = m.gpus_per_node;
   k.in_place = m.in_place;
   k.library = m.library, k.source = m.source;
+  k.mpi_dynamic_rules = m.mpi_dynamic_rules;
   return k;
 }
 

@@ -256,3 +256,95 @@ TEST_CASE("every OSU file imports with rank count and algorithm from its name", 
   CHECK_THROWS_WITH(import_osu((kData / "osu-openmpi" / "allreduce-100g-2cpu-algo1-step10m.txt").string(), three),
                     Catch::Contains("contradicts"));
 }
+
+TEST_CASE("launch commands and headers state ranks and nodes (issue 15)", "[calibrate][import]") {
+  // Open MPI -H lists hosts with their slots: 2 hosts x 4 slots = 8 ranks, 4 per node (one GPU per process, -g 1).
+  auto L =
+      stated_layout({"# mpirun -H nodeA:4,nodeB:4 --bind-to none ./all_reduce_perf -b 8 -e 1G -f 2 -g 1"}, "x.txt");
+  CHECK(L.nranks == 8);
+  CHECK(L.nnodes == 2);
+  CHECK(L.gpus_per_node == 4);
+  // -np 32 -N 4 (Open MPI: -N = processes per node) -> 32 / 4 = 8 nodes.
+  L = stated_layout({"# mpirun -np 32 -N 4 -x NCCL_DEBUG=WARN all_reduce_perf -b 8 -e 8G -f 2 -g 1"}, "x.txt");
+  CHECK(L.nranks == 32);
+  CHECK(L.nnodes == 8);
+  CHECK(L.gpus_per_node == 4);
+  // --map-by ppr:8:node with -np 16, each process with 1 GPU -> 2 nodes of 8.
+  L = stated_layout({"# mpirun -np 16 --map-by ppr:8:node all_reduce_perf -g 1"}, "x.txt");
+  CHECK(L.nnodes == 2);
+  CHECK(L.gpus_per_node == 8);
+  // Slurm: srun -N is the node count (not per node): 2 nodes x 8 tasks.
+  L = stated_layout({"# srun -N 2 --ntasks-per-node=8 all_reduce_perf -b 8 -e 1G -g 1"}, "x.txt");
+  CHECK(L.nranks == 16);
+  CHECK(L.nnodes == 2);
+  CHECK(L.gpus_per_node == 8);
+  // Header forms: "8 nodes x 4 A100" = 32 ranks; "4 GPUs per node" with "nodes: 2".
+  L = stated_layout({"# cluster: 8 nodes x 4 A100-SXM4 (NVLink), HDR IB"}, "x.txt");
+  CHECK(L.nranks == 32);
+  CHECK(L.nnodes == 8);
+  CHECK(L.gpus_per_node == 4);
+  L = stated_layout({"# nodes: 2", "# 4 GPUs per node"}, "x.txt");
+  CHECK(L.nnodes == 2);
+  CHECK(L.gpus_per_node == 4);
+  // A hostfile is not in the measurement file: 16 ranks are known, the node count is not, and the error says why.
+  const std::string table =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    10.00    0.00    0.00      0\n";
+  CHECK_THROWS_WITH(
+      import_nccl_tests_text("# mpirun -np 16 --hostfile hosts.txt all_reduce_perf -g 1\n" + table, "h.txt"),
+      Catch::Contains("h.txt") && Catch::Contains("hostfile 'hosts.txt'") && Catch::Contains("--nodes"));
+  // The file name says 2 x 8, the command in the file 8 x 4: an error naming both.
+  CHECK_THROWS_WITH(import_nccl_tests_text("# mpirun -np 32 -N 4 all_reduce_perf -g 1\n" + table, "run_2x8xH100.txt"),
+                    Catch::Contains("line 1") && Catch::Contains("the file name") && Catch::Contains("launch command"));
+}
+
+TEST_CASE("OSU files are read by content, the name is a fallback (issue 15)", "[calibrate][import]") {
+  const fs::path dev = kData / "osu-openmpi" / "allreduce-10g-2cpu-algo4-step1k.txt";
+  const std::string text = slurp(dev);
+  // Renamed to something meaningless: the title gives allreduce and OSU 5.7, the provenance comment "nodes = 2, one
+  // MPI rank per node" the layout; the algorithm is only in the original name (algo4), so it is "default" here.
+  const auto renamed = import_osu_text(text, "/tmp/run1.out");
+  REQUIRE(renamed.size() == 256);
+  CHECK(coll(renamed[0]).op == "allreduce");
+  CHECK(coll(renamed[0]).nnodes == 2);
+  CHECK(coll(renamed[0]).nranks == 2);
+  CHECK(coll(renamed[0]).algo == "default");
+  CHECK(coll(renamed[0]).benchmark == "osu 5.7");
+  CHECK_FALSE(coll(renamed[0]).mpi_dynamic_rules.has_value());
+  CHECK(coll(renamed[0]).time_us == coll(import_osu(dev.string())[0]).time_us);
+  // Without the provenance comments and without a usable name nothing states the layout: the error names it.
+  std::string bare = text.substr(text.find("# OSU MPI Allreduce Latency Test"));
+  CHECK_THROWS_WITH(import_osu_text(bare, "run1.out"),
+                    Catch::Contains("run1.out") && Catch::Contains("node count") && Catch::Contains("mpirun"));
+  // An mpirun line states ranks, nodes, the requested algorithm and dynamic rules: -np 8 -N 2 = 4 nodes of 2;
+  // coll_tuned_allreduce_algorithm 4 = ring (Open MPI coll/tuned numbering).
+  const std::string with_cmd =
+      "# mpirun -np 8 -N 2 --mca coll_tuned_use_dynamic_rules 1 --mca "
+      "coll_tuned_allreduce_algorithm 4 ./osu_allreduce -m 4000:1048576\n" +
+      bare;
+  const auto r = import_osu_text(with_cmd, "run2.out");
+  CHECK(coll(r[0]).nranks == 8);
+  CHECK(coll(r[0]).nnodes == 4);
+  CHECK(coll(r[0]).gpus_per_node == 2);
+  CHECK(coll(r[0]).algo == "ring");
+  CHECK(coll(r[0]).mpi_dynamic_rules == std::optional<bool>(true));
+  // The algorithm forced without dynamic rules: recorded as requested, dynamic rules "not stated" (nullopt).
+  const auto r2 = import_osu_text("$ mpirun -H a,b --mca coll_tuned_allreduce_algorithm 3 osu_allreduce\n" + bare,
+                                  "run3.out", ImportHints{0, 0, 1, "", "", "", "", ""});
+  CHECK(coll(r2[0]).algo == "recursive_doubling");
+  CHECK(coll(r2[0]).nnodes == 2);
+  CHECK_FALSE(coll(r2[0]).mpi_dynamic_rules.has_value());
+  // A name that contradicts the content (algo3 vs --mca ... 4; 2cpu vs 4 nodes) is an error naming both.
+  CHECK_THROWS_WITH(import_osu_text(with_cmd, "allreduce-10g-8cpu-algo3-step1k.txt"),
+                    Catch::Contains("the file name") && Catch::Contains("mpirun line"));
+  // A title of another OSU collective: broadcast from the content alone.
+  std::string bcast = bare;
+  bcast.replace(bcast.find("Allreduce"), 9, "Broadcast");
+  const auto b = import_osu_text("# nodes = 4, one MPI rank per node\n" + bcast, "x.txt");
+  CHECK(coll(b[0]).op == "broadcast");
+  CHECK(coll(b[0]).root == 0);
+  // Neither a title nor a name: the collective is unknown.
+  std::string untitled = bare.substr(bare.find("# Size"));
+  CHECK_THROWS_WITH(import_osu_text("# nodes = 2, one MPI rank per node\n" + untitled, "x.txt"),
+                    Catch::Contains("cannot tell the collective"));
+}

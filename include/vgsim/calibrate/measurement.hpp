@@ -36,6 +36,11 @@ struct CollectiveMeasurement {
   std::string source;                 // file name or probe run id
   // false when the result was checked and found wrong (the probe's "usable"); fitting and validation skip it.
   bool usable = true;
+  // Open MPI: whether coll_tuned_use_dynamic_rules was given as on (true) or off (false); nullopt = not stated.
+  // `algo` is the algorithm REQUESTED (coll_tuned_<op>_algorithm or the file name's algoN); Open MPI runs it only
+  // with dynamic rules on (the default is off: its fixed decision rules choose and the request is ignored).
+  std::optional<bool> mpi_dynamic_rules;
+  std::string benchmark;  // the benchmark and version the file names, e.g. "osu 5.7"; "" = not stated
 
   bool operator==(const CollectiveMeasurement&) const = default;
 };

@@ -1,8 +1,9 @@
-// Importer for OSU micro-benchmark collective latency output ("# Size  Avg Latency(us)" [Min Max Iterations]).
-// Algorithm and node count come from file names "allreduce-<net>-<N>cpu-algo<k>-step<...>.txt" (Open MPI coll/tuned
-// allreduce algorithm k: 1 basic_linear, 2 nonoverlapping, 3 recursive_doubling, 4 ring, 5 segmented_ring,
-// 6 rabenseifner; shared/data/README.md) and "nodes = N" in the header; hints fill or check them. OSU 5.x
-// allreduce uses float buffers and MPI_SUM, so dtype float, count = size/4, one rank per node unless hinted.
+// Importer for OSU micro-benchmark collective latency output ("# Size  Avg Latency(us)" [Min Max Iterations]), read
+// by content: the "# OSU MPI <Op> Latency Test vX" title (collective, OSU version), an mpirun / srun line (ranks,
+// nodes, ranks per node, --mca coll_tuned_<op>_algorithm k = the REQUESTED algorithm, coll_tuned_use_dynamic_rules),
+// provenance comments ("nodes = N, one MPI rank per node"); the file name (<op>-...-<N>cpu-algo<k>-...) only fills
+// what the content does not say and must agree with it (calibrate/SCHEMA.md, "Importers"). OSU 5.x allreduce uses
+// float buffers and MPI_SUM, so dtype float, count = size/4.
 #pragma once
 
 #include <string>

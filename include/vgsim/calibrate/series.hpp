@@ -5,6 +5,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,11 @@ struct SeriesKey {
   std::int64_t nranks = 0, nnodes = 0, gpus_per_node = 0;
   bool in_place = false;
   std::string library, source;
+  std::optional<bool> mpi_dynamic_rules;  // as in CollectiveMeasurement (nullopt: not stated)
 
   auto operator<=>(const SeriesKey&) const = default;
   bool operator==(const SeriesKey&) const = default;
-  // "allreduce/ring/simple float n16 (2x8) out-of-place nccl <source>"
+  // "allreduce/ring/simple float n16 (2x8) out-of-place nccl <source>" (+ " dynamic_rules=yes|no" when stated)
   std::string label() const;
 };
 
