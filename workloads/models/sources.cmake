@@ -4,6 +4,7 @@ set(VGSIM_MODELS_SOURCES
   models/model_library.cpp
   models/training_settings.cpp
   models/compute_model.cpp
+  models/cpu_compute_model.cpp
   models/bucketing.cpp
 )
 # Where load_model() finds workloads/models/*.json when VGSIM_DATA_DIR is not set in the environment.
