@@ -9,45 +9,17 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "builder.hpp"
+#include "ompi_builder.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/collectives/ompi_decision.hpp"
 
 namespace vgsim::coll {
 
 namespace {
 
-constexpr std::uint64_t kNone = detail::Appender::kNone;
-
-class Builder {
- public:
-  Builder(OmpiSchedule& out, std::uint32_t ranks)
-      : out_(out), app_(out.schedule, 64, 128), last_send_(ranks, kNone), last_recv_(ranks, kNone) {}
-
-  // A message src -> dst of `bytes`; waits for src's previous send, src's last completed receive and `extra`.
-  // `posted_together`: a non-blocking send posted with the rank's previous ones (MPI_Isend), not after them.
-  std::uint64_t send(std::uint32_t src, std::uint32_t dst, Bytes bytes, bool reduce, std::uint32_t step,
-                     std::uint64_t extra = kNone, bool posted_together = false) {
-    std::vector<std::uint64_t> deps{posted_together ? kNone : last_send_[src], last_recv_[src], extra};
-    app_.add_list(src, dst, 0, step, bytes, deps);
-    out_.reduces.push_back(reduce ? 1 : 0);
-    const std::uint64_t id = out_.schedule.transfers.size() - 1;
-    last_send_[src] = id;
-    pending_recv_.emplace_back(dst, id);
-    return id;
-  }
-  // Ends a round: receives posted in this round become the receivers' last receives (a round = sends that may
-  // proceed concurrently, e.g. both directions of an exchange).
-  void end_round() {
-    for (auto [dst, id] : pending_recv_) last_recv_[dst] = std::max(last_recv_[dst] == kNone ? 0 : last_recv_[dst], id);
-    pending_recv_.clear();
-  }
-
- private:
-  OmpiSchedule& out_;
-  detail::Appender app_;
-  std::vector<std::uint64_t> last_send_, last_recv_;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> pending_recv_;
-};
+using detail::OmpiBuilder;
+using Builder = OmpiBuilder;
+constexpr std::uint64_t kNone = OmpiBuilder::kNone;
 
 std::uint32_t pof2_below(std::uint32_t p) {
   std::uint32_t x = 1;
@@ -232,7 +204,6 @@ OmpiSchedule ompi_allreduce(OmpiAllreduce algorithm, std::uint32_t p, Bytes size
   if (p == 1) return out;
   Builder B(out, p);
   const Bytes count = size / eb;
-  const std::uint32_t pof2 = pof2_below(p);
   switch (algorithm) {
     case OmpiAllreduce::BasicLinear:
       basic_linear(B, p, size);
@@ -244,24 +215,24 @@ OmpiSchedule ompi_allreduce(OmpiAllreduce algorithm, std::uint32_t p, Bytes size
       recursive_doubling(B, p, size);
       break;
     case OmpiAllreduce::Ring:
-    case OmpiAllreduce::SegmentedRing: {
-      // coll_base: ring falls back to recursive doubling when count < p; the segmented ring runs the plain ring
-      // unless count >= p * segcount (segcount = segment_bytes / elem, 0 -> count).
-      const Bytes seg = algorithm == OmpiAllreduce::SegmentedRing && segment_bytes >= eb ? segment_bytes / eb : 0;
-      if (count < p)
+    case OmpiAllreduce::SegmentedRing:
+    case OmpiAllreduce::Rabenseifner: {
+      // coll_base's fallbacks (ompi_decision.hpp): ring -> recursive doubling when count < p; segmented ring -> ring
+      // unless count >= p * segcount; rabenseifner -> basic_linear when count < p'.
+      OmpiAllreduceChoice c;
+      c.requested = algorithm;
+      c.segment_bytes = algorithm == OmpiAllreduce::SegmentedRing ? segment_bytes : 0;
+      c = ompi_allreduce_fallbacks(c, p, size, eb);
+      if (c.runs == OmpiAllreduce::RecursiveDoubling)
         recursive_doubling(B, p, size);
-      else if (seg > 0 && count >= static_cast<Bytes>(p) * seg)
-        ring(B, p, count, eb, seg);
+      else if (c.runs == OmpiAllreduce::BasicLinear)
+        basic_linear(B, p, size);
+      else if (c.runs == OmpiAllreduce::Rabenseifner)
+        rabenseifner(B, p, count, eb);
       else
-        ring(B, p, count, eb, 0);
+        ring(B, p, count, eb, c.runs == OmpiAllreduce::SegmentedRing ? c.segment_bytes / eb : 0);
       break;
     }
-    case OmpiAllreduce::Rabenseifner:
-      if (count < pof2)
-        recursive_doubling(B, p, size);
-      else
-        rabenseifner(B, p, count, eb);
-      break;
   }
   return out;
 }

@@ -20,4 +20,6 @@ set(VGSIM_COLLECTIVES_SOURCES
   collectives/nccl_versions.cpp
   collectives/analytical.cpp
   collectives/ompi_allreduce.cpp
+  collectives/ompi_decision.cpp
+  collectives/ompi_allgather.cpp
 )

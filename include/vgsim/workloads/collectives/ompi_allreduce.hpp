@@ -35,7 +35,8 @@ struct OmpiSchedule {
 };
 
 // `size` bytes per rank (the vector being reduced), `elem_bytes` its element size (Open MPI splits by elements and
-// falls back to recursive doubling when count < p for ring and < pof2 for rabenseifner, as coll_base does).
+// applies coll_base's fallbacks: ring -> recursive doubling when count < p, rabenseifner -> basic_linear when
+// count < pof2; ompi_decision.hpp).
 // `segment_bytes` is the segmented ring's segment size (coll_tuned_allreduce_algorithm_segmentsize; 0 = default:
 // coll_base then runs the plain ring). Throws std::invalid_argument for ranks == 0 or elem_bytes <= 0.
 OmpiSchedule ompi_allreduce(OmpiAllreduce algorithm, std::uint32_t ranks, Bytes size, Bytes elem_bytes = 4,
