@@ -52,6 +52,7 @@ Scenario parse_scenario(JsonReader& r) {
   s.name = r.string("name");
   s.description = r.opt_string("description").value_or("");
   s.source = r.opt_string("source").value_or("");
+  s.workers = r.opt_one_of("workers", {"gpu", "cpu"}).value_or("gpu");
   JobSpec& j = s.spec;
   j.cluster = r.string("cluster");
   j.workload = r.string("workload");

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
+#include "vgsim/sim/training/cpu_job.hpp"
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 
@@ -142,6 +143,9 @@ TEST_CASE("every library scenario resolves", "[training]") {
   CHECK(all.size() >= 27);
   for (const auto& sc : all) {
     INFO(sc.name);
-    CHECK_NOTHROW(resolve_job(sc.spec, test::catalog()));
+    if (sc.workers == "cpu")
+      CHECK_NOTHROW(resolve_cpu_job(sc.spec, test::catalog()));
+    else
+      CHECK_NOTHROW(resolve_job(sc.spec, test::catalog()));
   }
 }

@@ -1,7 +1,7 @@
 // Named training scenarios: JSON files under workloads/scenarios/ (each file holds {"scenarios": [...]}) or a single
-// scenario file given by path. A scenario names a cluster, a workload, the ranks, training settings, NCCL knobs and
-// key=value overrides; it becomes a JobSpec that command-line options can still override. Read with JsonReader
-// (unknown keys are errors). Not a simulation.
+// scenario file given by path. A scenario names its workers (GPUs, or CPU sockets: "workers": "cpu"), a cluster, a
+// workload, the ranks, training settings, NCCL knobs and key=value overrides; it becomes a JobSpec that command-line
+// options can still override. Read with JsonReader (unknown keys are errors). Not a simulation.
 #pragma once
 
 #include <string>
@@ -13,6 +13,9 @@ namespace vgsim::sim::training {
 
 struct Scenario {
   std::string name, description, source, file;
+  // "gpu" (default): ranks on GPU endpoints (TrainingJob); "cpu": ranks on the CPU sockets of GPU-less nodes
+  // (CpuTrainingJob, cpu_job.hpp), cpu.ranks_per_node ranks per node.
+  std::string workers = "gpu";
   JobSpec spec;
 };
 
