@@ -12,6 +12,7 @@
 
 #include "catalog_option.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
+#include "vgsim/sim/training/cpu_job.hpp"
 #include "vgsim/sim/training/job.hpp"
 #include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
@@ -24,6 +25,7 @@ namespace {
 struct ParamsArgs {
   std::string version = "2.30";
   std::string scenario, cluster, workload;
+  std::string workers;  // "", "gpu" or "cpu" ("": the scenario's, else gpu)
   std::vector<std::string> sets;
   bool json = false;
 };
@@ -61,6 +63,27 @@ void print_job(const sim::training::TrainingJob& job, bool json) {
     if (!p.settable) std::cout << "#   " << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
 }
 
+// A CPU-worker job (cpu_job.hpp): its registry is cpu_job_registry(), the listing as for GPU jobs.
+void print_cpu_job(const sim::training::CpuTrainingJob& job, bool json) {
+  const ParamRegistry& reg = sim::training::cpu_job_registry();
+  if (json) {
+    Json params = Json::array(), facts = Json::array();
+    for (const auto& p : job.params) {
+      if (p.settable)
+        params.push_back(declaration_json(*reg.find(p.name), p));
+      else
+        facts.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
+    }
+    std::cout << Json{{"parameters", params}, {"facts", facts}}.dump(2) << "\n";
+    return;
+  }
+  for (const auto& p : job.params)
+    if (p.settable) std::cout << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
+  std::cout << "# facts of this job (catalog, cluster and derived values; not parameters):\n";
+  for (const auto& p : job.params)
+    if (!p.settable) std::cout << "#   " << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
+}
+
 void run(const ParamsArgs& a) {
   if (a.scenario.empty() && a.cluster.empty() && a.workload.empty()) {
     if (!a.sets.empty())  // the NCCL constants alone take no overrides: they would be silently ignored
@@ -78,13 +101,19 @@ void run(const ParamsArgs& a) {
     return;
   }
   sim::training::JobSpec spec;
-  if (!a.scenario.empty()) spec = sim::training::load_scenario(a.scenario).spec;
+  std::string workers = a.workers.empty() ? "gpu" : a.workers;
+  if (!a.scenario.empty()) {
+    const auto sc = sim::training::load_scenario(a.scenario);
+    spec = sc.spec;
+    if (a.workers.empty()) workers = sc.workers;
+  }
   if (!a.cluster.empty()) spec.cluster = a.cluster, spec.cluster_at = {"", "--cluster"};
   if (!a.workload.empty()) spec.workload = a.workload, spec.workload_at = {"", "--workload"};
   for (const auto& kv : a.sets) spec.sets.push_back(kv);
   if (!a.sets.empty()) spec.sets_origin = a.scenario.empty() ? "--set" : spec.sets_origin + " / --set";  // as train
   spec.nccl.version = a.version;
   const topo::Catalog catalog = topo::Catalog::load_default();
+  if (workers == "cpu") return print_cpu_job(sim::training::resolve_cpu_job(spec, catalog), a.json);
   print_job(sim::training::resolve_job(spec, catalog), a.json);
 }
 }  // namespace
@@ -99,6 +128,8 @@ void add_params_command(CLI::App& app) {
   p->add_option("--scenario", a->scenario, "list every parameter this training scenario uses");
   p->add_option("--cluster", a->cluster, "with --workload: list every parameter of this job");
   p->add_option("--workload", a->workload, "model library name or model JSON file");
+  p->add_option("--workers", a->workers, "gpu or cpu workers (default: the scenario's, else gpu)")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
   p->add_option("--set", a->sets, "name=value overrides, as for vgsim train (the names this command lists)");
   p->add_flag("--json", a->json,
               "with a job: every parameter with its declaration (type, unit, bounds, choices, help) "

@@ -14,6 +14,7 @@
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/kernel/progress.hpp"
+#include "vgsim/sim/training/cpu_report.hpp"
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/sim/training/training_run.hpp"
@@ -26,6 +27,7 @@ constexpr int kNotGiven = std::numeric_limits<int>::min();
 
 struct TrainArgs {
   std::string scenario, cluster, workload;
+  std::string workers;  // "", "gpu" or "cpu" ("": the scenario's, else gpu)
   std::uint32_t nodes = 0, gpus_per_node = 0;
   std::vector<std::string> sets;
   std::string calibration;
@@ -41,6 +43,23 @@ struct TrainArgs {
   bool overlap_collectives = false, no_replay = false, list = false;
 };
 
+// CPU workers (cpu_job.hpp): the job, its scaling table over node counts in both sparse-gradient modes, the report.
+void run_cpu(const TrainArgs& a, const sim::training::JobSpec& spec) {
+  using namespace sim::training;
+  if (!a.calibration.empty() || a.overlap_collectives || a.no_replay || !a.trace_out.empty())
+    throw InputError("", "--workers cpu", "option not available for CPU workers",
+                     "--calibration / --overlap-collectives / --no-replay / --trace", "none of them");
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const CpuTrainingJob job = resolve_cpu_job(spec, catalog);
+  const CpuTrainingResult result = simulate_cpu_training(job);
+  const auto scaling = cpu_scaling(job);
+  std::ostringstream summary;
+  write_cpu_training_summary(summary, job, result, scaling);
+  std::cout << summary.str();
+  write_files_atomically(
+      {{"--json", a.json_out, a.json_out.empty() ? "" : cpu_training_json(job, result, scaling).dump(2) + "\n"}});
+}
+
 void run(const TrainArgs& a) {
   using namespace sim::training;
   if (a.list) {
@@ -48,7 +67,13 @@ void run(const TrainArgs& a) {
     return;
   }
   JobSpec spec;
-  if (!a.scenario.empty()) spec = load_scenario(a.scenario).spec;
+  std::string workers = "gpu";
+  if (!a.scenario.empty()) {
+    const Scenario sc = load_scenario(a.scenario);
+    spec = sc.spec;
+    workers = sc.workers;
+  }
+  if (!a.workers.empty()) workers = a.workers;
   if (!a.cluster.empty()) spec.cluster = a.cluster, spec.cluster_at = {"", "--cluster"};
   if (!a.workload.empty()) spec.workload = a.workload, spec.workload_at = {"", "--workload"};
   if (a.nodes) spec.nodes = a.nodes;
@@ -68,6 +93,7 @@ void run(const TrainArgs& a) {
   spec.nccl.merge(a.nccl);
   if (a.overlap_collectives) spec.serialize_collectives = false;
   if (a.no_replay) spec.reuse_collective_times = false;
+  if (workers == "cpu") return run_cpu(a, spec);
 
   const topo::Catalog catalog = topo::Catalog::load_default();
   // A long run is not silent: after 2 s a terminal shows which collective of which iteration is simulated (the study
@@ -94,6 +120,10 @@ void add_train_command(CLI::App& app) {
       app.add_subcommand("train", "Simulate data-parallel training (throughput, overlap, scaling efficiency)");
   c->add_option("--scenario", a->scenario, "named scenario (workloads/scenarios) or scenario JSON file");
   c->add_flag("--list-scenarios", a->list, "list the named scenarios and exit");
+  c->add_option("--workers", a->workers,
+                "gpu: ranks on GPUs; cpu: ranks on the CPU sockets of GPU-less nodes, Horovod over Open MPI "
+                "(cpu.ranks_per_node, cpu.threads_per_rank, mpi.*; default: the scenario's, else gpu)")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
   c->add_option("--cluster", a->cluster, "cluster preset name or JSON file");
   c->add_option("--workload", a->workload, "model library name (resnet50, bert_large, ...) or model JSON file");
   c->add_option("--nodes", a->nodes, "hosts to use (default: all)");
