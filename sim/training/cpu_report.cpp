@@ -73,6 +73,13 @@ void write_cpu_training_summary(std::ostream& os, const CpuTrainingJob& job, con
      << format_time(cr.optimizer) << ", sparse apply " << format_time(r.sparse_apply) << "\n";
   os << "communication: busy " << format_time(r.comm_busy) << ", exposed " << format_time(r.exposed)
      << ", backward slowed by " << format_time(r.comm_slowdown) << " (communication cores)\n";
+  double gathered = 0.0;  // bytes each rank receives from sparse allgathers (its receive buffer)
+  for (const auto& c : r.collectives)
+    if (c.kind == models::GroupKind::AllGather) gathered += static_cast<double>(c.bytes) * job.ranks();
+  if (gathered > 0.0)
+    os << "sparse allgather: " << format_bytes(static_cast<Bytes>(gathered)) << " gathered per rank ("
+       << format_bytes(static_cast<Bytes>(gathered * job.ranks_per_node()))
+       << " per node; node memory capacity is not modelled)\n";
   write_collectives(os, r);
   write_scaling(os, job, scaling);
   os << "parameters (name = value  # source):\n";
