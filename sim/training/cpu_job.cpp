@@ -121,9 +121,16 @@ void resolve_settings(const JobSpec& spec, const Given& given, CpuTrainingJob& j
       base[it.key()] = it.value();
   }
   job.settings = models::parse_training_settings(base, spec.settings_origin, given.settings);
+  const auto where = [&](const char* name) {
+    const auto it = given.origin.find(name);
+    return it == given.origin.end() ? spec.settings_origin : it->second;
+  };
   if (job.settings.framework != models::Framework::Horovod)
-    throw InputError(spec.settings_origin, "framework", "CPU workers exchange gradients with Horovod over MPI",
+    throw InputError(where("framework"), "framework", "CPU workers exchange gradients with Horovod over MPI",
                      models::to_string(job.settings.framework), "horovod");
+  if (job.settings.precision != models::Precision::FP32)
+    throw InputError(where("precision"), "precision", "CPU workers train in FP32 (TensorFlow 1.x with MKL)",
+                     models::to_string(job.settings.precision), "fp32");
 }
 
 std::map<std::string, std::string> settings_sources(const JobSpec& spec, const Given& given) {
