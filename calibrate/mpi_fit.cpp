@@ -179,13 +179,18 @@ MpiFit fit_mpi(const topo::Cluster& cl, const sim::MpiConfig& start, const std::
   Eigen::MatrixXd J;
   for (int it = 0; it < 8; ++it) {
     J = jacobian(cl, start, files, x, r);
-    const Eigen::MatrixXd A = J.transpose() * J;
-    const Eigen::VectorXd g = J.transpose() * r;
+    // A weak prior (weight kPrior per parameter unit) keeps parameters the points do not constrain at the catalog
+    // value instead of letting a singular normal matrix throw them to a bound; steps are at most one unit (e-fold).
+    constexpr double kPrior = 0.03;
+    Eigen::MatrixXd A = J.transpose() * J;
+    A.diagonal().array() += kPrior * kPrior;
+    const Eigen::VectorXd g = J.transpose() * r + kPrior * kPrior * (x - x0);
     bool improved = false;
     for (int tries = 0; tries < 6 && !improved; ++tries) {
       Eigen::MatrixXd D = A;
-      D.diagonal() += mu * (A.diagonal().array() + 1e-9).matrix();
-      const Eigen::VectorXd step = D.ldlt().solve(-g);
+      D.diagonal() += mu * A.diagonal();
+      Eigen::VectorXd step = D.ldlt().solve(-g);
+      step = step.cwiseMax(-1.0).cwiseMin(1.0);
       Eigen::VectorXd xn = x + step;
       for (Eigen::Index j = 0; j < xn.size(); ++j)
         xn[j] = to_x(ks[static_cast<std::size_t>(j)], from_x(ks[static_cast<std::size_t>(j)], xn[j]));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "calibrate_mpi.hpp"
 #include "catalog_option.hpp"
 #include "nccl_options.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
@@ -370,6 +371,7 @@ void add_calibrate_command(CLI::App& app) {
   t->callback([tf] { run_fit_training(*tf); });
 
   auto val = std::make_shared<ValidateArgs>();
+  add_calibrate_mpi_command(cal);  // fit-mpi (calibrate_mpi.cpp)
   CLI::App* v = cal->add_subcommand("validate", "Replay measurements through the simulator and print the error");
   v->add_option("measurements", val->input, "measurement JSONL")->required();
   add_target_options(v, val->target);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "catalog_option.hpp"
+#include "collective_mpi.hpp"
 #include "nccl_options.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
@@ -46,6 +47,9 @@ struct CollectiveArgs {
   std::uint32_t ngpus = 0, nthreads = 1;
   int iters = 20, warmup = 5, check = 1;
   std::string redop = "sum";
+  // --library mpi: Open MPI on CPU buffers (collective_mpi.hpp), OSU's output format.
+  std::string library = "nccl", mpi_algo, mpi_profile;
+  std::uint32_t ranks_per_node = 1;
 };
 
 template <typename F>
@@ -233,6 +237,10 @@ std::vector<sim::NcclTestsRow> print_rows(const RowContext& x, const std::vector
 }
 
 void run(const CollectiveArgs& a) {
+  if (a.library == "mpi")
+    return run_mpi_collective(
+        {a.cluster, a.op, a.nodes, a.ranks_per_node, a.mpi_algo, a.sets, a.mpi_profile, a.json_out},
+        sizes_of(size_range(a), a.factor, type_size(a.dtype)));
   const topo::Catalog catalog = topo::Catalog::load_default();
   const topo::Cluster cluster = topo::Cluster::resolve(a.cluster, catalog);
   const std::uint32_t nodes = a.nodes ? a.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
@@ -305,6 +313,14 @@ void add_collective_command(CLI::App& app) {
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
+  c->add_option("--library", args->library, "nccl (GPUs) or mpi (Open MPI on CPU buffers, OSU output)")
+      ->check(CLI::IsMember({"nccl", "mpi"}))
+      ->capture_default_str();
+  c->add_option("--mpi-algo", args->mpi_algo,
+                "--library mpi: force a coll/tuned algorithm (name or id; dynamic rules on)");
+  c->add_option("--ranks-per-node", args->ranks_per_node, "--library mpi: MPI ranks per node")
+      ->check(CLI::Range(1u, 1024u));
+  c->add_option("--mpi-profile", args->mpi_profile, "--library mpi: parameters fitted by vgsim calibrate fit-mpi");
   c->callback([args] { run(*args); });
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "catalog_option.hpp"
+#include "collective_mpi.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/training/cpu_job.hpp"
 #include "vgsim/sim/training/job.hpp"
@@ -28,6 +29,7 @@ struct ParamsArgs {
   std::string workers;  // "", "gpu" or "cpu" ("": the scenario's, else gpu)
   std::vector<std::string> sets;
   bool json = false;
+  std::string library;  // "mpi": the Open MPI model's parameters (collective_mpi.hpp)
 };
 
 // One declaration with its value, as `vgsim params --json` writes it.
@@ -85,6 +87,7 @@ void print_cpu_job(const sim::training::CpuTrainingJob& job, bool json) {
 }
 
 void run(const ParamsArgs& a) {
+  if (a.library == "mpi") return print_mpi_params(a.cluster, a.sets);
   if (a.scenario.empty() && a.cluster.empty() && a.workload.empty()) {
     if (!a.sets.empty())  // the NCCL constants alone take no overrides: they would be silently ignored
       throw InputError("", "--set", "needs a job", a.sets.front(),
@@ -134,6 +137,8 @@ void add_params_command(CLI::App& app) {
   p->add_flag("--json", a->json,
               "with a job: every parameter with its declaration (type, unit, bounds, choices, help) "
               "and the job's facts, as JSON");
+  p->add_option("--library", a->library, "mpi: the Open MPI model's mpi.* parameters (with --cluster, --set)")
+      ->check(CLI::IsMember({"mpi"}));
   add_catalog_option(p);
   p->callback([a] { run(*a); });
   CLI::App* s = app.add_subcommand("presets", "List cluster presets");

@@ -175,9 +175,12 @@ const std::vector<ParamDecl>& mpi_param_decls() {
                     "op/base scalar loop: 4 B x 2.4 GHz (1 float/cycle; op_base_functions.c l.39-50, rate "
                     "ASSUMPTION); op/avx (4.1+): x10 (Zhong et al. EuroMPI 2020, grade B)",
                     true));
-    d.push_back(num("mpi.core_memory_bandwidth", "GB/s", 0.5, 100,
-                    "one core's streaming DRAM bandwidth (copies and reductions out of cache move 3 B per byte)",
-                    "ASSUMPTION 10 GB/s (single Skylake-SP core), bounded 3-30", true));
+    d.push_back(
+        num("mpi.core_memory_bandwidth", "GB/s", 0.5, 100,
+            "one core's streaming DRAM bandwidth (copies and reductions out of cache move 3 B per byte)",
+            "ASSUMPTION 6.4 GB/s: Little's law, ~10 line-fill buffers x 64 B / ~100 ns DRAM latency (Skylake-SP mesh; "
+            "grade C arithmetic, single-core STREAM on such parts is 6-13 GB/s), bounded 3-30",
+            true));
     d.push_back(num("mpi.cache_size", "MiB", 0.5, 1024,
                     "working set (2 x the collective's buffer) above which copies and reductions run at DRAM rate",
                     "ASSUMPTION 16 MiB: order of a Xeon's shared L3 (Gold 6148 27.5 MB, grade D)", true));
@@ -256,14 +259,14 @@ MpiConfig mpi_config_from(const topo::Cluster& cluster, const topo::Catalog& cat
                                              ? "; + " + g(moderation) + " us receive interrupt moderation of " +
                                                    nic_model + " (i40e ITR default, grade D)"
                                              : ""));
-  note("mpi.shm_latency", g(ph.shm_latency_us), "ASSUMPTION");
+  note("mpi.shm_latency", g(ph.shm_latency_us), "ASSUMPTION (vader fifo + wake-up)");
   note("mpi.wire_efficiency", g(ph.wire_efficiency), td.wire_source);
   note("mpi.copy_bandwidth", g(ph.copy_GBps), "ASSUMPTION (Skylake-SP-class core)");
   note("mpi.reduce_bandwidth", g(ph.reduce_GBps),
        std::string(coll::has_op_avx(c.release) ? "op/avx: 10 x " : "op/base: ") +
            "4 B x 2.4 GHz (ASSUMPTION: one float per cycle)");
-  note("mpi.core_memory_bandwidth", g(ph.core_dram_GBps), "ASSUMPTION");
-  note("mpi.cache_size", g(ph.cache_MiB), "ASSUMPTION");
+  note("mpi.core_memory_bandwidth", g(ph.core_dram_GBps), "ASSUMPTION (Little's law, one Skylake-SP core)");
+  note("mpi.cache_size", g(ph.cache_MiB), "ASSUMPTION (order of a Xeon L3)");
   note("mpi.rendezvous_round_trips", g(ph.rendezvous_round_trips), "ob1 RNDV + ACK");
   return c;
 }
