@@ -99,6 +99,9 @@ TEST_CASE("CPU job: sparse allgather scales worse than dense allreduce; efficien
   for (std::size_t i = 1; i < rows.size(); ++i) {
     INFO(rows[i].nodes);
     CHECK(rows[i].efficiency <= rows[i - 1].efficiency + 1e-9);
-    CHECK(rows[i].other_units_per_s > rows[i].units_per_s);  // dense beats allgather at every multi-node count
+    // Dense beats allgather at 2..8 nodes x 2 ranks (R = 4..16: (R - 1) S >= 3 x 185 MB against <= 2 D = 303 MB
+    // plus the dense reduction, which Open MPI 3.1's scalar op/base runs on one core). With 1 rank per node and
+    // 4 nodes the reduction still outweighs the extra bytes in this model: the allgather is 1 % faster there.
+    CHECK(rows[i].other_units_per_s > rows[i].units_per_s);
   }
 }
