@@ -196,3 +196,23 @@ TEST_CASE("mpi model: cross-validation by node count - fit 2 nodes and predict 4
     if (n.network == "100g") CHECK(n.median_fitted_envelope <= 0.15);
   }
 }
+
+TEST_CASE("mpi engine: ranks on one node use shared memory (vader) and no NIC", "[mpi][engine]") {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cl = topo::Cluster::resolve("osu-ompi-4x-10g", catalog);
+  const sim::MpiConfig c = sim::mpi_config_from(cl, catalog);
+  // 1 node x 4 ranks, M = 1,000,000 B: v4.0 rule -> ring, messages of m = 250,000 B > the 4 KiB vader eager limit:
+  // single CMA copy by the receiver (m / 10 GB/s = 25 us), 0.5 us latency + one rendezvous round trip (1 us), and
+  // the reduction m / 9.6 GB/s = 26.04 us in the 3 reduce-scatter steps; the 4 ranks' steps run in parallel:
+  // 6 x (0.5 + 1 + 25) + 3 x 26.0417 = 237.125 us. The 10 GbE NIC (55 us latency) is not used.
+  const auto r = sim::simulate_mpi_collective(cl, c, coll::Op::AllReduce, 1000000, 1, 4);
+  CHECK(r.algorithm == "ring");
+  CHECK(r.time.us() == Approx(237.125).epsilon(1e-4));
+  // 2 nodes x 2 ranks: half of the ring's hops cross the 10 GbE NIC, so it is slower than one node; every step waits
+  // for its inter-node hop, which costs what it costs over 4 nodes x 1 rank, so the two are within 10 % (the rank
+  // that both sends over TCP and receives the CMA copy shares one progress core between them: a little slower).
+  const double two_by_two = sim::simulate_mpi_collective(cl, c, coll::Op::AllReduce, 1000000, 2, 2).time.us();
+  const double four_by_one = sim::simulate_mpi_collective(cl, c, coll::Op::AllReduce, 1000000, 4, 1).time.us();
+  CHECK(two_by_two > r.time.us());
+  CHECK(std::abs(two_by_two / four_by_one - 1) < 0.10);
+}
