@@ -66,16 +66,19 @@ double from_x(const Knob& k, double x) { return std::clamp(k.log ? std::exp(x) :
 // Relative residuals (prediction / measurement - 1) of every point of `files` under `c`.
 Eigen::VectorXd residuals(const topo::Cluster& cl, const sim::MpiConfig& c, const std::vector<MpiOsuFile>& files,
                           std::int64_t n) {
+  // Every file (one measurement session) weighs the same: a point's residual is scaled by sqrt(mean rows / rows).
   Eigen::VectorXd r(n);
   Eigen::Index i = 0;
+  const double mean_rows = static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, files.size()));
   for (const auto& f : files) {
+    const double w = std::sqrt(mean_rows / static_cast<double>(std::max<std::size_t>(1, f.points.size())));
     const sim::MpiConfig fc = config_for_file(c, f);
     const coll::Op op = coll::parse_op(f.op);
     for (const auto& p : f.points) {
       const double t = sim::simulate_mpi_collective(cl, fc, op, p.size_bytes, static_cast<std::uint32_t>(f.nodes),
                                                     static_cast<std::uint32_t>(f.ranks_per_node))
                            .time.us();
-      r[i++] = t / p.time_us - 1.0;
+      r[i++] = w * (t / p.time_us - 1.0);
     }
   }
   return r;
