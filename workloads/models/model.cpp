@@ -67,6 +67,10 @@ void read_entry(JsonReader& r, const std::string& prefix, std::vector<Layer>& ou
   if (l.elementwise_bytes > l.bytes)
     r.fail("elementwise_bytes", "elementwise bytes exceed the layer's bytes",
            "a part of \"bytes\" (<= " + std::to_string(l.bytes) + ")");
+  l.unfused_elementwise_bytes = r.opt_number("unfused_elementwise_bytes", 0.0).value_or(l.elementwise_bytes);
+  if (l.unfused_elementwise_bytes < l.elementwise_bytes)
+    r.fail("unfused_elementwise_bytes", "fewer unfused than fused elementwise bytes",
+           ">= \"elementwise_bytes\" (" + std::to_string(l.elementwise_bytes) + ")");
   l.winograd_flops = r.opt_number("winograd_flops", 0.0).value_or(0.0);
   if (l.winograd_flops > l.fwd_flops)
     r.fail("winograd_flops", "Winograd-eligible FLOPs exceed the layer's FLOPs",

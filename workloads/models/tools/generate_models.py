@@ -175,6 +175,155 @@ def vgg16():
             "layers": layers}
 
 
+# ---------------------------------------------------------------- VGG-19 (configuration E, no BN)
+def vgg19():
+    """Simonyan & Zisserman, ICLR 2015, Table 1 column E: 3x3 stride-1 convolutions (pad 1) with biases, blocks of
+    2/2/4/4/4 convolutions of 64/128/256/512/512 channels each closed by a 2x2 max-pool, then FC 4096, 4096, 1000."""
+    cfg = [(1, [64] * 2), (2, [128] * 2), (3, [256] * 4), (4, [512] * 4), (5, [512] * 4)]
+    layers, cin, hw = [], 3, 224
+    for blk, outs in cfg:
+        for i, c in enumerate(outs, start=1):
+            a = Acc()
+            n = a.conv(cin, c, 3, hw, bias=True)
+            a.act(n)
+            if i == len(outs):
+                a.pool(n, n // 4)
+            layers.append(a.layer(f"conv{blk}_{i}"))
+            cin = c
+        hw //= 2
+    for name, fin, fout, relu in [("fc6", 25088, 4096, True), ("fc7", 4096, 4096, True), ("fc8", 4096, 1000, False)]:
+        a = Acc()
+        a.linear(fin, fout)
+        if relu:
+            a.act(2 * fout)  # ReLU + dropout
+        layers.append(a.layer(name))
+    return {"name": "vgg19", "source": "Simonyan & Zisserman, 'Very Deep Convolutional Networks for Large-Scale Image "
+            "Recognition', ICLR 2015, Table 1 configuration E (16 conv 3x3 + 3 FC, biases, no BN); per-layer counts "
+            "[derived] from those shapes (143,667,240 params, 19.63 GMACs at 224x224); published total: Table 2, 144 M "
+            "parameters for E (the paper gives no FLOPs; torchvision's vgg19 metadata, recalled: 143,667,240 / 19.63)",
+            "input": "one 224x224x3 image", "unit": "sample", "param_dtype": "fp32", "grad_dtype": "fp32",
+            "saturation_batch": 16,
+            "published": {"params": 144000000, "fwd_gmacs": 19.63, "approximate": True,
+                          "source": "Simonyan & Zisserman 2015 Table 2 (E: 144 M parameters); GMACs: torchvision vgg19 "
+                                    "metadata 19.63 (recalled)"},
+            "layers": layers}
+
+
+# ---------------------------------------------------------------- GoogLeNet (Inception v1, the paper's version)
+def googlenet():
+    """Szegedy et al., 'Going Deeper with Convolutions', CVPR 2015, Table 1 and Section 5: convolutions with biases and
+    ReLU, no batch-norm; LRN after the first max-pool and after conv2 (Figure 3); the 5x5 branch is 5x5 as in the
+    paper (torchvision's googlenet uses 3x3 there); the two auxiliary classifiers of Section 5 (5x5/3 average pool,
+    1x1 conv 128, FC 1024, FC 1000) run in training only, after 4a and 4d."""
+    layers = []
+
+    def cr(a, cin, cout, k, hout, hin=None):  # conv + bias + ReLU
+        n = a.conv(cin, cout, k, hout, hin=hin, bias=True)
+        a.act(n)
+        return n
+
+    a = Acc()
+    n = cr(a, 3, 64, 7, 112, hin=224)
+    a.pool(n, 64 * 56 * 56)
+    a.ew(2 * 64 * 56 * 56)  # LRN: read + write (one pass, ASSUMPTION)
+    layers.append(a.layer("conv1"))
+    a = Acc()
+    cr(a, 64, 64, 1, 56)
+    n = cr(a, 64, 192, 3, 56)
+    a.ew(2 * n)  # LRN
+    a.pool(n, 192 * 28 * 28)
+    layers.append(a.layer("conv2"))
+
+    def inception(name, cin, hw, c1, r3, c3, r5, c5, pp, pool_after=False):
+        a = Acc()
+        cr(a, cin, c1, 1, hw)
+        cr(a, cin, r3, 1, hw); cr(a, r3, c3, 3, hw)
+        cr(a, cin, r5, 1, hw); cr(a, r5, c5, 5, hw)
+        a.pool(cin * hw * hw, cin * hw * hw); cr(a, cin, pp, 1, hw)  # 3x3/1 max-pool, then the pool projection
+        cout = c1 + c3 + c5 + pp
+        a.ew(2 * cout * hw * hw)  # depth concatenation (copy)
+        if pool_after:
+            a.pool(cout * hw * hw, cout * (hw // 2) ** 2)
+        layers.append(a.layer(name))
+        return cout
+
+    def aux(name, cin):
+        a = Acc()
+        a.pool(cin * 14 * 14, cin * 16)  # 5x5/3 average pool: 4x4
+        cr(a, cin, 128, 1, 4)
+        a.linear(128 * 16, 1024)
+        a.act(2 * 1024)  # ReLU + dropout (70 %)
+        a.linear(1024, 1000)
+        layers.append(a.layer(name))
+
+    inception("inception_3a", 192, 28, 64, 96, 128, 16, 32, 32)
+    inception("inception_3b", 256, 28, 128, 128, 192, 32, 96, 64, pool_after=True)
+    inception("inception_4a", 480, 14, 192, 96, 208, 16, 48, 64)
+    aux("aux1", 512)
+    inception("inception_4b", 512, 14, 160, 112, 224, 24, 64, 64)
+    inception("inception_4c", 512, 14, 128, 128, 256, 24, 64, 64)
+    inception("inception_4d", 512, 14, 112, 144, 288, 32, 64, 64)
+    aux("aux2", 528)
+    inception("inception_4e", 528, 14, 256, 160, 320, 32, 128, 128, pool_after=True)
+    inception("inception_5a", 832, 7, 256, 160, 320, 32, 128, 128)
+    inception("inception_5b", 832, 7, 384, 192, 384, 48, 128, 128)
+    a = Acc()
+    a.pool(1024 * 49, 1024)
+    a.act(2 * 1024)  # dropout (40 %)
+    a.linear(1024, 1000)
+    layers.append(a.layer("fc"))
+    return {"name": "googlenet", "source": "Szegedy et al., 'Going Deeper with Convolutions', CVPR 2015: Table 1 shapes "
+            "(biases, ReLU, LRN, no BN, 5x5 branches), Section 5 auxiliary classifiers (training only: layers aux1, "
+            "aux2); per-layer counts [derived] from those shapes. Published: Table 1's ops column sums to 1,502 M MACs "
+            "(Section 1: a budget of 1.5 billion multiply-adds) and its params column to ~6.8 M, both without the "
+            "auxiliary classifiers (Table 1 lists conv1 as 2.7 K params / 34 M ops; the 7x7x3x64 shape gives 9.4 K / "
+            "118 M, which the counts here use)",
+            "input": "one 224x224x3 image", "unit": "sample", "param_dtype": "fp32", "grad_dtype": "fp32",
+            "saturation_batch": 32,
+            "published": {"params": 6800000, "fwd_gmacs": 1.502, "approximate": True,
+                          "source": "Szegedy et al. 2015 Table 1: sums of the params (~6.8 M) and ops (1,502 M) "
+                                    "columns, without the auxiliary classifiers"},
+            "layers": layers}
+
+
+# ---------------------------------------------------------------- AlexNet (Krizhevsky et al. 2012, one tower)
+def alexnet():
+    """Krizhevsky, Sutskever & Hinton, NIPS 2012, Section 3.5 and Figure 2, counted as one network (the two GPU towers
+    together, as Caffe's bvlc_alexnet counts it): 227x227 input (55 = (227 - 11) / 4 + 1), conv1 96 11x11/4, conv2 256
+    5x5 in 2 groups, conv3 384 3x3 (all-to-all), conv4 384 and conv5 256 3x3 in 2 groups; biases; LRN after conv1 and
+    conv2; 3x3/2 max-pools after conv1, conv2, conv5; FC 4096 (dropout), 4096 (dropout), 1000."""
+    layers = []
+    spec = [("conv1", 3, 96, 11, 55, 227, 1, True, True), ("conv2", 96, 256, 5, 27, 27, 2, True, True),
+            ("conv3", 256, 384, 3, 13, 13, 1, False, False), ("conv4", 384, 384, 3, 13, 13, 2, False, False),
+            ("conv5", 384, 256, 3, 13, 13, 2, False, True)]
+    for name, cin, cout, k, hout, hin, groups, lrn, pool in spec:
+        a = Acc()
+        n = a.conv(cin, cout, k, hout, hin=hin, groups=groups, bias=True)
+        a.act(n)
+        if lrn:
+            a.ew(2 * n)  # LRN: read + write (one pass, ASSUMPTION)
+        if pool:
+            pout = (hout - 3) // 2 + 1
+            a.pool(n, cout * pout * pout)
+        layers.append(a.layer(name))
+    for name, fin, fout, relu in [("fc6", 9216, 4096, True), ("fc7", 4096, 4096, True), ("fc8", 4096, 1000, False)]:
+        a = Acc()
+        a.linear(fin, fout)
+        if relu:
+            a.act(2 * fout)  # ReLU + dropout
+        layers.append(a.layer(name))
+    return {"name": "alexnet", "source": "Krizhevsky, Sutskever & Hinton, 'ImageNet Classification with Deep "
+            "Convolutional Neural Networks', NIPS 2012, Section 3.5 / Figure 2 shapes, both towers as one network "
+            "(grouped conv2/4/5 as Caffe bvlc_alexnet); per-layer counts [derived]: 60,965,224 params, 0.724 GMACs. "
+            "Published: '60 million parameters' (abstract); the paper gives no FLOPs. torchvision's alexnet is a "
+            "different (one weird trick) variant: 61.1 M, 0.714 GMACs",
+            "input": "one 227x227x3 image", "unit": "sample", "param_dtype": "fp32", "grad_dtype": "fp32",
+            "saturation_batch": 64,
+            "published": {"params": 60000000, "approximate": True,
+                          "source": "Krizhevsky et al. 2012 abstract: 60 million parameters"},
+            "layers": layers}
+
+
 # ---------------------------------------------------------------- MobileNetV2 (torchvision)
 def mobilenet_v2():
     layers = []
@@ -442,8 +591,8 @@ def gpt3(name, L, d, heads, published, s=2048, vocab=50257):
             "published": published, "layers": layers}
 
 
-def main(outdir):
-    models = [
+def build_models():
+    return [
         resnet([3, 4, 6, 3], "resnet50",
                "torchvision/models/resnet.py resnet50 (v1.5: stride on the 3x3); per-block table workloads.md B7.1 "
                "[derived]; totals torchvision metadata num_params 25,557,032, _ops 4.089 GMACs",
@@ -454,6 +603,9 @@ def main(outdir):
                {"params": 44500000, "fwd_gmacs": 7.8, "approximate": True,
                 "source": "workloads.md summary table 2 (44.5 M; ~7.8 GMACs, torchvision recalled totals)"}),
         vgg16(),
+        vgg19(),
+        googlenet(),
+        alexnet(),
         inception_v3(),
         mobilenet_v2(),
         bert("bert_base", 12, 768, 12, {"params": 109482240, "source": "workloads.md B7.4 [derived] (~110 M)"}),
@@ -466,6 +618,31 @@ def main(outdir):
         gpt3("gpt3_xl", 24, 2048, 24, {"params": 1300000000, "approximate": True,
                                         "source": "GPT-3 paper Table 2.1: 1.3B (workloads.md B7.6)"}),
     ]
+
+
+def with_unfused(fused, unfused):
+    """Adds "unfused_elementwise_bytes" (the FUSE_BN_ACT = False count: BN, ReLU and residual add as separate
+    kernels, as MKL-DNN v0.x runs them on CPUs) to each layer whose count differs from the fused one."""
+    for mf, mu in zip(fused, unfused):
+        for i, (lf, lu) in enumerate(zip(mf["layers"], mu["layers"])):
+            ew_u = lu.get("elementwise_bytes", 0)
+            if ew_u == lf.get("elementwise_bytes", 0):
+                continue
+            d = {}
+            for k, v in lf.items():
+                d[k] = v
+                if k == "elementwise_bytes":
+                    d["unfused_elementwise_bytes"] = ew_u
+            mf["layers"][i] = d
+    return fused
+
+
+def main(outdir):
+    global FUSE_BN_ACT
+    FUSE_BN_ACT = False
+    unfused = build_models()
+    FUSE_BN_ACT = True
+    models = with_unfused(build_models(), unfused)
     for m in models:
         m["notes"] = ("bytes = activation bytes read+written per " + m["unit"] + " at 4 B/element, an ESTIMATE "
                            "from the layer shapes (tools/generate_models.py counting rules); weights excluded")

@@ -21,12 +21,16 @@ const char* to_string(WorkUnit u);
 
 struct Layer {
   std::string name;
-  std::int64_t params = 0;          // parameter elements (gradient elements)
-  double fwd_flops = 0.0;           // forward FLOP per unit (conv/linear/attention matmuls; 2 x MACs)
-  double bytes = 0.0;               // activation bytes read+written per unit in forward, at 4 B/element (estimate)
-  double elementwise_bytes = 0.0;   // the part of `bytes` moved by memory-bound kernels (BN, activations, adds,
-                                    // pooling, softmax, LN): these run after the matmul, so their time adds to it
-  double winograd_flops = 0.0;      // the part of fwd_flops in 3x3 stride-1 dense convolutions (Winograd-eligible)
+  std::int64_t params = 0;         // parameter elements (gradient elements)
+  double fwd_flops = 0.0;          // forward FLOP per unit (conv/linear/attention matmuls; 2 x MACs)
+  double bytes = 0.0;              // activation bytes read+written per unit in forward, at 4 B/element (estimate)
+  double elementwise_bytes = 0.0;  // the part of `bytes` moved by memory-bound kernels (BN, activations, adds,
+                                   // pooling, softmax, LN): these run after the matmul, so their time adds to it
+  double winograd_flops = 0.0;     // the part of fwd_flops in 3x3 stride-1 dense convolutions (Winograd-eligible)
+  // elementwise_bytes when BN, ReLU and the residual add run as separate kernels (no cuDNN-style BN+ReLU(+add)
+  // fusion: MKL-DNN v0.x under PaddlePaddle v1 / TF 1.x MKL); the CPU compute model's count. Default:
+  // elementwise_bytes.
+  double unfused_elementwise_bytes = 0.0;
   double bwd_ratio = 2.0;           // backward / forward, for FLOPs and activation bytes (workloads.md B7: ~2)
   bool sparse = false;              // embedding lookup: TF-style sparse gradient (IndexedSlices) under Horovod
   std::int64_t embedding_rows = 0;  // rows of the embedding table when sparse (row width = params / rows)
