@@ -222,6 +222,11 @@ MpiFit fit_mpi(const topo::Cluster& cl, const sim::MpiConfig& start, const std::
     fit.parameters.push_back(p);
   }
   fit.config = with_x(start, x);
+  for (const auto& f : all_files) fit.nodes.push_back(f.nodes), fit.ranks_per_node.push_back(f.ranks_per_node);
+  for (auto* v : {&fit.nodes, &fit.ranks_per_node}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
   fit.rms_after = rms(residuals(cl, fit.config, files, n));
   return fit;
 }
@@ -249,8 +254,12 @@ std::string mpi_fit_json(const std::string& network, const MpiFit& fit) {
   }
   not_measured.push_back("mpi.shm_latency");
   not_measured.push_back("mpi.shm_eager_limit");
-  Json j = {{"network", network},           {"parameters", params},       {"not_measured", not_measured},
-            {"rms_before", fit.rms_before}, {"rms_after", fit.rms_after}, {"points", fit.points}};
+  Json j = {{"network", network}, {"parameters", params}, {"not_measured", not_measured}};
+  j["cluster"] = fit.config.cluster_name;
+  j["transport"] = sim::to_string(fit.config.transport);
+  j["nodes"] = fit.nodes;
+  j["ranks_per_node"] = fit.ranks_per_node;
+  j["rms_before"] = fit.rms_before, j["rms_after"] = fit.rms_after, j["points"] = fit.points;
   return j.dump(2) + "\n";
 }
 
@@ -274,6 +283,42 @@ std::vector<std::string> read_mpi_fit_sets(const std::string& path) {
     sets.push_back(it.key() + "=" + buf);
   }
   return sets;
+}
+
+std::vector<std::string> mpi_profile_warnings(const std::string& path, const sim::MpiConfig& config, std::int64_t nodes,
+                                              std::int64_t rpn) {
+  std::ifstream in(path);
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const std::exception& e) {
+    throw InputError(path, "", "not JSON", "", e.what());
+  }
+  std::vector<std::string> w;
+  const std::string where = "MPI profile " + path + ": ";
+  auto text = [&](const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  if (!text("cluster").empty() && text("cluster") != config.cluster_name)
+    w.push_back(where + "fitted on cluster " + text("cluster") + ", applied to " + config.cluster_name);
+  if (!text("transport").empty() && text("transport") != sim::to_string(config.transport))
+    w.push_back(where + "fitted over transport " + text("transport") + ", applied to " +
+                sim::to_string(config.transport));
+  auto outside = [&](const char* k, std::int64_t v, const char* what) {
+    if (!j.contains(k) || !j[k].is_array() || j[k].empty()) return;
+    const auto seen = j[k].get<std::vector<std::int64_t>>();
+    if (v < seen.front() || v > seen.back())
+      w.push_back(where + what + " " + std::to_string(v) + " outside the fitted " + std::to_string(seen.front()) +
+                  ".." + std::to_string(seen.back()) + " (extrapolated)");
+  };
+  outside("nodes", nodes, "node count");
+  outside("ranks_per_node", rpn, "ranks per node");
+  if (j.contains("not_measured") && j["not_measured"].is_array() && !j["not_measured"].empty()) {
+    std::string names;
+    for (const auto& n : j["not_measured"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    w.push_back(where + "not measured (catalog values kept): " + names);
+  }
+  return w;
 }
 
 std::string osu_cluster_for(const std::string& network) { return "osu-ompi-4x-" + network; }

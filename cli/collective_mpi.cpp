@@ -50,6 +50,9 @@ void run_mpi_collective(const MpiCollectiveRequest& r, const std::vector<Bytes>&
             << cluster.name() << ", " << nodes << " node(s) x " << r.ranks_per_node << " rank(s), transport "
             << sim::to_string(config.transport) << (r.profile.empty() ? "" : ", profile " + r.profile) << "\n";
   for (const auto& [name, value] : config.provenance) std::cerr << "# vgsim:   " << name << " = " << value << "\n";
+  if (!r.profile.empty())
+    for (const auto& w : calibrate::mpi_profile_warnings(r.profile, config, nodes, r.ranks_per_node))
+      std::cerr << "# vgsim: warning: " << w << "\n";
   // Every size first, so the `# vgsim:` notes (stderr) come before the table (stdout) even when both go to one file.
   std::vector<sim::MpiCollectiveResult> results;
   std::string last_reason;

@@ -48,6 +48,7 @@ struct MpiFit {
   std::vector<MpiFitParameter> parameters;
   double rms_before = 0, rms_after = 0;  // relative error over every point of the fitted files
   std::int64_t points = 0;
+  std::vector<std::int64_t> nodes, ranks_per_node;  // what the fitted files covered (sorted, distinct)
 };
 // `points_per_file` > 0 thins each file to that many evenly spaced rows before fitting (speed; 0 = every row).
 MpiFit fit_mpi(const topo::Cluster& cluster, const sim::MpiConfig& start, const std::vector<MpiOsuFile>& files,
@@ -59,6 +60,11 @@ void write_mpi_fit_text(std::ostream& out, const std::string& network, const Mpi
 std::string mpi_fit_json(const std::string& network, const MpiFit& fit);
 // `--set` lines of a fit profile written by mpi_fit_json (InputError naming the file on bad input).
 std::vector<std::string> read_mpi_fit_sets(const std::string& path);
+// What a profile was fitted on ("cluster", "transport", "nodes", "ranks_per_node", "not_measured" of the JSON) and
+// the warnings for applying it to `config` at nodes x ranks_per_node: another cluster or transport, a node or
+// ranks-per-node count outside the fitted ones, and the parameters it did not measure. Empty when nothing applies.
+std::vector<std::string> mpi_profile_warnings(const std::string& path, const sim::MpiConfig& config, std::int64_t nodes,
+                                              std::int64_t ranks_per_node);
 
 // Cross-validation by node count: per network, fit on the files with `fit_nodes` nodes, predict the files with
 // `predict_nodes`; rows per predicted file with the fitted and the uncalibrated (catalog) errors.
