@@ -89,6 +89,7 @@ void apply_cpu(const std::vector<std::pair<std::string, Json>>& values, models::
     if (name == "cpu.serial_fraction") p.serial_fraction = v.get<double>();
     if (name == "cpu.oversubscription_efficiency") p.oversubscription_efficiency = v.get<double>();
     if (name == "cpu.comm_cores_per_rank") p.comm_cores_per_rank = v.get<double>();
+    if (name == "cpu.optimizer_bandwidth") p.optimizer_bandwidth_GBps = v.get<double>();
     if (name == "tf.lookups_per_unit") p.lookups_per_unit = v.get<double>();
     if (name == "tf.tied_softmax_slices") p.tied_softmax_slices = v.get<bool>();
   }
@@ -102,6 +103,7 @@ Json cpu_value(const models::CpuWorkerParams& p, const models::CpuNodeSpec& node
   if (name == "cpu.serial_fraction") return p.serial_fraction;
   if (name == "cpu.oversubscription_efficiency") return p.oversubscription_efficiency;
   if (name == "cpu.comm_cores_per_rank") return p.comm_cores_per_rank;
+  if (name == "cpu.optimizer_bandwidth") return p.optimizer_bandwidth_GBps;
   if (name == "tf.lookups_per_unit") return p.lookups_per_unit;
   return p.tied_softmax_slices;  // tf.tied_softmax_slices
 }

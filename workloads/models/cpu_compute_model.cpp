@@ -71,8 +71,10 @@ ComputeResult cpu_compute_iteration(const Model& m, const TrainingSettings& s, c
   const double compute_rate = node.core_peak_flops() * p.eff_compute * amdahl(n, p.serial_fraction);
   const double node_bw = node.memory_bandwidth.bytes_per_s * node.sockets;
   const double memory_rate = node_bw * p.eff_memory * std::min(1.0, n / node.cores());
+  // Additive, not max(): each layer's conv/GEMM arithmetic and its activation + weight traffic do not overlap
+  // (layer-by-layer execution, activations of a batch >= 64 stream from DRAM); see the header.
   auto roofline = [&](double flops, double matmul_bytes, double elementwise_bytes) {
-    return Time::from_s(std::max(flops / compute_rate, matmul_bytes / memory_rate) + elementwise_bytes / memory_rate);
+    return Time::from_s(flops / compute_rate + (matmul_bytes + elementwise_bytes) / memory_rate);
   };
   const Bytes grad_elem = s.framework == Framework::Horovod && s.horovod.fp16_compression
                               ? std::min<Bytes>(2, m.grad_dtype_bytes)
@@ -87,7 +89,7 @@ ComputeResult cpu_compute_iteration(const Model& m, const TrainingSettings& s, c
     const double params = static_cast<double>(l.params);
     const double flops = l.fwd_flops * work;  // MKL-DNN v0.x: direct convolutions (no Winograd by default)
     const double mm_bytes = (l.bytes - l.elementwise_bytes) * work;
-    const double ew_bytes = l.elementwise_bytes * work;
+    const double ew_bytes = l.unfused_elementwise_bytes * work;  // BN, ReLU, residual add as separate kernels
     t.forward = roofline(flops, mm_bytes + params * 4.0, ew_bytes);
     t.backward = roofline(flops * l.bwd_ratio, mm_bytes * l.bwd_ratio + params * 8.0, ew_bytes * l.bwd_ratio);
     t.grad_bytes = l.params * grad_elem;
@@ -102,7 +104,9 @@ ComputeResult cpu_compute_iteration(const Model& m, const TrainingSettings& s, c
     out.backward += t.backward;
     out.layers.push_back(std::move(t));
   }
-  out.optimizer = Time::from_s(static_cast<double>(m.total_params()) * s.optimizer_bytes_per_param / memory_rate);
+  const double update_rate =
+      p.optimizer_bandwidth_GBps > 0.0 ? std::min(memory_rate, p.optimizer_bandwidth_GBps * 1e9) : memory_rate;
+  out.optimizer = Time::from_s(static_cast<double>(m.total_params()) * s.optimizer_bytes_per_param / update_rate);
   return out;
 }
 
@@ -143,10 +147,16 @@ const std::vector<ParamDecl>& cpu_worker_params() {
         ranks,
         threads,
         number("cpu.eff_compute", "fraction", 0.0, true, 1.0, "achieved fraction of the AVX-512 FP32 peak (GEMM/conv)",
-               "default 0.46 [fitted to ONE figure]: ResNet-50 training, 2 x Xeon Gold 6148, MKL-DNN, bs 256, "
-               "84.08 img/s (PaddlePaddle IntelOptimizedPaddle.md @ ea46de65; cpu-training.md line 16, grade A)"),
+               "default 0.73 [fitted with cpu.optimizer_bandwidth to 6 figures]: ResNet-50 and VGG-19 training at "
+               "bs 64/128/256, 2 x Xeon Gold 6148, MKL-DNN (PaddlePaddle IntelOptimizedPaddle.md @ ea46de65; "
+               "cpu-training.md lines 16-17, grade A); held out: GoogLeNet, AlexNet within 6 %"),
         number("cpu.eff_memory", "fraction", 0.0, true, 1.0, "achieved fraction of the DRAM theoretical peak",
                "default 0.75 [ASSUMPTION]: STREAM-triad fraction of DDR4 servers, bounded 0.6-0.85"),
+        number("cpu.optimizer_bandwidth", "GB/s", 0.0, false, 1e4,
+               "memory bandwidth of a rank's per-step parameter update (optimizer); 0 = the rank's memory rate",
+               "default 17 [fitted with cpu.eff_compute]: the batch-independent part of the PaddlePaddle MKL-DNN "
+               "step, 1.3-1.7 ns per parameter on ResNet-50, VGG-19, GoogLeNet, AlexNet (20 B/param momentum SGD "
+               "at ~13-17 GB/s: about one Skylake-SP core's DRAM bandwidth, ASSUMPTION: a single-threaded update)"),
         number("cpu.serial_fraction", "fraction", 0.0, false, 0.99, "Amdahl serial fraction of a rank's compute",
                "default 0 [ASSUMPTION]; bounded by 0.048, PaddlePaddle Fluid + MKLML thread scaling (issue #11620, "
                "cpu-training.md line 18)"),
