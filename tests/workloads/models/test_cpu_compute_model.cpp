@@ -106,6 +106,32 @@ TEST_CASE("CPU compute model: out of sample on 2 x Xeon Gold 6148 (PaddlePaddle 
   }
 }
 
+TEST_CASE("CPU compute model: thread scaling against PaddlePaddle Fluid + MKLML (not the fitted library)",
+          "[models][cpu]") {
+  // PaddlePaddle issue #11620 (cpu-training.md line 18, grade A): ResNet-50 training with Fluid + MKLML on the same
+  // 2 x Gold 6148 node, CPU_NUM places of batch 8 each: 2.64 / 15.87 / 28.20 / 33.99 img/s on 1 / 8 / 16 / 32 cores,
+  // speed-ups 6.0 / 10.7 / 12.9 at 8 / 16 / 32. MKLML is a different, 2.5x slower library (33.12 against MKL-DNN's
+  // 84.08 at 40 cores, IntelOptimizedPaddle.md), so these rows are NOT a validation: the model (MKL-DNN, no serial
+  // part) predicts 2.04 / 16.9 / 33.8 / 67.7 img/s, near-linear. Two misses asserted so a change has to revisit them:
+  // the speed-up at 32 cores stays above 25 (Fluid + MKLML's 12.9 is not modelled) and the 1-core figure lies below
+  // MKLML's 2.64 (one core runs at 1/40 of the node's memory rate and the all-core AVX-512 clock: pessimistic for one
+  // active core, whose turbo clock and DRAM share are higher).
+  const double measured[] = {2.64, 15.87, 28.20, 33.99};
+  const int cores[] = {1, 8, 16, 32};
+  double rate[4];
+  const Model rn = lib("resnet50");
+  std::printf("%-6s %10s %10s\n", "cores", "predicted", "measured");
+  for (int i = 0; i < 4; ++i) {
+    CpuWorkerParams p;
+    p.ranks_per_node = 1;
+    p.threads_per_rank = cores[i];
+    rate[i] = images_per_s(cpu_compute_iteration(rn, cnn(8 * cores[i]), gold6148_2s(), p));
+    std::printf("%-6d %10.2f %10.2f\n", cores[i], rate[i], measured[i]);
+  }
+  CHECK(rate[3] / rate[0] > 25.0);
+  CHECK(rate[0] < measured[0]);
+}
+
 TEST_CASE("CPU compute model: per-layer law (additive, unfused elementwise bytes, update)", "[models][cpu]") {
   // One layer: 1e9 FLOP, 3e8 activation bytes of which 2e8 elementwise when fused, 5e8 unfused, 1e6 params; batch 64,
   // one rank on 40 cores: compute rate 40 x 64 x 2.2e9 x 0.73 = 4.11 TFLOP/s, memory rate 2 x 128 GB/s x 0.75 =
