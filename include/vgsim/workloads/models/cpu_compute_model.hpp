@@ -48,10 +48,11 @@ struct CpuNodeSpec {
 // training on 2 x Xeon Gold 6148 with MKL-DNN v0.11 at batch 64 / 128 / 256 (81.69 / 82.35 / 84.08 and 28.46 / 29.83
 // / 30.44 img/s, PaddlePaddle benchmark/IntelOptimizedPaddle.md @ ea46de65; shared/reference/mpi-cpu/
 // cpu-training.md lines 16-17, grade A), one process on all 40 cores at the catalog's AVX-512 clock (2.2 GHz, grade
-// D); least squares on the relative errors gives 0.734 and 17.0 GB/s (rms 0.9 %). Held out, same file: GoogLeNet
-// -0.4 / -2.6 / -2.7 %, AlexNet +1.0 / +5.9 / 0.0 %. Fitting on GoogLeNet + AlexNet instead gives 0.752 and 15.5 GB/s
-// and predicts ResNet-50 + VGG-19 within 3 %. 0.73 of the 2.2 GHz peak is 4.1 TFLOP/s per node, 67 % of the 2.4 GHz
-// nominal peak: MKL-DNN direct convolutions reach that class of fraction on large shapes. Bounded (0, 1].
+// D); least squares on the relative errors gives 0.734 and 17.0 GB/s (rms 0.9 %); rounded to 0.73
+// (fitted rows +0.2..+1.5 / -0.6..-1.3 %). Held out, same file: GoogLeNet -0.7 / -3.0 / -3.0 %, AlexNet +0.7 / +5.6 /
+// -0.4 %. Fitting on GoogLeNet + AlexNet instead gives 0.752 and 15.5 GB/s and predicts ResNet-50 + VGG-19 within 3 %.
+// 0.73 of the 2.2 GHz peak is 4.1 TFLOP/s per node, 67 % of the 2.4 GHz nominal peak: plausible for MKL-DNN direct
+// convolutions on large shapes [not sourced]. Bounded (0, 1].
 constexpr double kDefaultCpuEffCompute = 0.73;
 // cpu.optimizer_bandwidth (GB/s): the step time of every model above falls linearly with 1 / batch towards a
 // batch-independent part of 22 ms (GoogLeNet, 13.4 M params with its auxiliary heads), 38 ms (ResNet-50, 25.6 M),
