@@ -186,7 +186,13 @@ MpiCollectiveResult simulate_mpi_collective(const topo::Cluster&, const MpiConfi
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
-  Planned pl = plan(c, op, size, nodes * rpn);
+  Planned pl;
+  try {
+    pl = plan(c, op, size, nodes * rpn);
+  } catch (const UnitError& e) {  // an unknown forced algorithm, or one the release does not have
+    throw InputError("--set / --mpi-algo", "mpi.algorithm", e.what(), c.forced_algorithm,
+                     "an algorithm of this collective and release (vgsim params --library mpi)");
+  }
   pl.result.messages = pl.schedule.schedule.transfers.size();
   if (!pl.schedule.schedule.transfers.empty()) {
     MpiRun run(c, pl.schedule, rpn, pl.working_set);
