@@ -2,10 +2,12 @@
 // collective of `size_per_rank` bytes on nodes x ranks_per_node ranks (ranks placed by slot: ranks 0..k-1 on node 0).
 // What runs: Open MPI's coll/tuned choice for the release (fixed decision rules, or the forced algorithm when
 // dynamic rules are on, then coll_base's fallbacks: workloads/collectives/ompi_decision.hpp). How long it takes: each
-// message is a flow through the sender's progress core, the node's NIC tx, the receiver's NIC rx and the receiver's
-// progress core (inter-node), or the sender's core, the node's memory and the receiver's core (shared memory, vader);
-// one-way latency per message, an extra round trip above the transport's eager limit, and the reduction of received
-// bytes as work on the receiver's progress core (in-cache or DRAM rate by the collective's working set).
+// message runs three stages in sequence: the sender's copy on its progress core, the transfer (inter-node: the
+// node's NIC tx and the peer node's NIC rx, shared max-min, after the one-way latency, plus rendezvous round trips
+// above the transport's eager limit; shared memory, vader: latency only), the receiver's copy plus the reduction of
+// the received bytes on its progress core (in-cache or DRAM rate by the collective's working set). RDMA transports
+// skip the copies above their eager limit; vader makes one CMA copy above its eager limit. Not modelled: contention
+// for the node's DRAM bandwidth, the kernel's TCP window.
 //
 // For callers (training on CPU clusters, helper "cpu"): simulate_mpi_collective is deterministic (same inputs, same
 // Time) and memoized per (config, op, size, nodes, ranks per node) inside the process, so calling it ~100 times per
