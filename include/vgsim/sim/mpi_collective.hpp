@@ -85,8 +85,8 @@ struct MpiCollectiveResult {
   std::uint64_t messages = 0;
 };
 
-// One collective (op: AllReduce, AllGather, Broadcast, Reduce). `size_per_rank`: the bytes each rank contributes
-// (allreduce / bcast / reduce: the vector; allgather: each rank's block). Throws InputError when nodes x
+// One collective (op: AllReduce or AllGather; bcast and reduce are not modelled). `size_per_rank`: the bytes each
+// rank contributes (allreduce: the vector; allgather: each rank's block). Throws InputError when nodes x
 // ranks_per_node is 0 or the op is not modelled.
 MpiCollectiveResult simulate_mpi_collective(const topo::Cluster& cluster, const MpiConfig& config, coll::Op op,
                                             Bytes size_per_rank, std::uint32_t nodes, std::uint32_t ranks_per_node);
