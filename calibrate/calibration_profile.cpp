@@ -3,6 +3,8 @@
 // form, maps in key order, so dump(read(dump(p))) == dump(p).
 #include "vgsim/calibrate/calibration_profile.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <regex>
 
@@ -14,11 +16,85 @@ namespace vgsim::calibrate {
 
 using OJson = nlohmann::ordered_json;
 
+double ResidualSegment::at(std::int64_t size) const {
+  if (slope == 0.0 || anchor_bytes <= 0 || last_bytes <= anchor_bytes) return factor;
+  const double s = double(std::clamp(size, anchor_bytes, last_bytes));
+  return factor * std::pow(s / double(anchor_bytes), slope);
+}
+
 double ResidualFactors::factor(std::int64_t size) const {
   if (segments.empty()) return 1.0;
   std::size_t k = 0;
   while (k + 1 < segments.size() && segments[k + 1].start_bytes <= size) ++k;
-  return segments[k].factor;
+  // Between the previous segment's last measured size and the next segment's start: log-log interpolation.
+  if (k + 1 < segments.size()) {
+    const ResidualSegment& n = segments[k + 1];
+    if (n.ramp_from_bytes > 0 && size > n.ramp_from_bytes && n.ramp_from_bytes < n.start_bytes) {
+      const double w = std::log(double(size) / double(n.ramp_from_bytes)) /
+                       std::log(double(n.start_bytes) / double(n.ramp_from_bytes));
+      const double from = std::log(segments[k].at(n.ramp_from_bytes)), to = std::log(n.at(n.start_bytes));
+      return std::exp(from + w * (to - from));
+    }
+  }
+  return segments[k].at(size);
+}
+
+const PlanSegment& PlanChoice::at(std::int64_t size) const {
+  std::size_t k = 0;
+  while (k + 1 < segments.size() && segments[k + 1].start_bytes <= size) ++k;
+  return segments[k];
+}
+
+const PlanSegment* CalibrationProfile::plan_for(const std::string& op, std::int64_t nnodes, std::int64_t gpn,
+                                                std::int64_t size) const {
+  for (const auto& c : plans)
+    if (c.op == op && c.nnodes == nnodes && c.gpus_per_node == gpn && !c.segments.empty()) return &c.at(size);
+  return nullptr;
+}
+
+namespace {
+std::string join_counts(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+}  // namespace
+
+std::vector<std::string> transport_parts(const std::string& t) {
+  std::vector<std::string> out;
+  for (std::size_t p = 0; p <= t.size();) {
+    const std::size_t q = std::min(t.find("; ", p), t.size());
+    const std::string part = t.substr(p, q - p);
+    if (!part.empty()) out.push_back(part.substr(0, part.find(", bottleneck")));
+    p = q + 2;
+  }
+  return out;
+}
+
+std::vector<std::string> coverage_warnings(const CalibrationProfile& p, const std::string& cluster, std::int64_t nodes,
+                                           std::int64_t gpn, const std::string& transports) {
+  std::vector<std::string> w;
+  const ProfileCoverage& c = p.coverage;
+  if (c.nodes.empty() && p.cluster.empty()) return w;  // an Open MPI-only profile: no NCCL parameters
+  if (c.nodes.empty())
+    w.push_back("profile records no coverage (written before issue 15): what it measured is unknown");
+  const std::int64_t max_nodes = c.nodes.empty() ? p.nodes : *std::max_element(c.nodes.begin(), c.nodes.end());
+  if (!p.cluster.empty() && p.cluster != cluster)
+    w.push_back("profile fitted on cluster '" + p.cluster + "', applied to '" + cluster +
+                "': its parameters describe the other cluster's hardware");
+  if (max_nodes == 1 && nodes > 1)
+    w.push_back("profile fitted on 1 node: inter-node latency and bandwidth not measured; catalog values used");
+  else if (nodes > max_nodes)
+    w.push_back("profile fitted on " + join_counts(c.nodes) + " node(s), applied to " + std::to_string(nodes) +
+                ": extrapolated in node count (residual factors and plan choices apply to the fitted layouts only)");
+  if (!c.gpus_per_node.empty() &&
+      std::find(c.gpus_per_node.begin(), c.gpus_per_node.end(), gpn) == c.gpus_per_node.end())
+    w.push_back("profile fitted on " + join_counts(c.gpus_per_node) + " GPU(s) per node, applied to " +
+                std::to_string(gpn) + ": intra-node parameters were measured at another width");
+  for (const auto& t : transport_parts(transports))
+    if (!c.transports.empty() && std::find(c.transports.begin(), c.transports.end(), t) == c.transports.end())
+      w.push_back("transport not measured by the profile: " + t + "; its catalog values used");
+  return w;
 }
 
 double CalibrationProfile::time_factor(const std::string& op, const std::string& algo, const std::string& proto,
@@ -57,6 +133,31 @@ void apply_profile(const CalibrationProfile& p, sim::CommOptions& o, std::map<st
   }
 }
 
+namespace {
+// coverage, not_measured, plans and fit_note (written only when the fit set them, so older profiles round-trip).
+void write_issue15_fields(const CalibrationProfile& p, OJson& j) {
+  const ProfileCoverage& c = p.coverage;
+  if (!c.nodes.empty() || !c.transports.empty())
+    j["coverage"] = OJson{{"nodes", c.nodes},
+                          {"gpus_per_node", c.gpus_per_node},
+                          {"transports", c.transports},
+                          {"min_size_bytes", c.min_size_bytes},
+                          {"max_size_bytes", c.max_size_bytes}};
+  if (!p.not_measured.empty()) j["not_measured"] = p.not_measured;
+  if (!p.plans.empty()) {
+    j["plans"] = OJson::array();
+    for (const auto& pc : p.plans) {
+      OJson e{{"op", pc.op}, {"nnodes", pc.nnodes}, {"gpus_per_node", pc.gpus_per_node}};
+      e["segments"] = OJson::array();
+      for (const auto& g : pc.segments)
+        e["segments"].push_back(OJson{{"start_bytes", g.start_bytes}, {"algo", g.algo}, {"proto", g.proto}});
+      j["plans"].push_back(e);
+    }
+  }
+  if (!p.fit_note.empty()) j["fit_note"] = p.fit_note;
+}
+}  // namespace
+
 OJson to_json(const CalibrationProfile& p) {
   OJson j;
   j["kind"] = "vgsim_calibration_profile";
@@ -91,8 +192,12 @@ OJson to_json(const CalibrationProfile& p) {
     e["op"] = r.op, e["algo"] = r.algo, e["proto"] = r.proto, e["nnodes"] = r.nnodes,
     e["gpus_per_node"] = r.gpus_per_node;
     e["segments"] = OJson::array();
-    for (const auto& s : r.segments)
-      e["segments"].push_back(OJson{{"start_bytes", s.start_bytes}, {"factor", s.factor}});
+    for (const auto& s : r.segments) {
+      OJson g{{"start_bytes", s.start_bytes}, {"factor", s.factor}};
+      if (s.ramp_from_bytes > 0) g["ramp_from_bytes"] = s.ramp_from_bytes;
+      if (s.slope != 0.0) g["slope"] = s.slope, g["anchor_bytes"] = s.anchor_bytes, g["last_bytes"] = s.last_bytes;
+      e["segments"].push_back(g);
+    }
     j["residuals"].push_back(e);
   }
   j["mpi_models"] = OJson::array();
@@ -106,6 +211,7 @@ OJson to_json(const CalibrationProfile& p) {
     e["gamma_us_per_byte"] = m.model.gamma_us_per_byte;
     j["mpi_models"].push_back(e);
   }
+  write_issue15_fields(p, j);
   j["quality"] = OJson::array();
   for (const auto& q : p.quality)
     j["quality"].push_back(OJson{{"series", q.series},
@@ -133,6 +239,41 @@ std::vector<Seg> segments_from(JsonReader& r, F read_one) {
   }
   if (out.empty()) r.fail("segments", "no segment", "at least one segment");
   return out;
+}
+}  // namespace
+
+namespace {
+void read_issue15_fields(JsonReader& r, CalibrationProfile& p) {
+  if (auto c = r.opt_object("coverage")) {
+    for (const char* key : {"nodes", "gpus_per_node"}) {
+      auto& out = std::string(key) == "nodes" ? p.coverage.nodes : p.coverage.gpus_per_node;
+      const auto& a = c->json().contains(key) ? c->json().at(key) : nlohmann::json();
+      if (!a.is_array()) c->fail(key, "missing or not a list", "a list of counts >= 1");
+      for (const auto& v : a) {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 1) c->fail(key, "not a count", "integers >= 1");
+        out.push_back(v.get<std::int64_t>());
+      }
+      c->allow(key);
+    }
+    p.coverage.transports = c->strings("transports");
+    p.coverage.min_size_bytes = c->integer("min_size_bytes", 0);
+    p.coverage.max_size_bytes = c->integer("max_size_bytes", 0);
+    c->finish();
+  }
+  if (r.has("not_measured")) p.not_measured = r.strings("not_measured");
+  if (r.has("plans"))
+    for (auto e : r.objects("plans")) {
+      PlanChoice pc;
+      pc.op = e.one_of("op", collective_ops());
+      pc.nnodes = e.integer("nnodes", 1);
+      pc.gpus_per_node = e.integer("gpus_per_node", 1);
+      pc.segments = segments_from<PlanSegment>(e, [](JsonReader& s) {
+        return PlanSegment{s.integer("start_bytes", 0), s.string("algo"), s.string("proto")};
+      });
+      e.finish();
+      p.plans.push_back(pc);
+    }
+  if (r.has("fit_note")) p.fit_note = r.string("fit_note");
 }
 }  // namespace
 
@@ -198,7 +339,16 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
     rf.nnodes = e.integer("nnodes", 1);
     rf.gpus_per_node = e.integer("gpus_per_node", 1);
     rf.segments = segments_from<ResidualSegment>(e, [](JsonReader& s) {
-      return ResidualSegment{s.integer("start_bytes", 0), s.number("factor", 1e-6, 1e6)};
+      ResidualSegment g{s.integer("start_bytes", 0), s.number("factor", 1e-6, 1e6)};
+      if (s.has("ramp_from_bytes")) g.ramp_from_bytes = s.integer("ramp_from_bytes", 1);
+      if (s.has("slope")) {
+        g.slope = s.number("slope", -10.0, 10.0);
+        g.anchor_bytes = s.integer("anchor_bytes", 1);
+        g.last_bytes = s.integer("last_bytes", g.anchor_bytes + 1);
+      }
+      if (g.ramp_from_bytes >= g.start_bytes && g.ramp_from_bytes > 0)
+        s.fail("ramp_from_bytes", "ramp does not end before the segment starts", "< start_bytes");
+      return g;
     });
     e.finish();
     p.residuals.push_back(rf);
@@ -216,6 +366,7 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
     e.finish();
     p.mpi_models.push_back(m);
   }
+  read_issue15_fields(r, p);
   for (auto e : r.objects("quality")) {
     SeriesQuality q;
     q.series = e.string("series");

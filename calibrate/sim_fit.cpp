@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -11,6 +12,7 @@
 #include <tuple>
 
 #include "detail/nnls.hpp"
+#include "detail/text_table.hpp"
 #include "vgsim/calibrate/series.hpp"
 #include "vgsim/kernel/input_error.hpp"
 
@@ -38,10 +40,12 @@ FitQuality quality_of(const std::vector<double>& err) {
 }
 
 // Replays NCCL records on one target with given options; communicators and results cached per (algo, proto, op,
-// size) so in-place / out-of-place pairs cost one simulation.
+// size) so in-place / out-of-place pairs cost one simulation. With a profile's plan choices, records of NCCL's own
+// choice (algo and proto "default") run the calibrated plan for their size.
 class NcclReplayer {
  public:
-  NcclReplayer(const SimTarget& t, sim::CommOptions options) : t_(t), options_(std::move(options)) {
+  NcclReplayer(const SimTarget& t, sim::CommOptions options, const std::vector<PlanChoice>* plans = nullptr)
+      : t_(t), options_(std::move(options)), plans_(plans) {
     ranks_ = sim::place_ranks(*t.cluster, t.nodes, t.gpus_per_node);
   }
   bool applies(const CollectiveMeasurement& m, std::string* why) const {
@@ -65,30 +69,46 @@ class NcclReplayer {
     coll::Proto proto;
   };
   Result run(const CollectiveMeasurement& m) {
-    const std::string key = m.algo + "/" + m.proto;
+    std::string algo = m.algo, proto = m.proto;
+    if (plans_ && algo == "default" && proto == "default")
+      for (const auto& c : *plans_)
+        if (c.op == m.op && c.nnodes == m.nnodes && c.gpus_per_node == m.gpus_per_node && !c.segments.empty()) {
+          const PlanSegment& g = c.at(m.size_bytes);
+          algo = g.algo, proto = g.proto;
+        }
+    return run_as(m.op, m.size_bytes, m.root, algo, proto);
+  }
+  // One call with the algorithm / protocol forced ("default": NCCL's choice).
+  Result run_as(const std::string& op_name, std::int64_t size, std::int64_t root_rank, const std::string& algo,
+                const std::string& proto) {
+    const std::string key = algo + "/" + proto;
     auto it = comms_.find(key);
     if (it == comms_.end()) {
       sim::CommOptions o = options_;
-      if (m.algo == "ring" || m.algo == "tree" || m.algo == "nvls" || m.algo == "nvlstree")
-        o.algo = coll::parse_algo(m.algo);
-      if (m.proto != "default") o.proto = coll::parse_proto(m.proto);
+      if (algo == "ring" || algo == "tree" || algo == "nvls" || algo == "nvlstree") o.algo = coll::parse_algo(algo);
+      if (proto != "default") o.proto = coll::parse_proto(proto);
       it = comms_.emplace(key, std::make_unique<sim::Communicator>(*t_.cluster, ranks_, o)).first;
     }
-    const std::string rkey = key + "/" + m.op + "/" + std::to_string(m.size_bytes) + "/" + std::to_string(m.root);
+    const std::string rkey = key + "/" + op_name + "/" + std::to_string(size) + "/" + std::to_string(root_rank);
     auto r = results_.find(rkey);
     if (r != results_.end()) return r->second;
-    const coll::Op op = coll::parse_op(m.op);
-    const auto root = static_cast<std::uint32_t>(std::max<std::int64_t>(0, m.root));
-    const sim::CollectiveResult res = sim::simulate_collective(*it->second, op, m.size_bytes, root);
+    const coll::Op op = coll::parse_op(op_name);
+    const auto root = static_cast<std::uint32_t>(std::max<std::int64_t>(0, root_rank));
+    const sim::CollectiveResult res = sim::simulate_collective(*it->second, op, size, root);
     Result out{res.time.us(), res.plan.costs.base_latency.us(),
                std::string(coll::to_string(res.plan.algo)) + "/" + coll::to_string(res.plan.proto), res.plan.algo,
                res.plan.proto};
     return results_.emplace(rkey, out).first->second;
   }
+  std::string transports() {
+    if (comms_.empty()) run_as("allreduce", 8, -1, "default", "default");
+    return comms_.begin()->second->describe_transports();
+  }
 
  private:
   const SimTarget& t_;
   sim::CommOptions options_;
+  const std::vector<PlanChoice>* plans_;
   std::vector<std::uint32_t> ranks_;
   std::map<std::string, std::unique_ptr<sim::Communicator>> comms_;
   std::map<std::string, Result> results_;
@@ -120,7 +140,17 @@ bool is_hop_param(const std::string& nm) {
   return nm.rfind("nccl.hw_latency.", 0) == 0 || nm == "nccl.latency_inter" ||
          (nm.rfind("nccl.net_overhead.", 0) == 0 && nm != "nccl.net_overhead.simple_factor");
 }
+// The network's per-hop latencies and overheads: only data from more than one node constrains them.
+bool is_inter_hop(const std::string& nm) {
+  return nm.rfind("nccl.hw_latency.net.", 0) == 0 || nm == "nccl.latency_inter" ||
+         (nm.rfind("nccl.net_overhead.", 0) == 0 && nm != "nccl.net_overhead.simple_factor");
+}
 bool is_ll_cap(const std::string& nm) { return nm.rfind("nccl.ll_max_bw.", 0) == 0; }
+// nccl.ll_max_bw.<arch>.nodes1|nodes2|nodes3plus: the row NCCL reads for `nodes` (the one the data constrains).
+bool ll_cap_row_of(const std::string& nm, std::uint32_t nodes) {
+  const std::string row = nodes <= 1 ? ".nodes1" : nodes == 2 ? ".nodes2" : ".nodes3plus";
+  return nm.size() > row.size() && nm.compare(nm.size() - row.size(), row.size(), row) == 0;
+}
 bool is_ll128_cap(const std::string& nm) { return nm.rfind("nccl.per_ch_max_ring_ll128_bw.", 0) == 0; }
 const std::string kBasePrefix = "nccl.base_latency.";
 
@@ -135,9 +165,9 @@ void fold_params(const PhysParams& x, const SimTarget& t, const std::vector<std:
     if (nm.rfind(kBasePrefix, 0) == 0) {
       const auto it = x.base_us.find(nm.substr(kBasePrefix.size()));
       if (it != x.base_us.end()) prof.nccl_parameters[nm] = it->second;
-    } else if (is_hop_param(nm)) {
+    } else if (is_hop_param(nm) && (t.nodes > 1 || !is_inter_hop(nm))) {  // one node: network hops not measured
       prof.nccl_parameters[nm] = p.value * x.hop_scale;
-    } else if (is_ll_cap(nm) && x.caps_fitted.count(0)) {
+    } else if (is_ll_cap(nm) && x.caps_fitted.count(0) && ll_cap_row_of(nm, t.nodes)) {
       prof.nccl_parameters[nm] = p.value * x.cap_eff[0];
     } else if (is_ll128_cap(nm) && x.caps_fitted.count(1)) {
       prof.nccl_parameters[nm] = p.value * x.cap_eff[1];
@@ -159,26 +189,39 @@ sim::CommOptions options_of(const PhysParams& x, const SimTarget& t, const std::
 
 }  // namespace
 
+namespace {
+// Prefix sums of (x = log size, y = log ratio) over the distinct sizes, for least-squares lines on any range.
+struct LogSums {
+  std::vector<double> n, x, y, xx, xy, yy;
+  void add(double cx, double cy, double c) {
+    n.push_back(n.back() + c), x.push_back(x.back() + cx), y.push_back(y.back() + cy);
+    xx.push_back(xx.back()), xy.push_back(xy.back()), yy.push_back(yy.back());
+  }
+  // Slope and intercept of the least-squares line y = a + b x over sizes [i, j), and its sum of squared residuals.
+  std::tuple<double, double, double> line(std::size_t i, std::size_t j) const {
+    const double c = n[j] - n[i], sx = x[j] - x[i], sy = y[j] - y[i];
+    const double vxx = (xx[j] - xx[i]) - sx * sx / c, vxy = (xy[j] - xy[i]) - sx * sy / c;
+    const double vyy = std::max(0.0, (yy[j] - yy[i]) - sy * sy / c);
+    const double b = vxx > 1e-12 ? vxy / vxx : 0.0;
+    return {sy / c - b * sx / c, b, std::max(0.0, vyy - b * vxy)};
+  }
+};
+}  // namespace
+
 std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::int64_t, double>> points) {
   if (points.empty()) return {ResidualSegment{0, 1.0}};
   std::sort(points.begin(), points.end());
-  // Aggregate by size: sum of log ratios and counts.
   std::vector<std::int64_t> sizes;
-  std::vector<double> s1, s2, cnt;
+  LogSums L{{0}, {0}, {0}, {0}, {0}, {0}};
   for (const auto& [size, ratio] : points) {
-    const double l = std::log(std::max(ratio, 1e-9));
-    if (sizes.empty() || sizes.back() != size)
-      sizes.push_back(size), s1.push_back(0), s2.push_back(0), cnt.push_back(0);
-    s1.back() += l, s2.back() += l * l, cnt.back() += 1;
+    const double lx = std::log(double(std::max<std::int64_t>(size, 1))), ly = std::log(std::max(ratio, 1e-9));
+    if (sizes.empty() || sizes.back() != size) sizes.push_back(size), L.add(0, 0, 0);
+    L.n.back() += 1, L.x.back() += lx, L.y.back() += ly;
+    L.xx.back() += lx * lx, L.xy.back() += lx * ly, L.yy.back() += ly * ly;
   }
   const std::size_t n = sizes.size();
-  std::vector<double> p1(n + 1, 0), p2(n + 1, 0), pc(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) p1[i + 1] = p1[i] + s1[i], p2[i + 1] = p2[i] + s2[i], pc[i + 1] = pc[i] + cnt[i];
-  auto sse = [&](std::size_t i, std::size_t j) {
-    const double c = pc[j] - pc[i], a = p1[j] - p1[i];
-    return std::max(0.0, (p2[j] - p2[i]) - a * a / c);
-  };
-  const std::size_t kMin = 3, kMax = 4;
+  auto sse = [&](std::size_t i, std::size_t j) { return std::get<2>(L.line(i, j)); };
+  const std::size_t kMin = 3, kMax = 8;
   const double inf = 1e300;
   // best[k][j]: min SSE of the first j sizes in k segments; from[k][j]: start of the last segment.
   std::vector<std::vector<double>> best(kMax + 1, std::vector<double>(n + 1, inf));
@@ -196,14 +239,20 @@ std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::in
   double score = inf;
   for (std::size_t k = 1; k <= kMax; ++k) {
     if (best[k][n] >= inf) continue;
-    const double s = std::sqrt(best[k][n] / pc[n]) + 0.01 * double(k - 1);
+    const double s = std::sqrt(best[k][n] / L.n[n]) + 0.005 * double(k - 1);
     if (s < score - 1e-12) score = s, bestk = k;
   }
   std::vector<ResidualSegment> segs;
   std::size_t j = n;
   for (std::size_t k = bestk; k >= 1; --k) {
     const std::size_t i = from[k][j];
-    segs.push_back(ResidualSegment{i == 0 ? 0 : sizes[i], std::exp((p1[j] - p1[i]) / (pc[j] - pc[i]))});
+    const auto [a, b, e] = L.line(i, j);
+    ResidualSegment g{i == 0 ? 0 : sizes[i], 1.0};
+    const double slope = std::abs(b) < 1e-9 ? 0.0 : b;
+    g.factor = std::exp(a + slope * std::log(double(std::max<std::int64_t>(sizes[i], 1))));
+    if (slope != 0.0)
+      g.slope = slope, g.anchor_bytes = std::max<std::int64_t>(sizes[i], 1), g.last_bytes = sizes[j - 1];
+    segs.push_back(g);
     j = i;
   }
   std::reverse(segs.begin(), segs.end());
@@ -218,7 +267,7 @@ ValidationReport validate_measurements(const std::vector<Measurement>& records, 
   if (target && target->cluster) {
     sim::CommOptions o = target->options;
     if (profile) apply_profile(*profile, o);
-    nccl = std::make_unique<NcclReplayer>(*target, o);
+    nccl = std::make_unique<NcclReplayer>(*target, o, profile ? &profile->plans : nullptr);
   }
   std::vector<double> err;
   for (const CollectiveMeasurement* m : usable_collectives(records)) {
@@ -542,26 +591,163 @@ void record_fitted_params(const PhysParams& best, const NcclFit& fit, Calibratio
   prof.fitted.extra_latency_us = best.base_us.empty() ? 0.0 : shift / double(best.base_us.size());
 }
 
-// Replays with the fitted parameters, then fits residual factors per (op, algo, proto, layout). Returns the
-// replayed times.
-std::vector<double> fit_residual_factors(const NcclFit& fit, CalibrationProfile& prof) {
-  sim::CommOptions fitted = fit.target.options;
-  apply_profile(prof, fitted);
-  NcclReplayer with_params(fit.target, fitted);
-  const std::vector<double> params = simulated_times(with_params, fit.records);
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::int64_t, double>>> groups;
+// ---- Calibrated plan choice: NCCL's own choice, except where it would make the time fall as the size grows.
+
+using PlanName = std::pair<std::string, std::string>;  // lower-case (algo, proto), e.g. ("tree", "ll128")
+
+PlanName plan_name(coll::Algo a, coll::Proto p) {
+  return {detail::to_lower(coll::to_string(a)), detail::to_lower(coll::to_string(p))};
+}
+
+// The smallest size in (a, b] (16-byte granules, bisection in log size) where plan `to` is no slower than `from`.
+template <typename TimeFn>
+std::int64_t crossover(TimeFn& time, const PlanName& from, const PlanName& to, std::int64_t a, std::int64_t b) {
+  std::int64_t lo = a, hi = b;
+  for (int it = 0; it < 24 && hi - lo > 16; ++it) {
+    std::int64_t mid = static_cast<std::int64_t>(std::sqrt(double(lo) * double(hi))) / 16 * 16;
+    if (mid <= lo || mid >= hi) mid = lo + (hi - lo) / 2;
+    (time(to, mid) <= time(from, mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// The plans of one op at its measured sizes S (ascending), from the largest size down: NCCL's choice n_i is kept
+// unless it is slower at s_i than the plan kept at s_(i+1) is there; then that plan runs at s_i too (it is no
+// slower at the smaller size: a fixed plan's time grows with the size). A switch from A to B between two measured
+// sizes goes where their times cross when B is the faster at the larger size (bisected), else at the larger size.
+// So the calibrated curve does not fall where NCCL's own switch points make the simulated one fall.
+template <typename TimeFn>
+std::vector<PlanSegment> monotone_plans(TimeFn& time, const std::vector<std::int64_t>& S,
+                                        const std::vector<PlanName>& nccl) {
+  const std::size_t n = S.size();
+  std::vector<PlanName> kept(n);
+  kept[n - 1] = nccl[n - 1];
+  for (std::size_t i = n - 1; i-- > 0;)
+    kept[i] = time(nccl[i], S[i]) > time(kept[i + 1], S[i + 1]) ? kept[i + 1] : nccl[i];
+  std::vector<PlanSegment> segs{PlanSegment{0, kept[0].first, kept[0].second}};
+  for (std::size_t i = 1; i < n; ++i) {
+    if (kept[i] == kept[i - 1]) continue;
+    const std::int64_t start =
+        time(kept[i], S[i]) < time(kept[i - 1], S[i]) ? crossover(time, kept[i - 1], kept[i], S[i - 1], S[i]) : S[i];
+    segs.push_back(PlanSegment{start, kept[i].first, kept[i].second});
+  }
+  return segs;
+}
+
+// Per op of the records of NCCL's own choice: the monotone plan segments above, with the fitted options.
+std::vector<PlanChoice> fit_plan_choices(const NcclFit& fit, const sim::CommOptions& fitted) {
+  NcclReplayer r(fit.target, fitted);
+  std::map<std::string, std::map<std::int64_t, std::int64_t>> sizes;  // op -> size -> root
+  for (const auto* m : fit.records)
+    if (m->algo == "default" && m->proto == "default") sizes[m->op][m->size_bytes] = m->root;
+  std::vector<PlanChoice> out;
+  for (const auto& [op, by_size] : sizes) {
+    std::vector<std::int64_t> S;
+    std::vector<PlanName> nccl;
+    std::int64_t root = -1;
+    for (const auto& [size, rt] : by_size) {
+      S.push_back(size), root = rt;
+      const auto res = r.run_as(op, size, rt, "default", "default");
+      nccl.push_back(plan_name(res.algo, res.proto));
+    }
+    auto time = [&](const PlanName& p, std::int64_t size) {
+      try {
+        return r.run_as(op, size, root, p.first, p.second).time_us;
+      } catch (const std::exception&) {
+        return 1e300;  // not available for this size / communicator
+      }
+    };
+    out.push_back(PlanChoice{op, fit.target.nodes, fit.target.gpus_per_node, monotone_plans(time, S, nccl)});
+  }
+  return out;
+}
+
+// ---- Residual factors per (op, algo, proto, layout) on top of the parameters (and plan choices).
+
+using GroupKey = std::tuple<std::string, std::string, std::string>;
+
+// The calibrated time must not fall from one measured size to the next across a segment boundary (within a segment
+// the factor is constant and the parameters' curve grows): where it would, the two factors move towards each other
+// in log space just enough (the segment with more points moving less), repeated until no boundary falls (at most
+// 100 rounds; then the segments left falling are merged). Between segments the factor ramps (log-log) from the
+// last measured size of one to the first of the next, so there is no step between measured sizes either.
+std::vector<ResidualSegment> monotone_segments(std::vector<ResidualSegment> segs,
+                                               const std::vector<std::pair<std::int64_t, double>>& ratios,
+                                               const std::map<std::int64_t, double>& sim_us) {
+  auto points_in = [&](std::size_t k) {
+    const std::int64_t lo = k == 0 ? INT64_MIN : segs[k].start_bytes;
+    const std::int64_t hi = k + 1 < segs.size() ? segs[k + 1].start_bytes : INT64_MAX;
+    double n = 0;
+    for (const auto& pr : ratios) n += pr.first >= lo && pr.first < hi ? 1 : 0;
+    return std::max(n, 1.0);
+  };
+  // The log amount by which the calibrated time falls across boundary k (<= 0: it does not).
+  auto fall = [&](std::size_t k) {
+    auto b = sim_us.lower_bound(segs[k].start_bytes);
+    if (b == sim_us.begin() || b == sim_us.end()) return 0.0;
+    const auto a = std::prev(b);
+    segs[k].ramp_from_bytes = a->first;
+    return std::log(a->second * segs[k - 1].at(a->first)) - std::log(b->second * segs[k].at(b->first));
+  };
+  // Inside a segment the calibrated time grows when the factor's slope is at least minus the parameters' curve's
+  // smallest log-log slope between its measured sizes: a steeper fall is clamped (the line re-centred on the
+  // segment's points).
+  for (std::size_t k = 0; k < segs.size(); ++k) {
+    if (segs[k].slope >= 0) continue;
+    const std::int64_t lo = segs[k].anchor_bytes, hi = segs[k].last_bytes;
+    double min_growth = 1e300;
+    for (auto it = sim_us.lower_bound(lo);
+         it != sim_us.end() && std::next(it) != sim_us.end() && std::next(it)->first <= hi; ++it)
+      min_growth = std::min(min_growth, std::log(std::next(it)->second / it->second) /
+                                            std::log(double(std::next(it)->first) / double(it->first)));
+    if (min_growth >= 1e300 || segs[k].slope >= -min_growth) continue;
+    double sx = 0, sy = 0, c = 0;
+    for (const auto& [size, ratio] : ratios)
+      if (size >= lo && size <= hi) sx += std::log(double(size)), sy += std::log(std::max(ratio, 1e-9)), c += 1;
+    segs[k].slope = std::min(0.0, -min_growth);
+    segs[k].factor = std::exp(sy / c - segs[k].slope * sx / c + segs[k].slope * std::log(double(lo)));
+  }
+  for (int round = 0; round < 100; ++round) {
+    bool any = false;
+    for (std::size_t k = 1; k < segs.size(); ++k) {
+      const double d = fall(k);
+      if (d <= 1e-12) continue;
+      any = true;
+      const double nl = points_in(k - 1), nr = points_in(k), w = nr / (nl + nr);
+      segs[k - 1].factor *= std::exp(-(d * w + 1e-12));
+      segs[k].factor *= std::exp(d * (1 - w) + 1e-12);
+    }
+    if (!any) break;
+  }
+  for (std::size_t k = 1; k < segs.size();)
+    if (fall(k) > 1e-9) {
+      segs[k - 1].factor = std::sqrt(segs[k - 1].at(segs[k - 1].last_bytes) * segs[k].at(segs[k].start_bytes));
+      segs[k - 1].slope = 0, segs[k - 1].anchor_bytes = segs[k - 1].last_bytes = 0;
+      segs.erase(segs.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      ++k;
+    }
+  if (segs.size() == 1) segs[0].ramp_from_bytes = 0;
+  return segs;
+}
+
+// Fits the residual factors of every group on top of `params` (the replayed times of fit.records).
+void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {
+  std::map<GroupKey, std::vector<std::pair<std::int64_t, double>>> groups;
+  std::map<GroupKey, std::map<std::int64_t, double>> sim_us;
   for (std::size_t i = 0; i < fit.records.size(); ++i) {
     const auto& m = *fit.records[i];
     groups[{m.op, m.algo, m.proto}].emplace_back(m.size_bytes, m.time_us / params[i]);
+    sim_us[{m.op, m.algo, m.proto}][m.size_bytes] = params[i];
   }
+  prof.residuals.clear();
   for (auto& [key, pts] : groups) {
     ResidualFactors rf;
     std::tie(rf.op, rf.algo, rf.proto) = key;
     rf.nnodes = fit.target.nodes, rf.gpus_per_node = fit.target.gpus_per_node;
-    rf.segments = fit_residual_segments(pts);
+    rf.segments = monotone_segments(fit_residual_segments(pts), pts, sim_us[key]);
     prof.residuals.push_back(rf);
   }
-  return params;
 }
 
 // Errors per series: with the target's own parameters, with the fitted ones, and with the residual factors on top.
@@ -586,13 +772,150 @@ void record_series_quality(const NcclFit& fit, const std::vector<double>& params
   }
 }
 
+// What the fit saw (coverage) and what it could not constrain (kept at catalog values: "not measured").
+void record_coverage(const NcclFit& fit, const PhysParams& x, CalibrationProfile& prof) {
+  ProfileCoverage& c = prof.coverage;
+  c.nodes = {fit.target.nodes};
+  c.gpus_per_node = {fit.target.gpus_per_node};
+  NcclReplayer r(fit.target, fit.target.options);
+  c.transports = transport_parts(r.transports());
+  c.min_size_bytes = c.max_size_bytes = fit.records.front()->size_bytes;
+  for (const auto* m : fit.records)
+    c.min_size_bytes = std::min(c.min_size_bytes, m->size_bytes),
+    c.max_size_bytes = std::max(c.max_size_bytes, m->size_bytes);
+  auto& nm = prof.not_measured;
+  if (fit.target.nodes == 1)
+    nm.push_back(
+        "inter-node latency (nccl.hw_latency.net.*, nccl.latency_inter, nccl.net_overhead.*): one node measured");
+  for (const auto& k : fit.kinds)
+    if (std::find(fit.bottleneck.begin(), fit.bottleneck.end(), k) == fit.bottleneck.end())
+      nm.push_back("capacity of '" + k + "': not a bottleneck of the measured sizes");
+  for (const auto& p : fit.target.options.nccl.list())
+    if (p.name.rfind(kBasePrefix, 0) == 0 && !x.base_us.count(p.name.substr(kBasePrefix.size())))
+      nm.push_back(p.name + ": NCCL did not choose this algorithm / protocol on the measured sizes");
+  if (!x.caps_fitted.count(0)) nm.push_back("LL per-channel ceiling (nccl.ll_max_bw.*)");
+  if (!x.caps_fitted.count(1)) nm.push_back("LL128 per-channel ceiling (nccl.per_ch_max_ring_ll128_bw.*)");
+}
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+std::string pct(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", 100 * v);
+  return b;
+}
+
+// Why the calibrated curve misses record i: the measured curve falls next to it (a calibrated curve may not), or
+// the point disagrees with its size segment's factor.
+std::string why_worst(const NcclFit& fit, std::size_t i, double calibrated_us) {
+  const auto& m = *fit.records[i];
+  std::string why = pct(std::abs(calibrated_us - m.time_us) / m.time_us) + " % at " + std::to_string(m.size_bytes) +
+                    " B (measured " + num(m.time_us) + " us, calibrated " + num(calibrated_us) + " us, uncalibrated " +
+                    pct(std::abs(fit.before[i] - m.time_us) / m.time_us) + " %)";
+  for (const auto* o : fit.records) {
+    if (o->op != m.op || o->in_place != m.in_place || o->algo != m.algo || o->proto != m.proto) continue;
+    const bool falls_into = o->size_bytes < m.size_bytes && o->time_us > 1.05 * m.time_us;
+    const bool falls_from = o->size_bytes > m.size_bytes && o->time_us < m.time_us / 1.05;
+    if (falls_into || falls_from)
+      return why + ": the measured time falls from " + num((falls_into ? o : &m)->time_us) + " us at " +
+             std::to_string((falls_into ? o : &m)->size_bytes) + " B to " + num((falls_into ? &m : o)->time_us) +
+             " us at " + std::to_string((falls_into ? &m : o)->size_bytes) +
+             " B, which a calibrated curve (monotone in size) cannot follow";
+  }
+  return why + ": the point disagrees with the residual factor of its size segment, fitted on its neighbours";
+}
+
+// Minimax variant of the residual factors: per segment the factor that minimizes the largest |log ratio| (the
+// geometric middle of the extreme ratios), same segments.
+void minimax_residuals(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {
+  for (auto& rf : prof.residuals)
+    for (std::size_t k = 0; k < rf.segments.size(); ++k) {
+      const std::int64_t lo = k == 0 ? INT64_MIN : rf.segments[k].start_bytes;
+      const std::int64_t hi = k + 1 < rf.segments.size() ? rf.segments[k + 1].start_bytes : INT64_MAX;
+      double rmin = 1e300, rmax = 0;
+      for (std::size_t i = 0; i < fit.records.size(); ++i) {
+        const auto& m = *fit.records[i];
+        if (m.op != rf.op || m.algo != rf.algo || m.proto != rf.proto || m.size_bytes < lo || m.size_bytes >= hi)
+          continue;
+        rmin = std::min(rmin, m.time_us / params[i]), rmax = std::max(rmax, m.time_us / params[i]);
+      }
+      if (rmax > 0) rf.segments[k].factor = std::sqrt(rmin * rmax);
+    }
+}
+
+// A fit never reports a worse maximum error than the uncalibrated model without saying so and why: when the
+// residual factors raise it, the minimax factors are tried (kept if they stay within the bound and the calibrated
+// curve stays monotone at the measured sizes); otherwise the fit is kept (its median is what the factors are for)
+// and fit_note names the worst point and the reason.
+// The record where a series' calibrated maximum error exceeds its uncalibrated maximum the most (npos: none does).
+std::size_t worse_than_uncalibrated(const NcclFit& fit, const std::vector<double>& params,
+                                    const CalibrationProfile& prof) {
+  struct Max {
+    double before = 0, after = 0;
+    std::size_t at = 0;
+  };
+  std::map<std::string, Max> per;
+  for (std::size_t i = 0; i < fit.records.size(); ++i) {
+    const auto& m = *fit.records[i];
+    const double c = params[i] * prof.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes);
+    Max& x = per[series_key(m).label()];
+    x.before = std::max(x.before, std::abs(fit.before[i] - m.time_us) / m.time_us);
+    if (std::abs(c - m.time_us) / m.time_us > x.after) x.after = std::abs(c - m.time_us) / m.time_us, x.at = i;
+  }
+  std::size_t worst = std::string::npos;
+  double excess = 1e-12;
+  for (const auto& [label, x] : per)
+    if (x.after - x.before > excess) excess = x.after - x.before, worst = x.at;
+  return worst;
+}
+
+// A fit never reports a worse maximum error than the uncalibrated model without saying so and why: when a series'
+// calibrated maximum exceeds its uncalibrated one, the minimax residual factors are tried (kept if no series is then
+// worse and the calibrated curve stays monotone at the measured sizes); otherwise the fit is kept (its median is
+// what the factors are for) and fit_note names the series' worst point and the reason.
+void guard_max_error(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {
+  if (worse_than_uncalibrated(fit, params, prof) == std::string::npos) return;
+  CalibrationProfile alt = prof;
+  minimax_residuals(fit, params, alt);
+  bool monotone = true;
+  for (auto& rf : alt.residuals) {
+    std::map<std::int64_t, double> at;
+    for (std::size_t i = 0; i < fit.records.size(); ++i)
+      if (fit.records[i]->op == rf.op && fit.records[i]->algo == rf.algo && fit.records[i]->proto == rf.proto)
+        at[fit.records[i]->size_bytes] = params[i] * rf.factor(fit.records[i]->size_bytes);
+    for (auto it = at.begin(); it != at.end() && std::next(it) != at.end(); ++it)
+      monotone &= std::next(it)->second >= it->second * (1 - 1e-12);
+  }
+  if (monotone && worse_than_uncalibrated(fit, params, alt) == std::string::npos) {
+    prof.residuals = alt.residuals;
+    return;
+  }
+  const std::size_t w = worse_than_uncalibrated(fit, params, prof);
+  const auto& m = *fit.records[w];
+  prof.fit_note =
+      "maximum error of " + series_key(m).label() + " above the uncalibrated model's: " +
+      why_worst(fit, w, params[w] * prof.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes));
+}
+
 void fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*>& nccl, CalibrationProfile& prof) {
   prof.cluster = t.cluster->name();
   prof.nodes = t.nodes;
   prof.gpus_per_node = t.gpus_per_node;
   const NcclFit fit = prepare_nccl_fit(t, nccl);
-  record_fitted_params(fit_physical_params(fit), fit, prof);
-  const std::vector<double> params = fit_residual_factors(fit, prof);
+  const PhysParams best = fit_physical_params(fit);
+  record_fitted_params(best, fit, prof);
+  record_coverage(fit, best, prof);
+  sim::CommOptions fitted = t.options;
+  apply_profile(prof, fitted);
+  report_pass(t, 2, "choosing the fastest plan per size");
+  prof.plans = fit_plan_choices(fit, fitted);
+  NcclReplayer with_params(t, fitted, &prof.plans);
+  const std::vector<double> params = simulated_times(with_params, fit.records);
+  fit_residual_factors(fit, params, prof);
+  guard_max_error(fit, params, prof);
   record_series_quality(fit, params, prof);
 }
 

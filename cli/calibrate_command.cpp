@@ -224,7 +224,16 @@ void run_fit(const FitArgs& a) {
     for (const auto& [pair, us] : f.base_latency_us) std::printf("  base latency %-12s %8.2f us\n", pair.c_str(), us);
     for (const auto& [proto, eff] : f.flow_cap_efficiency)
       std::printf("  %s per-channel ceiling x%.3f\n", proto.c_str(), eff);
+    for (const auto& c : p.plans) {
+      std::printf("calibrated plan choice (%s, %lldx%lld; monotone in size):", c.op.c_str(),
+                  static_cast<long long>(c.nnodes), static_cast<long long>(c.gpus_per_node));
+      for (const auto& g : c.segments)
+        std::printf(" from %lld B %s/%s;", static_cast<long long>(g.start_bytes), g.algo.c_str(), g.proto.c_str());
+      std::printf("\n");
+    }
+    for (const auto& nm : p.not_measured) std::printf("not measured (catalog value kept): %s\n", nm.c_str());
   }
+  if (!p.fit_note.empty()) std::printf("note: %s\n", p.fit_note.c_str());
   write_calibration_profile(a.out, p);
   std::printf("wrote %s\n", a.out.c_str());
 }
@@ -255,6 +264,14 @@ Holdout parse_holdout(const std::string& s) {
   } catch (const std::exception&) {
   }
   throw InputError("", "--holdout", "bad hold-out rule", s, expect);
+}
+
+// A profile applied to a cluster, layout or transport it was not fitted on: one warning line per fact (stderr).
+void warn_coverage(const CalibrationProfile& profile, const SimTarget& t) {
+  const sim::Communicator comm(*t.cluster, sim::place_ranks(*t.cluster, t.nodes, t.gpus_per_node), t.options);
+  for (const auto& w :
+       coverage_warnings(profile, t.cluster->name(), t.nodes, t.gpus_per_node, comm.describe_transports()))
+    std::cerr << "vgsim: warning: " << w << "\n";
 }
 
 void run_validate(const ValidateArgs& a) {
@@ -288,6 +305,7 @@ void run_validate(const ValidateArgs& a) {
             std::to_string(test.size());
   }
   const auto target = make_target(a.target, report_on, cluster, catalog);
+  if (profile && target) warn_coverage(*profile, *target);  // also a hold-out fit applied to other layouts
   const ValidationReport rep = validate_measurements(report_on, target.get(), profile.get());
   std::printf("# %s\n%-64s %12s %12s %12s %8s %s\n", title.c_str(), "series", "size(B)", "measured us", "simulated us",
               "error", "chosen");

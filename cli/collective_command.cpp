@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -187,10 +188,26 @@ struct RowContext {
   bool per_rank_count;
   std::uint32_t nodes, gpn;
   const std::optional<calibrate::CalibrationProfile>& profile;
+  // The profile's calibrated plan choice (issue 15: monotone in size) for calls of NCCL's own choice: one
+  // communicator per plan, built when first used.
+  const topo::Cluster& cluster;
+  std::map<std::string, std::unique_ptr<sim::Communicator>>& planned;
 };
+const sim::Communicator& comm_for(const RowContext& x, Bytes size) {
+  if (!x.profile || !x.a.nccl.algo.empty() || !x.a.nccl.proto.empty()) return x.comm;
+  const calibrate::PlanSegment* plan = x.profile->plan_for(coll::to_string(x.op), x.nodes, x.gpn, size);
+  if (!plan) return x.comm;
+  auto& c = x.planned[plan->algo + "/" + plan->proto];
+  if (!c) {
+    sim::CommOptions o = x.comm.options();
+    o.algo = coll::parse_algo(plan->algo), o.proto = coll::parse_proto(plan->proto);
+    c = std::make_unique<sim::Communicator>(x.cluster, x.comm.rank_to_endpoint(), o);
+  }
+  return *c;
+}
 sim::NcclTestsRow row_of(const RowContext& x, Bytes size) {
   const coll::Op op = x.op;
-  const sim::CollectiveResult r = sim::simulate_collective(x.comm, op, size, x.a.root);
+  const sim::CollectiveResult r = sim::simulate_collective(comm_for(x, size), op, size, x.a.root);
   sim::NcclTestsRow row;
   row.size = size;
   row.count = x.per_rank_count ? size / x.tsize / x.comm.ranks() : size / x.tsize;
@@ -274,7 +291,11 @@ void run(const CollectiveArgs& a) {
   // allgather / reducescatter: S is the total array; alltoall: S = count per peer x ranks (nccl-tests alltoall.cu).
   const bool per_rank_count = op == coll::Op::AllGather || op == coll::Op::ReduceScatter || op == coll::Op::AllToAll;
   const std::vector<Bytes> sizes = sizes_of(range, a.factor, tsize * (per_rank_count ? comm.ranks() : 1));
-  const RowContext context{a, comm, op, redop, tsize, per_rank_count, nodes, gpn, profile};
+  if (profile)  // a profile applied outside what it was fitted on: one warning per fact
+    for (const auto& w : calibrate::coverage_warnings(*profile, cluster.name(), nodes, gpn, comm.describe_transports()))
+      std::cerr << "vgsim: warning: " << w << "\n";
+  std::map<std::string, std::unique_ptr<sim::Communicator>> planned;
+  const RowContext context{a, comm, op, redop, tsize, per_rank_count, nodes, gpn, profile, cluster, planned};
   const std::vector<sim::NcclTestsRow> rows = print_rows(context, sizes, header);
   if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
 }

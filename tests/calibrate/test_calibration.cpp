@@ -4,6 +4,7 @@
 // profile JSON round trip. Data through VGSIM_MEASURED_DIR (data/measured).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -174,6 +175,37 @@ const Table kTables[] = {
 };
 }  // namespace
 
+namespace {
+// Issue 15: the calibrated curve must not fall as the size grows. Scans 1 KiB .. 1 GiB at 3 sizes per octave (the
+// measured sizes and 2 in between) with the profile, and the uncalibrated replay for comparison (on p5 NCCL's own
+// switch from tree/LL to tree/LL128 makes it fall from 143 us at 128 KiB to 69 us at 256 KiB). Bound: no fall over
+// 1 % between neighbours; the fixed-plan simulation itself moves by up to ~1 % where NCCL trims channels by size
+// (measured on p5: 0.99 % at 21.8 -> 23.7 MB, ring/LL128), which is the simulator's, not the calibration's.
+void check_monotone_scan(const std::vector<Measurement>& records, const SimTarget& target,
+                         const CalibrationProfile& prof) {
+  CollectiveMeasurement probe = std::get<CollectiveMeasurement>(records.front());
+  probe.in_place = false;
+  std::vector<Measurement> scan;
+  for (double s = 1024; s <= double(1 << 30) * 1.0001; s *= std::cbrt(2.0)) {
+    probe.size_bytes = static_cast<std::int64_t>(s) / 16 * 16, probe.count = probe.size_bytes / 4;
+    probe.time_us = 1.0;
+    scan.emplace_back(probe);
+  }
+  for (const CalibrationProfile* p : {static_cast<const CalibrationProfile*>(nullptr), &prof}) {
+    const auto rep = validate_measurements(scan, &target, p);
+    REQUIRE(rep.rows.size() == scan.size());
+    double worst = 0;
+    std::int64_t at = 0;
+    for (std::size_t i = 1; i < rep.rows.size(); ++i)
+      if (1 - rep.rows[i].simulated_us / rep.rows[i - 1].simulated_us > worst)
+        worst = 1 - rep.rows[i].simulated_us / rep.rows[i - 1].simulated_us, at = rep.rows[i].size_bytes;
+    std::printf("  %s: largest fall between neighbouring sizes %.1f %% (at %lld B)\n",
+                p ? "calibrated" : "uncalibrated", 100 * worst, static_cast<long long>(at));
+    if (p) CHECK(worst <= 0.01);
+  }
+}
+}  // namespace
+
 TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-tests table",
           "[calibrate][simfit][data]") {
   // Acceptance bound of the brief (8 %), the same as the closed-form segmented fits (test_fit.cpp). Printed per
@@ -234,6 +266,7 @@ TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-t
       const auto rep0 = validate_measurements(records, &target, nullptr);
       CalibrationProfile params_only = prof;
       params_only.residuals.clear();
+      params_only.plans.clear();  // the plan choice is part of the calibrated shape, not of the parameter stage
       const auto rep1 = validate_measurements(records, &target, &params_only);
       REQUIRE(rep0.rows.size() == rep1.rows.size());
       std::printf("  table median error: catalog %.1f %%, parameters alone %.1f %%\n",
@@ -245,6 +278,22 @@ TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-t
     const auto rep = validate_measurements(records, &target, &prof);
     CHECK(rep.skipped == 0);
     CHECK(rep.quality.median_rel_error <= 0.08);
+    // Issue 15: a series' calibrated maximum error above its uncalibrated one is said, with the reason, in
+    // fit_note; on the p5 table it must not happen (uncalibrated max 53.3 / 55.6 %, issue 15's measurement).
+    for (const auto& q : prof.quality)
+      if (q.max_after > q.max_before + 1e-9) {
+        INFO(q.series);
+        CHECK_FALSE(prof.fit_note.empty());
+      }
+    if (std::string(t.preset) == "aws-p5-2x8xh100") {
+      const auto rep0 = validate_measurements(records, &target, nullptr);
+      std::printf("  p5 maximum error: uncalibrated %.1f %%, calibrated %.1f %% (median %.1f -> %.1f %%)\n",
+                  100 * rep0.quality.max_rel_error, 100 * rep.quality.max_rel_error,
+                  100 * rep0.quality.median_rel_error, 100 * rep.quality.median_rel_error);
+      CHECK(rep.quality.max_rel_error <= rep0.quality.max_rel_error);
+      CHECK(prof.fit_note.empty());
+      check_monotone_scan(records, target, prof);
+    }
     // And the profile survives a JSON round trip exactly.
     const std::string text = dump_calibration_profile(prof);
     const CalibrationProfile back = calibration_profile_from_json(nlohmann::json::parse(text), "p.json");
@@ -297,4 +346,53 @@ TEST_CASE("calibration profile: JSON validation, apply_profile", "[calibrate][pr
   CHECK(segs[1].start_bytes == 65536);
   CHECK(segs[0].factor == Approx(2.0));
   CHECK(segs[1].factor == Approx(0.5));
+}
+
+TEST_CASE("a one-node profile keeps the network's catalog values and warns on a multi-node cluster (issue 15)",
+          "[calibrate][profile]") {
+  // nccl#1161: 2 H100 PCIe with an NVLink bridge on one node, 3 rows (the cheapest table to fit).
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve("h100pcie-nvlink-bridge-2x", catalog);
+  ImportHints two;
+  two.nranks = 2;
+  const auto records = import_nccl_tests(
+      (kData / "nccl-tests" / "gh-issue-NVIDIA-nccl-1161_allreduce_2xH100PCIe_nvlink-bridge.txt").string(), two);
+  SimTarget target;
+  target.cluster = &cluster;
+  target.nodes = 1, target.gpus_per_node = 2;
+  const CalibrationProfile prof = fit_calibration(records, &target, CalibrationProvenance{});
+  // The data never crossed a network: no network latency or overhead is in the profile (before issue 15 the hop
+  // scale fitted on NVLink set every one of them, to 0 when the scale went to 0), and the profile says so.
+  for (const auto& [name, v] : prof.nccl_parameters) {
+    INFO(name);
+    CHECK(name.rfind("nccl.hw_latency.net.", 0) != 0);
+    CHECK(name != "nccl.latency_inter");
+    CHECK(name.rfind("nccl.net_overhead.", 0) != 0);
+  }
+  bool said = false;
+  for (const auto& n : prof.not_measured) said |= n.find("inter-node latency") != std::string::npos;
+  CHECK(said);
+  REQUIRE(prof.coverage.nodes == std::vector<std::int64_t>{1});
+  CHECK(prof.coverage.min_size_bytes == std::int64_t(1) << 30);  // 1, 2 and 4 GiB rows
+  // Applied: the catalog's network latency is what the options carry (NCCL 2.30: net ring/simple 14 us).
+  sim::CommOptions o;
+  apply_profile(prof, o);
+  CHECK(o.nccl.get("nccl.hw_latency.net.ring.simple") ==
+        sim::CommOptions{}.nccl.get("nccl.hw_latency.net.ring.simple"));
+  // On 2 nodes x 8 GPUs of another cluster with a network transport: one warning per fact.
+  const auto w =
+      coverage_warnings(prof, "aws-p5-2x8xh100", 2, 8,
+                        "intra-node: P2P/NVL over NVLink; inter-node: NetIB/NET over Net with GPUDirect RDMA");
+  for (const auto& line : w) std::printf("  warning: %s\n", line.c_str());
+  auto has = [&](const std::string& text) {
+    return std::any_of(w.begin(), w.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  };
+  CHECK(has("profile fitted on 1 node: inter-node latency and bandwidth not measured; catalog values used"));
+  CHECK(has("cluster 'h100pcie-nvlink-bridge-2x'"));
+  CHECK(has("2 GPU(s) per node, applied to 8"));
+  CHECK(has("transport not measured by the profile: inter-node"));
+  // Inside what it saw: no warning.
+  CHECK(coverage_warnings(prof, "h100pcie-nvlink-bridge-2x", 1, 2, "").empty());
+  // The coverage survives the JSON round trip.
+  CHECK(calibration_profile_from_json(nlohmann::json::parse(dump_calibration_profile(prof)), "p.json") == prof);
 }

@@ -39,7 +39,8 @@ std::vector<std::pair<std::string, std::vector<Series>>> all_tables() {
   std::vector<std::pair<std::string, std::vector<Series>>> out;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(kData / "nccl-tests")) files.push_back(e.path());
-  for (const auto& e : fs::directory_iterator(kData / "osu-openmpi")) files.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(kData / "osu-openmpi"))
+    if (e.path().extension() == ".txt") files.push_back(e.path());  // not the folder's README.md
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
     const std::string name = p.filename().string();

@@ -45,6 +45,16 @@ struct FittedScalars {
 struct ResidualSegment {
   std::int64_t start_bytes = 0;  // applies to sizes >= start (the first segment also below)
   double factor = 1.0;           // measured / simulated
+  // > 0: between this size (the previous segment's last measured size) and start_bytes the factor moves from the
+  // previous segment's to this one linearly in log(factor) over log(size), so the calibrated time has no step
+  // between two measured sizes; 0: a step at start_bytes (profiles written before issue 15).
+  std::int64_t ramp_from_bytes = 0;
+  // Trend inside the segment: factor x (clamp(size, anchor, last) / anchor)^slope, i.e. log(factor) linear in
+  // log(size) over the segment's measured sizes [anchor_bytes, last_bytes] and flat beyond them; slope 0 (and
+  // anchor/last 0) = a constant factor.
+  double slope = 0.0;
+  std::int64_t anchor_bytes = 0, last_bytes = 0;
+  double at(std::int64_t size_bytes) const;
   bool operator==(const ResidualSegment&) const = default;
 };
 struct ResidualFactors {
@@ -72,6 +82,31 @@ struct MpiModel {
   bool operator==(const MpiModel&) const = default;
 };
 
+// What the fit saw: a profile applied outside it warns (coverage_warnings) where its values were not measured.
+struct ProfileCoverage {
+  std::vector<std::int64_t> nodes, gpus_per_node;  // distinct layouts of the fitted records
+  std::vector<std::string> transports;             // Communicator::describe_transports() parts ("intra-node: ...")
+  std::int64_t min_size_bytes = 0, max_size_bytes = 0;
+  bool operator==(const ProfileCoverage&) const = default;
+};
+
+// The calibrated choice of NCCL algorithm and protocol by size for one (op, layout): at every size the plan whose
+// simulated time is lowest among the plans NCCL chose somewhere in the measured range, switching where their times
+// cross (so the calibrated time never falls as the size grows: each plan's time grows with the size and the
+// minimum of growing curves grows). Applies to calls that force neither algorithm nor protocol.
+struct PlanSegment {
+  std::int64_t start_bytes = 0;  // from this size on (the first segment also below)
+  std::string algo, proto;       // coll::to_string names, e.g. "tree", "LL128"
+  bool operator==(const PlanSegment&) const = default;
+};
+struct PlanChoice {
+  std::string op;
+  std::int64_t nnodes = 0, gpus_per_node = 0;
+  std::vector<PlanSegment> segments;  // ascending start_bytes, at least one
+  const PlanSegment& at(std::int64_t size_bytes) const;
+  bool operator==(const PlanChoice&) const = default;
+};
+
 struct CalibrationProfile {
   CalibrationProvenance provenance;
   std::string cluster;  // preset name or file the simulator parameters were fitted on ("" when none)
@@ -82,11 +117,21 @@ struct CalibrationProfile {
   std::vector<ResidualFactors> residuals;
   std::vector<MpiModel> mpi_models;
   std::vector<SeriesQuality> quality;
+  ProfileCoverage coverage;
+  // Parameters and groups the data did not constrain: they keep their catalog values ("not measured").
+  std::vector<std::string> not_measured;
+  std::vector<PlanChoice> plans;
+  // Why the fit kept less than it fitted (e.g. residual factors dropped because they raised the maximum error
+  // above the uncalibrated model's); "" when everything fitted was kept.
+  std::string fit_note;
 
   // Residual factor for a call (1 when the profile has none for this op / algo / proto / layout).
   double time_factor(const std::string& op, const std::string& algo, const std::string& proto, std::int64_t nnodes,
                      std::int64_t gpus_per_node, std::int64_t size_bytes) const;
   const MpiModel* find_mpi(const std::string& network, const std::string& algo) const;
+  // The calibrated plan for a call of NCCL's own choice, or nullptr when the profile has none for this layout.
+  const PlanSegment* plan_for(const std::string& op, std::int64_t nnodes, std::int64_t gpus_per_node,
+                              std::int64_t size_bytes) const;
   bool operator==(const CalibrationProfile&) const = default;
 };
 
@@ -95,6 +140,16 @@ struct CalibrationProfile {
 // profile parameter when a name is unknown to the NCCL model.
 void apply_profile(const CalibrationProfile& profile, sim::CommOptions& options,
                    std::map<std::string, double>* capacity_scale = nullptr);
+
+// The parts of Communicator::describe_transports() ("intra-node: P2P/NVL over NVLink"; bottleneck figures cut).
+std::vector<std::string> transport_parts(const std::string& describe_transports);
+
+// One line per fact the profile was not fitted on, for a run on `cluster` with `nodes` x `gpus_per_node` and the
+// communicator's transports (Communicator::describe_transports()), e.g. "profile fitted on 1 node: inter-node
+// latency and bandwidth not measured; catalog values used". Empty when the run is inside what the profile saw.
+std::vector<std::string> coverage_warnings(const CalibrationProfile& profile, const std::string& cluster,
+                                           std::int64_t nodes, std::int64_t gpus_per_node,
+                                           const std::string& transports);
 
 // The network of a measurement source: "10g" for OSU files named allreduce-10g-2cpu-..., else the source itself.
 std::string network_tag(const std::string& source);

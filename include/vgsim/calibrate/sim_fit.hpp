@@ -7,7 +7,11 @@
 // ceiling (the flow cap, where the simulated bottleneck is not a link). Each pass linearizes the simulated time
 // around the current parameters with the plan forced to the current (algo, proto), solves NNLS on relative error
 // (1/efficiency = 1 + x, x >= 0), and replays with damped steps; the catalog values are the first candidate and the
-// lowest median error wins. What is left is kept as residual factors by size segment.
+// lowest median error wins. Issue 15: parameters the data does not constrain keep their catalog values (one node:
+// the network's hops; kinds that are no bottleneck; pairs NCCL never chose) and are listed as not measured; the
+// plan choice is made monotone in size (calibration_profile.hpp, PlanChoice); what is left is kept as residual
+// factors by size segment (log-linear, ramped, monotone); a series whose maximum error ends above the uncalibrated
+// model's gets the minimax factors, else a fit_note naming its worst point and why.
 #pragma once
 
 #include <cstdint>
@@ -57,9 +61,9 @@ ValidationReport validate_measurements(const std::vector<Measurement>& records, 
 CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
                                    const CalibrationProvenance& provenance);
 
-// Piecewise-constant factors by size (<= 4 segments of >= 3 distinct sizes; geometric mean of measured/simulated per
-// segment, segments chosen by dynamic programming on the log ratios with +0.01 RMS per extra segment, the
-// fit.hpp convention). `points` are (size, ratio) pairs in any order; an empty input gives one factor 1.
+// Factors by size (<= 8 segments of >= 3 distinct sizes; per segment the least-squares line of log(measured /
+// simulated) over log(size), segments chosen by dynamic programming with +0.005 RMS per extra segment). `points` are
+// (size, ratio) pairs in any order; an empty input gives one factor 1.
 std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::int64_t, double>> points);
 
 }  // namespace vgsim::calibrate
