@@ -48,7 +48,7 @@ const PlanSegment& PlanChoice::at(std::int64_t size) const {
 const PlanSegment* CalibrationProfile::plan_for(const std::string& op, std::int64_t nnodes, std::int64_t gpn,
                                                 std::int64_t size) const {
   for (const auto& c : plans)
-    if (c.op == op && c.nnodes == nnodes && c.gpus_per_node == gpn && !c.segments.empty()) return &c.at(size);
+    if (c.op == op && c.nnodes == nnodes && c.gpus_per_node == gpn && c.covers(size)) return &c.at(size);
   return nullptr;
 }
 
@@ -147,7 +147,7 @@ void write_issue15_fields(const CalibrationProfile& p, OJson& j) {
   if (!p.plans.empty()) {
     j["plans"] = OJson::array();
     for (const auto& pc : p.plans) {
-      OJson e{{"op", pc.op}, {"nnodes", pc.nnodes}, {"gpus_per_node", pc.gpus_per_node}};
+      OJson e{{"op", pc.op}, {"nnodes", pc.nnodes}, {"gpus_per_node", pc.gpus_per_node}, {"max_bytes", pc.max_bytes}};
       e["segments"] = OJson::array();
       for (const auto& g : pc.segments)
         e["segments"].push_back(OJson{{"start_bytes", g.start_bytes}, {"algo", g.algo}, {"proto", g.proto}});
@@ -267,6 +267,7 @@ void read_issue15_fields(JsonReader& r, CalibrationProfile& p) {
       pc.op = e.one_of("op", collective_ops());
       pc.nnodes = e.integer("nnodes", 1);
       pc.gpus_per_node = e.integer("gpus_per_node", 1);
+      if (e.has("max_bytes")) pc.max_bytes = e.integer("max_bytes", 0);
       pc.segments = segments_from<PlanSegment>(e, [](JsonReader& s) {
         return PlanSegment{s.integer("start_bytes", 0), s.string("algo"), s.string("proto")};
       });

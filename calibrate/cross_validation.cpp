@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include "vgsim/calibrate/bus_bandwidth.hpp"
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/communicator.hpp"
 
 namespace vgsim::calibrate {
 
@@ -39,6 +41,33 @@ CrossValidation cross_validate_scale(const Series& small, const Series& large, c
   cv.fit = rescale_to_ranks(base, large.key.nranks);
   cv.fit.series = large.key;
   cv.test = fit_quality(cv.fit, large.points);
+  return cv;
+}
+
+NodeCrossValidation cross_validate_nodes(const std::vector<Measurement>& records, std::int64_t max_train_nodes,
+                                         const SimTarget& train, const SimTarget& test) {
+  std::vector<Measurement> small, large;
+  for (const auto& r : records) {
+    const auto* c = std::get_if<CollectiveMeasurement>(&r);
+    if (!c) continue;
+    (c->nnodes <= max_train_nodes ? small : large).push_back(r);
+  }
+  if (small.empty() || large.empty())
+    throw InputError("", "nodes>" + std::to_string(max_train_nodes), "the node split leaves one side empty",
+                     std::to_string(small.size()) + " records to fit, " + std::to_string(large.size()) + " to predict",
+                     "records on at most and on more than " + std::to_string(max_train_nodes) + " node(s)");
+  NodeCrossValidation cv;
+  cv.train_records = static_cast<std::int64_t>(small.size());
+  cv.test_records = static_cast<std::int64_t>(large.size());
+  CalibrationProvenance prov;
+  prov.note = "cross-validation: fitted on <= " + std::to_string(max_train_nodes) + " node(s)";
+  cv.profile = fit_calibration(small, &train, prov);
+  cv.uncalibrated = validate_measurements(large, &test, nullptr);
+  cv.calibrated = validate_measurements(large, &test, &cv.profile);
+  const sim::Communicator comm(*test.cluster, sim::place_ranks(*test.cluster, test.nodes, test.gpus_per_node),
+                               test.options);
+  cv.warnings =
+      coverage_warnings(cv.profile, test.cluster->name(), test.nodes, test.gpus_per_node, comm.describe_transports());
   return cv;
 }
 

@@ -72,7 +72,7 @@ class NcclReplayer {
     std::string algo = m.algo, proto = m.proto;
     if (plans_ && algo == "default" && proto == "default")
       for (const auto& c : *plans_)
-        if (c.op == m.op && c.nnodes == m.nnodes && c.gpus_per_node == m.gpus_per_node && !c.segments.empty()) {
+        if (c.op == m.op && c.nnodes == m.nnodes && c.gpus_per_node == m.gpus_per_node && c.covers(m.size_bytes)) {
           const PlanSegment& g = c.at(m.size_bytes);
           algo = g.algo, proto = g.proto;
         }
@@ -657,7 +657,7 @@ std::vector<PlanChoice> fit_plan_choices(const NcclFit& fit, const sim::CommOpti
         return 1e300;  // not available for this size / communicator
       }
     };
-    out.push_back(PlanChoice{op, fit.target.nodes, fit.target.gpus_per_node, monotone_plans(time, S, nccl)});
+    out.push_back(PlanChoice{op, fit.target.nodes, fit.target.gpus_per_node, monotone_plans(time, S, nccl), S.back()});
   }
   return out;
 }

@@ -316,6 +316,11 @@ void run_validate(const ValidateArgs& a) {
   std::printf("# points %lld, skipped %lld, median relative error %.2f %%, max %.2f %%\n",
               static_cast<long long>(rep.quality.points), static_cast<long long>(rep.skipped),
               100 * rep.quality.median_rel_error, 100 * rep.quality.max_rel_error);
+  if (!a.holdout.empty()) {  // cross-validation: does the profile fitted on the rest beat the catalog on them?
+    const ValidationReport rep0 = validate_measurements(report_on, target.get(), nullptr);
+    std::printf("# the same held-out points uncalibrated: median %.2f %%, max %.2f %%\n",
+                100 * rep0.quality.median_rel_error, 100 * rep0.quality.max_rel_error);
+  }
 }
 
 void run_probe() {

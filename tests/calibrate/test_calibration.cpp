@@ -10,6 +10,7 @@
 
 #include "vgsim/calibrate/alpha_beta_replay.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/cross_validation.hpp"
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
 #include "vgsim/calibrate/sim_fit.hpp"
@@ -395,4 +396,49 @@ TEST_CASE("a one-node profile keeps the network's catalog values and warns on a 
   CHECK(coverage_warnings(prof, "h100pcie-nvlink-bridge-2x", 1, 2, "").empty());
   // The coverage survives the JSON round trip.
   CHECK(calibration_profile_from_json(nlohmann::json::parse(dump_calibration_profile(prof)), "p.json") == prof);
+}
+
+TEST_CASE("cross-validation by node count: fit on 1 node, predict 2 (issue 15)", "[calibrate][crossval]") {
+  // The development nccl-tests files hold one layout per cluster (1 x N or 2 x 8), so no real node-count
+  // cross-validation is possible with them. Synthetic "measurements" instead: the catalog simulation of aws-p5
+  // (8 KiB .. 8 MiB allreduce on 1 x 8 and 2 x 8) times 1.3. Uncalibrated, every held-out point is off by
+  // |1 - 1.3| / 1.3 = 23.1 %; the profile fitted on 1 node must say that it never saw the network.
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve("aws-p5-2x8xh100", catalog);
+  SimTarget one, two;
+  one.cluster = two.cluster = &cluster;
+  one.nodes = 1, two.nodes = 2;
+  one.gpus_per_node = two.gpus_per_node = 8;
+  std::vector<Measurement> records;
+  for (const SimTarget* t : {&one, &two}) {
+    std::vector<Measurement> probe;
+    for (std::int64_t s = 8192; s <= (8 << 20); s *= 4) {
+      CollectiveMeasurement c;
+      c.op = "allreduce", c.algo = "default", c.proto = "default", c.dtype = "float", c.redop = "sum";
+      c.size_bytes = s, c.count = s / 4, c.nnodes = t->nodes, c.gpus_per_node = 8, c.nranks = 8 * t->nodes;
+      c.time_us = 1.0, c.library = "nccl", c.source = "synthetic";
+      probe.emplace_back(c);
+    }
+    const auto rep = validate_measurements(probe, t, nullptr);
+    REQUIRE(rep.rows.size() == probe.size());
+    for (std::size_t i = 0; i < probe.size(); ++i) {
+      auto c = std::get<CollectiveMeasurement>(probe[i]);
+      c.time_us = 1.3 * rep.rows[i].simulated_us;
+      records.emplace_back(c);
+    }
+  }
+  const NodeCrossValidation cv = cross_validate_nodes(records, 1, one, two);
+  std::printf(
+      "  node cross-validation (fit 1 x 8, predict 2 x 8): uncalibrated median %.1f %% max %.1f %%, "
+      "calibrated median %.1f %% max %.1f %%\n",
+      100 * cv.uncalibrated.quality.median_rel_error, 100 * cv.uncalibrated.quality.max_rel_error,
+      100 * cv.calibrated.quality.median_rel_error, 100 * cv.calibrated.quality.max_rel_error);
+  for (const auto& w : cv.warnings) std::printf("  warning: %s\n", w.c_str());
+  CHECK(cv.train_records == 6);
+  CHECK(cv.test_records == 6);
+  CHECK(cv.calibrated.skipped == 0);
+  CHECK(cv.uncalibrated.quality.median_rel_error == Approx(0.3 / 1.3).epsilon(1e-6));
+  CHECK(std::any_of(cv.warnings.begin(), cv.warnings.end(),
+                    [](const std::string& w) { return w.find("fitted on 1 node") != std::string::npos; }));
+  CHECK_THROWS_WITH(cross_validate_nodes(records, 2, one, two), Catch::Contains("leaves one side empty"));
 }

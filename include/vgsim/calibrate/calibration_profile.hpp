@@ -103,7 +103,11 @@ struct PlanChoice {
   std::string op;
   std::int64_t nnodes = 0, gpus_per_node = 0;
   std::vector<PlanSegment> segments;  // ascending start_bytes, at least one
+  std::int64_t max_bytes = 0;         // the largest measured size: above it NCCL's own choice (0 = no limit)
   const PlanSegment& at(std::int64_t size_bytes) const;
+  bool covers(std::int64_t size_bytes) const {
+    return !segments.empty() && (max_bytes <= 0 || size_bytes <= max_bytes);
+  }
   bool operator==(const PlanChoice&) const = default;
 };
 

@@ -2,12 +2,14 @@
 // rest. Two splits: by size (fit sizes inside [lo, hi], test outside) and by scale (fit a series with fewer ranks,
 // predict one with more). The scale transfer assumes ring-like costs (Thakur et al. 2005, nccl-model.md section 4):
 // latency grows with the step count (n-1) and the bandwidth term with busbw_factor(op, n); this is a model
-// assumption and the reported error says how well it holds.
+// assumption and the reported error says how well it holds. cross_validate_nodes does the same split for the
+// simulator fit (fit on few nodes, predict more).
 #pragma once
 
 #include <cstdint>
 
 #include "vgsim/calibrate/fit.hpp"
+#include "vgsim/calibrate/sim_fit.hpp"
 
 namespace vgsim::calibrate {
 
@@ -26,5 +28,17 @@ CrossValidation cross_validate_scale(const Series& small, const Series& large, c
 
 // `fit` re-targeted from its series' rank count to `nranks` with the ring scaling above.
 SegmentedFit rescale_to_ranks(const SegmentedFit& fit, std::int64_t nranks);
+
+// Cross-validation by node count of the simulator fit (issue 15; nccl-tests / probe records): a profile fitted on
+// the records with nnodes <= max_train_nodes (replayed on `train`), the records with more nodes replayed on `test`
+// without and with it, and the warnings applying it there gives (what the small runs did not measure).
+struct NodeCrossValidation {
+  std::int64_t train_records = 0, test_records = 0;
+  CalibrationProfile profile;
+  ValidationReport uncalibrated, calibrated;
+  std::vector<std::string> warnings;
+};
+NodeCrossValidation cross_validate_nodes(const std::vector<Measurement>& records, std::int64_t max_train_nodes,
+                                         const SimTarget& train, const SimTarget& test);
 
 }  // namespace vgsim::calibrate
