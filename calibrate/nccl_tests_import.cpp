@@ -27,6 +27,14 @@ namespace {
 
 std::string at_line(int n) { return "line " + std::to_string(n); }
 
+// A count the file states (digits matched by a pattern): 1 .. 1,000,000, else an InputError naming the line.
+std::int64_t stated_count(const std::string& digits, int ln, const std::string& file) {
+  const std::int64_t n = detail::count_of(digits);
+  if (n == 0)
+    throw InputError(file, ln > 0 ? at_line(ln) : "", "implausible count", digits, "a count from 1 to 1,000,000");
+  return n;
+}
+
 // Merges statements about one quantity; two different values are an error naming both lines.
 struct Stated {
   std::int64_t value = 0;
@@ -77,16 +85,17 @@ void read_stated_counts(const std::string& text, int ln, const std::string& file
   static const std::regex single_node(R"(\bsingle\s+node\b)", std::regex::icase);
   std::smatch m;
   if (std::regex_search(text, m, nodes_x_gpus)) {
-    const auto nodes = std::stoll(m[1]), gpn = std::stoll(m[2]);
+    const auto nodes = stated_count(m.str(1), ln, file), gpn = stated_count(m.str(2), ln, file);
     L.nnodes.set(nodes, ln, "'" + m.str(0) + "'", file, "node count");
     L.gpn.set(gpn, ln, "'" + m.str(0) + "'", file, "GPUs per node");
     L.nranks.set(nodes * gpn, ln, "'" + m.str(0) + "'", file, "rank count");
   }
   if (std::regex_search(text, m, nodes_colon))
-    L.nnodes.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "node count");
+    L.nnodes.set(stated_count(m.str(1), ln, file), ln, "'" + m.str(0) + "'", file, "node count");
   if (std::regex_search(text, m, gpus_per_node))
-    L.gpn.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "GPUs per node");
-  if (std::regex_search(text, m, n_ranks)) L.nranks.set(std::stoll(m[1]), ln, "'" + m.str(0) + "'", file, "rank count");
+    L.gpn.set(stated_count(m.str(1), ln, file), ln, "'" + m.str(0) + "'", file, "GPUs per node");
+  if (std::regex_search(text, m, n_ranks))
+    L.nranks.set(stated_count(m.str(1), ln, file), ln, "'" + m.str(0) + "'", file, "rank count");
   if (std::regex_search(text, single_node)) L.nnodes.set(1, ln, "'single node'", file, "node count");
 }
 
@@ -101,7 +110,7 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
   const std::string base = detail::basename_of(file);
   std::smatch m;
   if (std::regex_search(base, m, name_nxm)) {
-    const auto nodes = std::stoll(m[1]), gpn = std::stoll(m[2]);
+    const auto nodes = stated_count(m.str(1), 0, file), gpn = stated_count(m.str(2), 0, file);
     L.nnodes.set(nodes, 0, "the file name", file, "node count");
     L.gpn.set(gpn, 0, "the file name", file, "GPUs per node");
     L.nranks.set(nodes * gpn, 0, "the file name", file, "rank count");
@@ -121,11 +130,11 @@ Layout stated_layout_lines(const std::vector<std::pair<int, std::string>>& lines
     std::int64_t g = 1, t = 1;
     if (perf != std::string::npos) {
       const std::string args = text.substr(perf);
-      if (std::regex_search(args, m, g_flag)) g = std::stoll(m[1]);
-      if (std::regex_search(args, m, t_flag)) t = std::stoll(m[1]);
+      if (std::regex_search(args, m, g_flag)) g = stated_count(m.str(1), ln, file);
+      if (std::regex_search(args, m, t_flag)) t = stated_count(m.str(1), ln, file);
     }
     if (std::regex_search(text, single_process) && std::regex_search(text, m, g_flag)) {
-      const auto gg = std::stoll(m[1]);
+      const auto gg = stated_count(m.str(1), ln, file);
       L.nranks.set(gg * t, ln, "'single process ... -g " + std::to_string(gg) + "'", file, "rank count");
       L.nnodes.set(1, ln, "'single process'", file, "node count");
     }

@@ -34,7 +34,12 @@ struct Fact {
                        value + " as stated by " + by + (line > 0 ? " on " + at_line(line) : ""));
     if (!set) value = v, line = ln, by = how, set = true;
   }
-  std::int64_t count() const { return set ? std::stoll(value) : 0; }
+  std::int64_t count(const std::string& file) const {
+    if (!set) return 0;
+    const std::int64_t n = detail::count_of(value);
+    if (n == 0) throw InputError(file, line > 0 ? at_line(line) : "", "implausible count", value, "1 .. 1,000,000");
+    return n;
+  }
 };
 
 // Everything the file, its name and the caller say about the table.
@@ -84,7 +89,8 @@ void read_name(const std::string& base, const std::string& file, OsuFacts& f) {
   if (std::regex_search(base, m, op_re)) f.op.state(op_of_title(m[1]), 0, "the file name", file, "collective");
   if (std::regex_search(base, m, cpu_re)) f.nnodes.state(m[1], 0, "the file name", file, "node count");
   if (std::regex_search(base, m, algo_re) && f.op.set)
-    f.algo.state(algo_name(f.op.value, std::stoi(m[1]), file, ""), 0, "the file name", file, "algorithm");
+    f.algo.state(algo_name(f.op.value, static_cast<int>(std::min<std::int64_t>(detail::count_of(m[1]), 99)), file, ""),
+                 0, "the file name", file, "algorithm");
 }
 
 // A launch command (mpirun / srun) in the file: layout and the coll/tuned MCA settings.
@@ -113,8 +119,8 @@ void read_requested_algorithm(const std::string& file, OsuFacts& f) {
     const auto& [v, ln] = vl;
     std::smatch m;
     if (!std::regex_match(k, m, alg_re) || op_of_title(m[1]) != f.op.value) continue;
-    const auto n = detail::parse_int_token(v);
-    if (!n) throw InputError(file, at_line(ln), "bad " + k, v, "an algorithm number");
+    const auto n = v.size() > 3 ? std::nullopt : detail::parse_int_token(v);
+    if (!n || *n < 0) throw InputError(file, at_line(ln), "bad " + k, v, "an algorithm number 0..999");
     f.algo.state(algo_name(f.op.value, static_cast<int>(*n), file, at_line(ln)), ln,
                  "the mpirun line (--mca " + k + ")", file, "algorithm");
   }
@@ -227,7 +233,7 @@ struct RankLayout {
   std::int64_t nranks = 0, nnodes = 0, per_node = 0;
 };
 RankLayout resolve_layout(const OsuFacts& f, const std::string& file, const std::string& base) {
-  RankLayout L{f.nranks.count(), f.nnodes.count(), f.per_node.count()};
+  RankLayout L{f.nranks.count(file), f.nnodes.count(file), f.per_node.count(file)};
   if (!L.nnodes && L.nranks && L.per_node && L.nranks % L.per_node == 0) L.nnodes = L.nranks / L.per_node;
   if (!L.per_node && L.nranks && L.nnodes && L.nranks % L.nnodes == 0) L.per_node = L.nranks / L.nnodes;
   if (!L.nranks) L.nranks = L.nnodes * L.per_node;

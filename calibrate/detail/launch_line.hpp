@@ -33,6 +33,12 @@ inline bool is_launcher_name(const std::string& tok) {
   return b == "mpirun" || b == "mpiexec" || b == "orterun" || b == "srun";
 }
 
+// A count of processes, nodes, slots, GPUs or threads; 0 when absent, not a number or implausible (> 1,000,000).
+inline std::int64_t count_of(const std::string& v) {
+  const auto n = v.size() > 12 ? std::nullopt : parse_int_token(v);
+  return n && *n > 0 && *n <= 1000000 ? *n : 0;
+}
+
 // "a:4,b:4" -> hosts {a, b}, slots 4 + 4 (slots 0 when a host names none).
 inline void read_hosts(const std::string& list, std::set<std::string>& hosts, std::int64_t& slots, bool& all_slots,
                        std::set<std::int64_t>& slot_values) {
@@ -43,19 +49,14 @@ inline void read_hosts(const std::string& list, std::set<std::string>& hosts, st
     if (!h.empty()) {
       const auto colon = h.find(':');
       hosts.insert(h.substr(0, colon));
-      const auto n = colon == std::string::npos ? std::nullopt : parse_int_token(h.substr(colon + 1));
-      if (n && *n > 0)
-        slots += *n, slot_values.insert(*n);
+      const std::int64_t n = colon == std::string::npos ? 0 : count_of(h.substr(colon + 1));
+      if (n > 0)
+        slots += n, slot_values.insert(n);
       else
         all_slots = false;
     }
     p = q + 1;
   }
-}
-
-inline std::int64_t count_of(const std::string& v) {
-  const auto n = parse_int_token(v);
-  return n && *n > 0 ? *n : 0;
 }
 
 // The options of one launcher that take a value (the rest are flags).
