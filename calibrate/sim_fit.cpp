@@ -13,6 +13,7 @@
 
 #include "detail/nnls.hpp"
 #include "detail/text_table.hpp"
+#include "vgsim/calibrate/mpi_fit.hpp"
 #include "vgsim/calibrate/series.hpp"
 #include "vgsim/kernel/input_error.hpp"
 
@@ -259,12 +260,39 @@ std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::in
   return segs;
 }
 
+namespace {
+
+// An Open MPI record on the physical model: what Open MPI would run (the requested algorithm only with dynamic rules
+// on, as fit-mpi decides it: config_for_file) at the record's nodes x ranks per node. Returns the skip reason, or "".
+std::string replay_mpi(const SimTarget& t, const CollectiveMeasurement& m, ValidationRow& row) {
+  coll::Op op{};
+  bool known = true;
+  try {
+    op = coll::parse_op(m.op);
+  } catch (const UnitError&) {
+    known = false;
+  }
+  if (!known || (op != coll::Op::AllReduce && op != coll::Op::AllGather))
+    return "Open MPI op '" + m.op + "' not modelled (allreduce, allgather)";
+  MpiOsuFile f;  // the record's run, as load_mpi_osu_files reads it from an OSU file
+  f.requested = m.algo.empty() ? "default" : m.algo;
+  f.dynamic_rules = m.mpi_dynamic_rules.value_or(false);  // not stated: Open MPI's default (off)
+  const auto r = sim::simulate_mpi_collective(*t.cluster, config_for_file(*t.mpi, f), op, m.size_bytes,
+                                              static_cast<std::uint32_t>(std::max<std::int64_t>(1, m.nnodes)),
+                                              static_cast<std::uint32_t>(std::max<std::int64_t>(1, m.gpus_per_node)));
+  row.simulated_us = r.time.us();
+  row.chosen = r.algorithm;
+  return "";
+}
+
+}  // namespace
+
 ValidationReport validate_measurements(const std::vector<Measurement>& records, const SimTarget* target,
                                        const CalibrationProfile* profile) {
   ValidationReport rep;
   std::set<std::string> reasons;
   std::unique_ptr<NcclReplayer> nccl;
-  if (target && target->cluster) {
+  if (target && target->cluster && target->nodes > 0) {
     sim::CommOptions o = target->options;
     if (profile) apply_profile(*profile, o);
     nccl = std::make_unique<NcclReplayer>(*target, o, profile ? &profile->plans : nullptr);
@@ -286,14 +314,15 @@ ValidationReport validate_measurements(const std::vector<Measurement>& records, 
         row.simulated_us = r.time_us * f;
         row.chosen = r.chosen;
       }
+    } else if (target && target->cluster && target->mpi) {
+      why = replay_mpi(*target, *m, row);
+    } else if (const MpiModel* mm = profile ? profile->find_mpi(network_tag(m->source), m->algo) : nullptr) {
+      row.simulated_us = predict_ompi_us(mm->model, m->algo, m->nranks, m->size_bytes);  // legacy alpha-beta fit
+      row.chosen = m->algo;
     } else {
-      const MpiModel* mm = profile ? profile->find_mpi(network_tag(m->source), m->algo) : nullptr;
-      if (!mm)
-        why = "no MPI model for network '" + network_tag(m->source) + "' algo '" + m->algo + "' (fit one first)";
-      else {
-        row.simulated_us = predict_ompi_us(mm->model, m->algo, m->nranks, m->size_bytes);
-        row.chosen = m->algo;
-      }
+      const std::string net = network_tag(m->source);  // the OSU file's network, else the source itself
+      why = "Open MPI records need --cluster (the cluster they ran on" +
+            (net != m->source ? ", e.g. " + osu_cluster_for(net) : std::string()) + ")";
     }
     if (!why.empty()) {
       ++rep.skipped;
@@ -321,7 +350,7 @@ void report_pass(const SimTarget& t, int pass, const std::string& what) {
 std::vector<const CollectiveMeasurement*> replayable_nccl(const std::vector<const CollectiveMeasurement*>& all,
                                                           const SimTarget* target) {
   std::vector<const CollectiveMeasurement*> nccl;
-  if (target && target->cluster) {
+  if (target && target->cluster && target->nodes > 0) {
     NcclReplayer probe(*target, target->options);
     std::string why;
     for (const auto* m : all)

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "calibrate_mpi.hpp"
@@ -16,6 +17,7 @@
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/calibrate/horovod_timeline_import.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
+#include "vgsim/calibrate/mpi_fit.hpp"
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
 #include "vgsim/calibrate/sim_fit.hpp"
@@ -42,6 +44,9 @@ struct TargetArgs {
   std::string cluster;
   std::uint32_t nodes = 0, gpus_per_node = 0;
   sim::NcclKnobs nccl;  // the knobs the measured cluster ran with (same options as vgsim collective)
+  // Open MPI records (validate): a fit-mpi profile (as vgsim collective --mpi-profile), then mpi.* --set values.
+  std::string mpi_profile;
+  std::vector<std::string> mpi_sets;
 };
 
 struct FitArgs {
@@ -137,17 +142,24 @@ void run_import(const ImportArgs& a) {
     write_jsonl(a.out, all);
 }
 
-// Layout defaults: from the records (the first NCCL record's nnodes x gpus_per_node) when not given.
+// Layout defaults: from the records (the first NCCL record's nnodes x gpus_per_node) when not given. Without NCCL
+// records there is no NCCL layout (nodes 0; the cluster may have no GPUs); with Open MPI records the target carries
+// the cluster's Open MPI configuration (catalog, then --mpi-profile, then --set).
 std::unique_ptr<SimTarget> make_target(const TargetArgs& t, const std::vector<Measurement>& recs,
                                        std::unique_ptr<topo::Cluster>& holder, const topo::Catalog& catalog) {
-  bool any_nccl = false;
+  bool any_nccl = false, any_mpi = false;
   std::int64_t nn = 0, gpn = 0;
   for (const auto& r : recs)
     if (const auto* c = std::get_if<CollectiveMeasurement>(&r); c && (c->library == "nccl" || c->library == "rccl")) {
       if (!any_nccl) nn = c->nnodes, gpn = c->gpus_per_node;
       any_nccl = true;
+    } else if (c) {
+      any_mpi = true;
     }
   if (t.cluster.empty()) {
+    if (!t.mpi_profile.empty() || !t.mpi_sets.empty())
+      throw InputError("", "--cluster", "missing", "",
+                       "the cluster the Open MPI records ran on (--mpi-profile, --set)");
     if (any_nccl)
       throw InputError("", "--cluster", "missing", "", "a cluster preset or file to replay the NCCL records on");
     return nullptr;
@@ -155,13 +167,33 @@ std::unique_ptr<SimTarget> make_target(const TargetArgs& t, const std::vector<Me
   holder = std::make_unique<topo::Cluster>(topo::Cluster::resolve(t.cluster, catalog));
   auto target = std::make_unique<SimTarget>();
   target->cluster = holder.get();
+  target->options.nccl = t.nccl.tuning();
+  t.nccl.apply(target->options);
+  if (any_mpi || !t.mpi_profile.empty() || !t.mpi_sets.empty()) {  // a given profile or --set is checked
+    std::vector<std::string> sets;
+    if (!t.mpi_profile.empty()) sets = read_mpi_fit_sets(t.mpi_profile);
+    sets.insert(sets.end(), t.mpi_sets.begin(), t.mpi_sets.end());
+    target->mpi = sim::mpi_config_from(*holder, catalog, sets, "--set");
+  }
+  if (!any_nccl) return target;
   target->nodes = t.nodes ? t.nodes : static_cast<std::uint32_t>(std::max<std::int64_t>(1, nn));
   target->gpus_per_node =
       t.gpus_per_node ? t.gpus_per_node : static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpn));
-  target->options.nccl = t.nccl.tuning();
-  t.nccl.apply(target->options);
   sim::place_ranks(*holder, target->nodes, target->gpus_per_node);  // InputError when the cluster is too small
   return target;
+}
+
+// A fit-mpi profile applied to layouts or a cluster it was not fitted on: one warning line per fact (stderr), for
+// each distinct nodes x ranks-per-node of the Open MPI records.
+void warn_mpi_profile(const std::string& path, const SimTarget& t, const std::vector<Measurement>& recs) {
+  std::set<std::pair<std::int64_t, std::int64_t>> layouts;
+  for (const auto& r : recs)
+    if (const auto* c = std::get_if<CollectiveMeasurement>(&r); c && c->library != "nccl" && c->library != "rccl")
+      layouts.insert({std::max<std::int64_t>(1, c->nnodes), std::max<std::int64_t>(1, c->gpus_per_node)});
+  std::set<std::string> seen;
+  for (const auto& [nodes, rpn] : layouts)
+    for (const auto& w : mpi_profile_warnings(path, *t.mpi, nodes, rpn))
+      if (seen.insert(w).second) std::cerr << "vgsim: warning: " << w << "\n";
 }
 
 std::string environment_nccl_version(const std::vector<Measurement>& recs) {
@@ -234,6 +266,11 @@ void run_fit(const FitArgs& a) {
     for (const auto& nm : p.not_measured) std::printf("not measured (catalog value kept): %s\n", nm.c_str());
   }
   if (!p.fit_note.empty()) std::printf("note: %s\n", p.fit_note.c_str());
+  if (!p.mpi_models.empty())  // issue 15: the physical Open MPI model has its own fit
+    std::printf(
+        "note: the alpha-beta Open MPI models above serve calibrate validate only without --cluster; fit the "
+        "physical Open MPI model with: vgsim calibrate fit-mpi <OSU files> --out mpi.json (then calibrate "
+        "validate --cluster <cluster> --mpi-profile mpi.json)\n");
   write_calibration_profile(a.out, p);
   std::printf("wrote %s\n", a.out.c_str());
 }
@@ -305,7 +342,9 @@ void run_validate(const ValidateArgs& a) {
             std::to_string(test.size());
   }
   const auto target = make_target(a.target, report_on, cluster, catalog);
-  if (profile && target) warn_coverage(*profile, *target);  // also a hold-out fit applied to other layouts
+  if (profile && target && target->nodes > 0) warn_coverage(*profile, *target);  // also a hold-out fit's layouts
+  if (!a.target.mpi_profile.empty() && target && target->mpi)
+    warn_mpi_profile(a.target.mpi_profile, *target, report_on);
   const ValidationReport rep = validate_measurements(report_on, target.get(), profile.get());
   std::printf("# %s\n%-64s %12s %12s %12s %8s %s\n", title.c_str(), "series", "size(B)", "measured us", "simulated us",
               "error", "chosen");
@@ -398,7 +437,11 @@ void add_calibrate_command(CLI::App& app) {
   CLI::App* v = cal->add_subcommand("validate", "Replay measurements through the simulator and print the error");
   v->add_option("measurements", val->input, "measurement JSONL")->required();
   add_target_options(v, val->target);
-  v->add_option("--calibration", val->calibration, "calibration profile to apply");
+  v->add_option("--calibration", val->calibration, "calibration profile to apply (vgsim calibrate fit --out)");
+  v->add_option("--mpi-profile", val->target.mpi_profile,
+                "Open MPI records: fit-mpi profile to apply (vgsim calibrate fit-mpi --out; needs --cluster)");
+  v->add_option("--set", val->target.mpi_sets,
+                "Open MPI records: mpi.* parameter name=value (vgsim params --library mpi)");
   v->add_option("--holdout", val->holdout, "cross-validation: fit on the rest, report on sizes>=X or nodes>N");
   v->callback([val] { run_validate(*val); });
 }

@@ -1,6 +1,8 @@
 // Fitting the simulator to measurements and replaying measurements through it (validation). NCCL records are
 // replayed on a modeled cluster with sim::simulate_collective (forced algo/proto when the record names one);
-// Open MPI records with the profile's alpha-beta-gamma models over the Open MPI schedules (alpha_beta_replay.hpp).
+// Open MPI records on the physical Open MPI model (sim/mpi_collective.hpp) over the target cluster, with what Open MPI
+// would run (the requested algorithm only with dynamic rules on; mpi_fit.hpp config_for_file); without a target
+// cluster, a profile's alpha-beta-gamma models over the Open MPI schedules (alpha_beta_replay.hpp) when it has one.
 // The NCCL fit is bounded (physically plausible): per (algo, proto) chosen an absolute base latency >= 0, one scale
 // >= 0 of the per-hop latencies and network overheads, one efficiency in (0, 1] of the bottleneck resource kinds
 // (found by halving each kind's capacity), and per LL / LL128 an efficiency in (0, 1] of NCCL's per-channel protocol
@@ -16,21 +18,26 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/measurement.hpp"
+#include "vgsim/sim/mpi_collective.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 namespace vgsim::calibrate {
 
-// The modeled cluster NCCL records are replayed on. `options` carries path options and the NCCL model version.
+// The modeled cluster records are replayed on. `options` carries path options and the NCCL model version.
+// nodes = 0: no NCCL layout (no NCCL records; the cluster may have no GPUs). `mpi`: the Open MPI configuration of
+// the cluster (catalog physics, then a fit-mpi profile's and --set values) that Open MPI records are replayed with.
 struct SimTarget {
   const topo::Cluster* cluster = nullptr;
   std::uint32_t nodes = 0, gpus_per_node = 0;
   sim::CommOptions options;
+  std::optional<sim::MpiConfig> mpi;
   // Called as the fit advances ("pass 2/3: record 40/120", "pass 2/3: step 0.5, median error 4.1 %"); the CLI
   // shows it on a progress line. May be empty.
   std::function<void(const std::string& state)> progress;
@@ -50,8 +57,10 @@ struct ValidationReport {
 };
 
 // Replays every usable collective record (size > 0). NCCL records need `target` (else skipped); records whose
-// nnodes / gpus_per_node differ from the target's are skipped. `profile` (may be null) is applied to the options,
-// its residual factors multiply the simulated times, and its MPI models replay Open MPI records.
+// nnodes / gpus_per_node differ from the target's are skipped. `profile` (may be null) is applied to the options and
+// its residual factors multiply the simulated times. Open MPI records run on `target->mpi` at the record's nodes x
+// ranks per node; without it, on the profile's alpha-beta MPI model for (network, algorithm) when it has one, else
+// they are skipped with a reason naming --cluster.
 ValidationReport validate_measurements(const std::vector<Measurement>& records, const SimTarget* target,
                                        const CalibrationProfile* profile);
 
