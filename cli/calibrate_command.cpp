@@ -311,12 +311,30 @@ void warn_coverage(const CalibrationProfile& profile, const SimTarget& t) {
     std::cerr << "vgsim: warning: " << w << "\n";
 }
 
+// A calibration profile; a fit-mpi profile given to --calibration by mistake is named as such (it goes to
+// --mpi-profile), not reported as a calibration profile missing its keys.
+CalibrationProfile read_profile_for_validate(const std::string& path) {
+  try {
+    return read_calibration_profile(path);
+  } catch (const InputError& e) {
+    std::vector<std::string> sets;
+    try {
+      sets = read_mpi_fit_sets(path);
+    } catch (const InputError&) {
+      throw e;
+    }
+    if (sets.empty() || sets.front().rfind("mpi.", 0) != 0) throw;
+    throw InputError(path, "--calibration", "an Open MPI fit profile (vgsim calibrate fit-mpi --out)", "",
+                     "a calibration profile (vgsim calibrate fit --out); give this file with --mpi-profile");
+  }
+}
+
 void run_validate(const ValidateArgs& a) {
   auto recs = read_jsonl(a.input);
   const topo::Catalog catalog = topo::Catalog::load_default();
   std::unique_ptr<topo::Cluster> cluster;
   std::unique_ptr<CalibrationProfile> profile;
-  if (!a.calibration.empty()) profile = std::make_unique<CalibrationProfile>(read_calibration_profile(a.calibration));
+  if (!a.calibration.empty()) profile = std::make_unique<CalibrationProfile>(read_profile_for_validate(a.calibration));
   std::vector<Measurement> report_on = recs;
   std::string title = "replay of " + a.input + (profile ? " with " + a.calibration : " (catalog defaults)");
   if (!a.holdout.empty()) {
