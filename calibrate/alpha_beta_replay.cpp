@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "detail/nnls.hpp"
+#include "vgsim/calibrate/fit.hpp"
 #include "vgsim/kernel/simulator.hpp"
 
 namespace vgsim::calibrate {
@@ -79,13 +80,6 @@ class Replay : public FlowObserver, public EventHandler {
   std::vector<std::vector<std::size_t>> dependents_;
   Time end_{0};
 };
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 coll::OmpiSchedule schedule_for(const std::string& algo, std::int64_t nranks, std::int64_t size) {
   coll::OmpiAllreduce a;

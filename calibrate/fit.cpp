@@ -204,12 +204,6 @@ std::vector<std::size_t> choose_segments(const Prepared& p, const FitOptions& op
   return starts;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
-
 SegmentedFit fit_with_rejection(const Series& series, const FitOptions& opt, const char* model) {
   const Prepared all = prepare(series);
   Prepared use = all;
@@ -236,6 +230,12 @@ SegmentedFit fit_with_rejection(const Series& series, const FitOptions& opt, con
 }
 
 }  // namespace
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
 
 SegmentedFit fit_hockney(const Series& series, const FitOptions& options) {
   FitOptions o = options;

@@ -7,18 +7,12 @@
 #include <ostream>
 #include <tuple>
 
+#include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/mpi_fit.hpp"
 
 namespace vgsim::calibrate {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Median and max relative error over every point of `files` (pooled).
 std::pair<double, double> pooled(const topo::Cluster& cl, const sim::MpiConfig& c,

@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 
+#include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/kernel/json_input.hpp"
@@ -19,13 +20,6 @@
 namespace vgsim::calibrate {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string network_of(const std::string& path) {
   std::ifstream in(path);

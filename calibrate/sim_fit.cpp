@@ -13,6 +13,7 @@
 
 #include "detail/nnls.hpp"
 #include "detail/text_table.hpp"
+#include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/mpi_fit.hpp"
 #include "vgsim/calibrate/series.hpp"
 #include "vgsim/kernel/input_error.hpp"
@@ -22,13 +23,6 @@ namespace vgsim::calibrate {
 namespace {
 
 bool is_nccl(const CollectiveMeasurement& m) { return m.library == "nccl" || m.library == "rccl"; }
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 FitQuality quality_of(const std::vector<double>& err) {
   FitQuality q;

@@ -28,6 +28,9 @@ struct Segment {
   bool operator==(const Segment&) const = default;
 };
 
+// Median of `v` (the mean of the two middle values for an even count; 0 for an empty vector).
+double median_of(std::vector<double> v);
+
 struct FitQuality {
   std::int64_t points = 0;
   double median_rel_error = 0.0;  // median over points of |predicted - measured| / measured
