@@ -664,7 +664,9 @@ std::vector<PlanChoice> fit_plan_choices(const NcclFit& fit, const sim::CommOpti
   for (const auto* m : fit.records)
     if (m->algo == "default" && m->proto == "default") sizes[m->op][m->size_bytes] = m->root;
   std::vector<PlanChoice> out;
-  for (const auto& [op, by_size] : sizes) {
+  for (const auto& entry : sizes) {
+    const std::string& op = entry.first;  // a plain reference: clang 14 (the fuzz build) cannot capture a binding
+    const auto& by_size = entry.second;
     std::vector<std::int64_t> S;
     std::vector<PlanName> nccl;
     std::int64_t root = -1;
