@@ -44,46 +44,35 @@ Json declaration_json(const ParamDecl& d, const sim::training::ParamRecord& p) {
 }
 
 // Parameters first (what --set accepts, `name = value  # source`), then the job's facts and derived values as
-// comments: they are shown, not set.
-void print_job(const sim::training::TrainingJob& job, bool json) {
-  const auto reg = sim::training::job_parameters(job.comm.nccl, *job.cluster);
+// comments: they are shown, not set. `reg` declares every settable name of `params`.
+template <class Records>
+void print_listing(const Records& params, const ParamRegistry& reg, bool json) {
   if (json) {
-    Json params = Json::array(), facts = Json::array();
-    for (const auto& p : job.params) {
+    Json decls = Json::array(), facts = Json::array();
+    for (const auto& p : params) {
       if (p.settable)
-        params.push_back(declaration_json(*reg.registry.find(p.name), p));
+        decls.push_back(declaration_json(*reg.find(p.name), p));
       else
         facts.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
     }
-    std::cout << Json{{"parameters", params}, {"facts", facts}}.dump(2) << "\n";
+    std::cout << Json{{"parameters", decls}, {"facts", facts}}.dump(2) << "\n";
     return;
   }
-  for (const auto& p : job.params)
+  for (const auto& p : params)
     if (p.settable) std::cout << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
   std::cout << "# facts of this job (catalog, cluster and derived values; not parameters):\n";
-  for (const auto& p : job.params)
+  for (const auto& p : params)
     if (!p.settable) std::cout << "#   " << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
 }
 
-// A CPU-worker job (cpu_job.hpp): its registry is cpu_job_registry(), the listing as for GPU jobs.
+// A GPU job's registry carries its NCCL release's constants and its cluster's resource kinds.
+void print_job(const sim::training::TrainingJob& job, bool json) {
+  print_listing(job.params, sim::training::job_parameters(job.comm.nccl, *job.cluster).registry, json);
+}
+
+// A CPU-worker job (cpu_job.hpp): its registry is cpu_job_registry().
 void print_cpu_job(const sim::training::CpuTrainingJob& job, bool json) {
-  const ParamRegistry& reg = sim::training::cpu_job_registry();
-  if (json) {
-    Json params = Json::array(), facts = Json::array();
-    for (const auto& p : job.params) {
-      if (p.settable)
-        params.push_back(declaration_json(*reg.find(p.name), p));
-      else
-        facts.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
-    }
-    std::cout << Json{{"parameters", params}, {"facts", facts}}.dump(2) << "\n";
-    return;
-  }
-  for (const auto& p : job.params)
-    if (p.settable) std::cout << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
-  std::cout << "# facts of this job (catalog, cluster and derived values; not parameters):\n";
-  for (const auto& p : job.params)
-    if (!p.settable) std::cout << "#   " << p.name << " = " << param_text(p.value) << "  # " << p.source << "\n";
+  print_listing(job.params, sim::training::cpu_job_registry(), json);
 }
 
 void run(const ParamsArgs& a) {
