@@ -1,31 +1,50 @@
-// Benchmark: ResNet-50 data-parallel training iterations on 1,024 GPUs (128 DGX A100 hosts x 8 GPUs, preset
-// dgx-a100-128) at step level: every NCCL step of every bucket's collective a flow in the engine. Batch 256/GPU, AMP,
-// DDP (25 MiB buckets). Counts one iteration, and three (the steady state the report uses; identical collectives on
-// an idle network are simulated once and replayed) and the same with replay off (every collective simulated).
-// Target of the training issue: one iteration on 1,024 GPUs in under 5 s on one core. Not a test: results are kept
-// in docs/BENCHMARKS.md.
+// Benchmark: ResNet-50 data-parallel training iterations at step level (every NCCL step of every bucket's collective
+// a flow in the engine), batch 256/GPU, AMP, DDP (25 MiB buckets), on DGX A100 hosts x 8 GPUs (preset dgx-a100-128,
+// scaled to the host count as bench_collective does). On 1,024 GPUs (128 hosts) it counts one iteration, and three
+// (the steady state the report uses; identical collectives on an idle network are simulated once and replayed) and
+// the same with replay off (every collective simulated); at scale one iteration on 2,048 hosts (16,384 GPUs) and
+// 12,500 hosts (100,000 GPUs). Targets: one iteration on 1,024 GPUs in under 5 s on one core (training issue); on
+// 100,000 GPUs under 60 s and 4 GiB (issue 16). Not a test: results are kept in docs/BENCHMARKS.md. Run one case per
+// process (--benchmark_filter) for a meaningful peak RSS.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <memory>
+#include <string>
+
+#include "vgsim/kernel/json_input.hpp"
 #include "vgsim/sim/training/job.hpp"
 #include "vgsim/sim/training/training_run.hpp"
 
 using namespace vgsim;
 using namespace vgsim::sim::training;
 
-static void BM_ResNet50Iteration1024(benchmark::State& state) {
-  const int iterations = static_cast<int>(state.range(0));
-  const bool replay = state.range(1) != 0;
+namespace {
+
+// The dgx-a100-128 preset with `hosts` hosts: same host template and fabric, more or fewer hosts.
+std::shared_ptr<const topo::Cluster> dgx_cluster(std::uint32_t hosts, const topo::Catalog& catalog) {
+  Json j = load_json_file(topo::Cluster::presets_dir() + "/dgx-a100-128.json");
+  for (auto& h : j["hosts"]) h["count"] = hosts;
+  j["name"] = "dgx-a100-x" + std::to_string(hosts);
+  return std::make_shared<const topo::Cluster>(topo::Cluster::from_json(j, "dgx-a100-128.json (scaled)", catalog));
+}
+
+void BM_ResNet50Iteration(benchmark::State& state) {
+  const auto hosts = static_cast<std::uint32_t>(state.range(0));
+  const int iterations = static_cast<int>(state.range(1));
+  const bool replay = state.range(2) != 0;
   const topo::Catalog catalog = topo::Catalog::load_default();
   JobSpec spec;
   spec.cluster = "dgx-a100-128";
   spec.workload = "resnet50";
-  spec.nodes = 128;
+  spec.nodes = 1;  // resolved on the preset, then moved to the scaled cluster below
   spec.gpus_per_node = 8;
   spec.iterations = iterations;
   spec.sets = {"batch_per_gpu=256", "precision=amp", "framework=ddp"};
   spec.reuse_collective_times = replay;
-  const TrainingJob job = resolve_job(spec, catalog);
+  TrainingJob job = resolve_job(spec, catalog);
+  job.cluster = dgx_cluster(hosts, catalog);
+  job = with_ranks(job, hosts, 8);
   TrainingResult r;
   for (auto _ : state) r = simulate_training(job);
   rusage ru{};
@@ -39,11 +58,15 @@ static void BM_ResNet50Iteration1024(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
 
-// {iterations, replay identical collectives}
-BENCHMARK(BM_ResNet50Iteration1024)
-    ->Args({1, 1})
-    ->Args({3, 1})
-    ->Args({1, 0})
+}  // namespace
+
+// {hosts (x 8 GPUs), iterations, replay identical collectives}
+BENCHMARK(BM_ResNet50Iteration)
+    ->Args({128, 1, 1})
+    ->Args({128, 3, 1})
+    ->Args({128, 1, 0})
+    ->Args({2048, 1, 1})
+    ->Args({12500, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_MAIN();
