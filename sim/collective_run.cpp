@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "ring_run.hpp"
+
 namespace vgsim::sim {
 
 CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::uint32_t> rank_to_endpoint,
@@ -21,6 +23,10 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
     throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
   if (!(costs_.switch_efficiency > 0.0 && costs_.switch_efficiency <= 1.0))
     throw std::invalid_argument("CollectiveRun: switch efficiency must be in (0, 1]");
+  if (schedule.streamed) {  // a ring generated as it runs (ring_run.hpp): no step DAG to build
+    ring_ = std::make_unique<RingRun>(schedule, channel_gpus_, costs_, fabric_);
+    return;
+  }
   // Memory per transfer is what limits the rank count (a 1,024-rank ring has millions of transfers), so the
   // executor keeps only a dependency counter and the reverse edges per transfer; routes are looked up per source.
   const std::size_t n = schedule.transfers.size();
@@ -75,6 +81,10 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
   }
 }
 
+CollectiveRun::~CollectiveRun() = default;
+
+std::uint64_t CollectiveRun::transfers() const { return ring_ ? ring_->transfers() : schedule_.transfers.size(); }
+
 const Route& CollectiveRun::route_of(const coll::Transfer& tr) const {
   const std::size_t m = tr.channel % channel_gpus_.size();
   if (tr.dst == coll::kSwitchRank) return *switch_up_[m * schedule_.ranks + tr.src];
@@ -96,6 +106,15 @@ constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; ever
 void CollectiveRun::start_at(Time at, std::function<void(Time)> on_done) {
   on_done_ = std::move(on_done);
   start_time_ = at;
+  if (ring_) {
+    remaining_ = 1;
+    ring_->start_at(at + costs_.base_latency + costs_.launch_overhead, [this](Time finish) {
+      remaining_ = 0;
+      finish_time_ = finish;
+      if (on_done_) on_done_(finish_time_);
+    });
+    return;
+  }
   remaining_ = schedule_.transfers.size();
   fabric_.simulator().schedule(at + costs_.base_latency + costs_.launch_overhead, this, kStartTag);
 }

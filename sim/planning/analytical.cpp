@@ -9,6 +9,7 @@
 
 #include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/models/bucketing.hpp"
 
 namespace vgsim::sim::planning {
@@ -63,7 +64,11 @@ void max_min(std::vector<Connection>& conns, const Simulator& sim) {
 }  // namespace
 
 AnalyticalCollective analytical_collective(const Communicator& comm, const CallPlan& plan, Fabric& fabric) {
-  const coll::CollectiveSchedule& s = *plan.schedule;
+  // A streamed ring is materialized here: this fidelity sums bytes per connection over the stored transfers.
+  const coll::CollectiveSchedule stored = plan.schedule->streamed
+                                              ? coll::materialize(*plan.schedule, comm.options().max_transfers)
+                                              : coll::CollectiveSchedule{};
+  const coll::CollectiveSchedule& s = plan.schedule->streamed ? stored : *plan.schedule;
   std::vector<Connection> conns;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> index;
   for (const auto& t : s.transfers) {

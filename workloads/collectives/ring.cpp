@@ -1,83 +1,114 @@
 // Ring allreduce (reduce-scatter then allgather, 2(n-1) steps), ring allgather and ring reduce-scatter (n-1 steps).
-// At step j of a loop, ring position p sends block (p - j) mod n to position p+1 (NCCL's ring prims). Transfers are
-// laid out by (global step g = loop * nsteps + j, channel, position): index = (g * channels + ch) * n + p, which is
-// a topological order because every dependency (generators.hpp rule) points to step g-1 or earlier.
+// At step j of a loop, ring position p sends block (p - j) mod n to position p+1 (NCCL's ring prims). The transfers,
+// their bytes and dependencies are RingStream's arithmetic (ring_stream.hpp); this file either returns the header
+// alone (GenOptions::stream_rings: the engine streams the steps) or materializes every transfer in RingStream's
+// index order, (g * channels + ch) * n + p, a topological order (every dependency points to step g-1 or earlier).
 #include <utility>
 
 #include "builder.hpp"
+#include "vgsim/workloads/collectives/ring_stream.hpp"
 
 namespace vgsim::coll {
 
+RingStream::RingStream(const CollectiveSchedule& header)
+    : n_(header.ranks), c_(header.channels), slots_(header.slots), order_(header.ring_order) {
+  if (!ring_streamable(header)) throw std::invalid_argument("RingStream: not a ring allreduce/allgather/reducescatter");
+  if (n_ == 0 || c_ == 0 || order_.size() != n_ || slots_ < 2)
+    throw std::invalid_argument("RingStream: header without ranks, channels, ring order or slots");
+  nsteps_ = ring_steps(header.op, n_);
+  const detail::Partition part(header.size, header.chunk_bytes, static_cast<std::uint64_t>(c_) * n_);
+  loops_ = part.loops;
+  chunk_ = part.chunk;
+  last_base_ = part.last_base;
+  last_extra_ = part.last_extra;
+  global_steps_ = nsteps_ == 0 ? 0 : static_cast<std::uint64_t>(loops_) * nsteps_;
+  if (nsteps_ == 0) nsteps_ = 1;  // one rank: nothing moves (count() == 0); keeps the modulo arithmetic defined
+}
+
+Bytes RingStream::bytes(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
+  const auto loop = static_cast<std::uint32_t>(g / nsteps_);
+  if (loop + 1 < loops_) return chunk_;
+  const auto j = static_cast<std::uint32_t>(g % nsteps_ % n_);
+  const std::uint32_t block = p >= j ? p - j : p + n_ - j;  // (p - j) mod n
+  const std::uint64_t piece = static_cast<std::uint64_t>(ch) * n_ + block;
+  return last_base_ + (piece < last_extra_ ? 1 : 0);
+}
+
+Transfer RingStream::transfer(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
+  Transfer t;
+  t.src = order_[p];
+  t.dst = order_[next(p)];
+  t.channel = ch;
+  t.step = static_cast<std::uint32_t>(g % nsteps_);
+  t.bytes = bytes(g, ch, p);
+  return t;
+}
+
+bool ring_streamable(const CollectiveSchedule& s) {
+  return s.algo == Algo::Ring && (s.op == Op::AllReduce || s.op == Op::AllGather || s.op == Op::ReduceScatter);
+}
+
 namespace {
-CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
-                               const GenOptions& o) {
-  CollectiveSchedule s;
-  const auto order = detail::check_and_init(s, op, Algo::Ring, proto, n, ppn, size, o);
-  s.ring_order = order;
-  const std::uint32_t c = s.channels;
-  const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(c) * n);
-  s.loops = part.loops;
-  const std::uint32_t nsteps = ring_steps(op, n);
-  if (nsteps == 0) return s;  // one rank: nothing moves
-  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * nsteps * c * n;
-  detail::check_transfers(total, o, std::string("ring ") + to_string(op));
-  // Hot loop (millions of transfers): write straight into pre-sized arrays; dependencies are emitted in ascending
-  // index order without sorting: (c) -> position p+1, (a) -> p-1, (b) -> p, all at step g-1 when slots == 2.
+void materialize_ring(CollectiveSchedule& s) {
+  const RingStream rs(s);
+  const std::uint64_t total = rs.count();
   s.transfers.reserve(total);  // reserve, not resize: no zero-fill pass over hundreds of MB
   s.deps.reserve(total * 3);
   std::uint32_t nd = 0;
-  const std::uint32_t slots = s.slots;
-  auto idx = [&](std::uint64_t g, std::uint32_t ch, std::uint32_t p) -> std::uint32_t {
-    return static_cast<std::uint32_t>((g * c + ch) * n + p);
-  };
-  std::vector<Bytes> piece(static_cast<std::size_t>(c) * n);
-  for (std::uint32_t l = 0; l < part.loops; ++l) {
-    for (std::uint64_t i = 0; i < piece.size(); ++i) piece[i] = part.piece(l, i);
-    for (std::uint32_t j = 0; j < nsteps; ++j) {
-      const std::uint64_t g = static_cast<std::uint64_t>(l) * nsteps + j;
-      // (c) buffer: chunk g-slots must have been forwarded by the receiver at its step g-slots+1, unless it was
-      //     the last step of its loop (stored, not forwarded).
-      const bool has_c = g >= slots && (g - slots) % nsteps != nsteps - 1;
-      const std::uint64_t gc = has_c ? g - slots + 1 : 0;
-      const std::uint32_t jm = j % n;
-      for (std::uint32_t ch = 0; ch < c; ++ch) {
-        const Bytes* pc = piece.data() + static_cast<std::size_t>(ch) * n;
-        std::uint32_t block = n - jm;  // block sent by position p: (p - j) mod n
-        if (block == n) block = 0;
-        for (std::uint32_t p = 0; p < n; ++p) {
-          const std::uint32_t prev = p == 0 ? n - 1 : p - 1;
-          const std::uint32_t next = p + 1 == n ? 0 : p + 1;
-          std::uint32_t d[3];
-          std::uint32_t k = 0;
-          if (j > 0) d[k++] = idx(g - 1, ch, prev);  // (a) data: the chunk received at step j-1
-          if (g > 0) d[k++] = idx(g - 1, ch, p);     // (b) order: this connection's previous send
-          if (has_c) d[k++] = idx(gc, ch, next);     // (c) buffer slot at the receiver
-          for (std::uint32_t x = 1; x < k; ++x)
-            for (std::uint32_t y = x; y > 0 && d[y - 1] > d[y]; --y) std::swap(d[y - 1], d[y]);
-          Transfer t;
-          t.src = order[p];
-          t.dst = order[next];
-          t.channel = ch;
-          t.step = j;
-          t.bytes = pc[block];
-          t.dep_begin = nd;
-          std::uint32_t m = 0;
-          for (std::uint32_t x = 0; x < k; ++x)
-            if (x == 0 || d[x] != d[x - 1]) {
-              s.deps.push_back(d[x]);
-              ++m;
-            }
-          t.dep_count = m;
-          nd += m;
-          s.transfers.push_back(t);
-          block = block + 1 == n ? 0 : block + 1;
-        }
+  for (std::uint64_t g = 0; g < rs.global_steps(); ++g) {
+    const std::uint64_t gc = rs.buffer_dep_step(g);
+    for (std::uint32_t ch = 0; ch < rs.channels(); ++ch)
+      for (std::uint32_t p = 0; p < rs.ranks(); ++p) {
+        std::uint64_t d[3];
+        std::uint32_t k = 0;
+        if (rs.has_data_dep(g)) d[k++] = rs.index(g - 1, ch, rs.prev(p));    // (a) data
+        if (rs.has_order_dep(g)) d[k++] = rs.index(g - 1, ch, p);            // (b) order
+        if (gc != RingStream::kNone) d[k++] = rs.index(gc, ch, rs.next(p));  // (c) buffer
+        for (std::uint32_t x = 1; x < k; ++x)
+          for (std::uint32_t y = x; y > 0 && d[y - 1] > d[y]; --y) std::swap(d[y - 1], d[y]);
+        Transfer t = rs.transfer(g, ch, p);
+        t.dep_begin = nd;
+        std::uint32_t m = 0;
+        for (std::uint32_t x = 0; x < k; ++x)
+          if (x == 0 || d[x] != d[x - 1]) {
+            s.deps.push_back(static_cast<std::uint32_t>(d[x]));
+            ++m;
+          }
+        t.dep_count = m;
+        nd += m;
+        s.transfers.push_back(t);
       }
-    }
   }
+}
+
+CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
+                               const GenOptions& o) {
+  CollectiveSchedule s;
+  s.ring_order = detail::check_and_init(s, op, Algo::Ring, proto, n, ppn, size, o);
+  const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
+  s.loops = part.loops;
+  if (ring_steps(op, n) == 0) return s;  // one rank: nothing moves
+  if (o.stream_rings) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
+    s.streamed = true;
+    return s;
+  }
+  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.channels * n;
+  detail::check_transfers(total, o, std::string("ring ") + to_string(op));
+  materialize_ring(s);
   return s;
 }
 }  // namespace
+
+CollectiveSchedule materialize(const CollectiveSchedule& header, std::uint64_t max_transfers) {
+  if (!header.streamed) throw std::invalid_argument("materialize: the schedule is not streamed");
+  CollectiveSchedule s = header;
+  s.streamed = false;
+  GenOptions o;
+  o.max_transfers = max_transfers;
+  detail::check_transfers(RingStream(header).count(), o, std::string("ring ") + to_string(header.op));
+  materialize_ring(s);
+  return s;
+}
 
 CollectiveSchedule ring_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
   return ring_common(Op::AllReduce, n, ppn, size, proto, o);

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vgsim/workloads/collectives/generators.hpp"
+
 namespace vgsim::coll {
 
 namespace {
@@ -12,7 +14,11 @@ nlohmann::ordered_json endpoint(std::uint32_t rank) {
 }
 }  // namespace
 
-std::string to_json(const CollectiveSchedule& s, std::size_t max_transfers, int indent) {
+std::string to_json(const CollectiveSchedule& streamed_or_stored, std::size_t max_transfers, int indent) {
+  // A streamed ring is dumped with its transfers (materialized here; the dump is for inspection and small cases).
+  const CollectiveSchedule stored =
+      streamed_or_stored.streamed ? materialize(streamed_or_stored) : CollectiveSchedule{};
+  const CollectiveSchedule& s = streamed_or_stored.streamed ? stored : streamed_or_stored;
   nlohmann::ordered_json j;
   j["op"] = to_string(s.op);
   j["algo"] = to_string(s.algo);

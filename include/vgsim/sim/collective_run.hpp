@@ -25,6 +25,8 @@
 
 namespace vgsim::sim {
 
+class RingRun;  // ring_run.hpp (private): the streamed ring executor
+
 struct StepCosts {
   double payload_efficiency = 1.0;  // payload bytes / wire bytes (LL 0.5, LL128 120/128, Simple 1)
   // Extra payload factor of NVSwitch legs (coll::kSwitchRank on one side) alone: NCCL's NVLS efficiency for NVLS Tree,
@@ -75,7 +77,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   bool finished() const { return remaining_ == 0; }
   Time start_time() const { return start_time_; }
   Time finish_time() const { return finish_time_; }
-  std::uint64_t transfers() const { return schedule_.transfers.size(); }
+  std::uint64_t transfers() const;
+  ~CollectiveRun() override;
 
   void on_flow_done(Simulator& sim, std::uint64_t tag) override;
   void on_event(Simulator& sim, std::uint64_t tag) override;
@@ -101,6 +104,7 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   std::uint64_t remaining_ = 0;
   Time start_time_{0}, finish_time_{0};
   std::function<void(Time)> on_done_;
+  std::unique_ptr<RingRun> ring_;  // set for a streamed schedule (CollectiveSchedule::streamed); the DAG is unused
 };
 
 }  // namespace vgsim::sim

@@ -45,7 +45,15 @@ struct GenOptions {
   // Resource guard: a schedule of more transfers than this (about 64 B of memory each, plus the engine's events) is
   // refused before it is built, with an InputError naming --max-transfers and the estimate. 0 = no limit.
   std::uint64_t max_transfers = 0;
+  // Rings (allreduce, allgather, reducescatter on Algo::Ring) come back as a header without transfers
+  // (CollectiveSchedule::streamed): the engine generates each step as its dependencies resolve (sim/ring_run), so
+  // memory is O(ranks x channels) and max_transfers does not apply. Other algorithms ignore it.
+  bool stream_rings = false;
 };
+
+// The transfers of a streamed ring header (same schedule as generating it with stream_rings off); throws
+// std::invalid_argument for a schedule that is not streamed and InputError beyond `max_transfers` (0 = no limit).
+CollectiveSchedule materialize(const CollectiveSchedule& streamed_header, std::uint64_t max_transfers = 0);
 
 // NCCL's per-protocol buffer geometry (reference/nccl-model.md section 1.6; enqueue.cc chunk rule):
 //   Simple: BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB per step; ring allreduce/allgather/reducescatter use

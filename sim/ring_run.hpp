@@ -1,0 +1,64 @@
+// The engine side of a streamed ring (coll::RingStream): per (channel, ring position) a cursor instead of a stored
+// step DAG, so memory is O(ranks x channels) and a step exists only once its dependencies have resolved. Private to
+// sim/: CollectiveRun runs a streamed schedule through it.
+// Invariant (tested against the materialized DAG in tests/sim/test_ring_run.cpp): the same flows start and finish
+// in the same order at the same picosecond as CollectiveRun on the materialized schedule. That holds because a
+// transfer launches at the event that resolves its last dependency, and the dependents one event resolves launch in
+// ascending transfer index, exactly as the DAG executor releases them.
+// Cursor state per connection (ch, p): how many of its sends have left (they leave in order: each waits for the
+// previous one, dependency (b)) and which have been delivered (latencies differ by bytes, so deliveries may
+// overtake: a base plus a 64-step window bitmask).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "vgsim/kernel/simulator.hpp"
+#include "vgsim/sim/collective_run.hpp"
+#include "vgsim/sim/fabric.hpp"
+#include "vgsim/workloads/collectives/ring_stream.hpp"
+
+namespace vgsim::sim {
+
+class RingRun : public FlowObserver, public EventHandler {
+ public:
+  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
+  RingRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
+          const StepCosts& costs, Fabric& fabric);
+
+  std::uint64_t transfers() const { return stream_.count(); }
+  // Schedules the first steps at `at` (the caller has added the base latency); `on_done` runs at the last delivery.
+  void start_at(Time at, std::function<void(Time)> on_done);
+
+  void on_flow_done(Simulator& sim, std::uint64_t tag) override;
+  void on_event(Simulator& sim, std::uint64_t tag) override;
+
+ private:
+  struct Step {
+    std::uint64_t g;
+    std::uint32_t ch, p;
+  };
+  Step decode(std::uint64_t index) const;
+  std::size_t conn(std::uint32_t ch, std::uint32_t p) const { return static_cast<std::size_t>(ch) * n_ + p; }
+  const Route& route(std::uint32_t ch, std::uint32_t p) const { return *routes_[(ch % maps_) * n_ + p]; }
+  bool delivered(std::uint32_t ch, std::uint32_t p, std::uint64_t g) const;
+  bool ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const;
+  void launch(std::uint64_t g, std::uint32_t ch, std::uint32_t p);
+  // Launches the dependents of step s whose edge waits for this stage (sent: the bytes left; else delivery).
+  void release(const Step& s, bool delivered_stage);
+  void deliver(Simulator& sim, const Step& s);
+
+  coll::RingStream stream_;
+  std::uint32_t n_, c_, maps_;
+  bool buffer_reads_data_;  // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
+  StepCosts costs_;
+  Fabric& fabric_;
+  std::vector<const Route*> routes_;  // per (channel map, position): position p -> p+1
+  std::vector<std::uint64_t> sent_;   // per connection: sends whose bytes have left (steps 0 .. sent-1)
+  std::vector<std::uint64_t> delivered_base_, delivered_mask_;  // per connection: delivered below base, + window
+  std::uint64_t remaining_ = 0;
+  std::function<void(Time)> on_done_;
+};
+
+}  // namespace vgsim::sim

@@ -1,0 +1,127 @@
+// The streamed ring (coll::RingStream + sim/ring_run) against its oracle, the materialized step DAG run by the same
+// CollectiveRun: identical finish times to the picosecond, identical event and flow counts, over ring sizes (2 ranks,
+// where the buffer dependency reads the data, up to 16), protocols (LL/LL128: 8 slots; Simple: 2), several loops,
+// host-staged and GPUDirect routes, NVLink + network clusters, and two rings contending on one simulator.
+#include <catch2/catch.hpp>
+
+#include "test_clusters.hpp"
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/communicator.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/ring_stream.hpp"
+
+using namespace vgsim;
+
+namespace {
+using vgsim::test::catalog;
+
+struct Case {
+  const char* cluster;
+  std::uint32_t nodes, gpus;
+  coll::Proto proto;
+  std::uint32_t channels;  // 0 = the communicator's choice
+  bool gdr;
+};
+
+sim::CollectiveResult run(const topo::Cluster& cl, const Case& c, coll::Op op, Bytes size, bool stream) {
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::Ring;
+  opt.proto = c.proto;
+  if (c.channels) opt.channels = c.channels;
+  if (c.gdr) opt.path.gdr_level = topo::PathType::SYS;
+  opt.stream_rings = stream;
+  sim::Communicator comm(cl, sim::place_ranks(cl, c.nodes, c.gpus), opt);
+  return sim::simulate_collective(comm, op, size);
+}
+}  // namespace
+
+TEST_CASE("a streamed ring runs exactly as its materialized step DAG") {
+  // Expectation: the streamed executor launches each transfer at the event that resolves its last dependency, in
+  // ascending transfer index, as the DAG executor does, so the event order (time, sequence) is the same total order
+  // and every time is equal to the picosecond: time.ps, events and flows equal, not approximately equal.
+  const Case cases[] = {
+      {"r750xa-4x-100gbe", 2, 1, coll::Proto::Simple, 1, false},  // 2 ranks, host-staged (no GPUDirect)
+      {"r750xa-4x-100gbe", 2, 1, coll::Proto::LL, 2, true},       // 2 ranks, 8 slots: buffer dependency reads data
+      {"r750xa-4x-100gbe", 4, 1, coll::Proto::LL128, 2, false},
+      {"r750xa-4x-100gbe", 4, 2, coll::Proto::Simple, 2, true},  // NVLink bridge inside, network across
+      {"r750xa-4x-100gbe", 3, 2, coll::Proto::Simple, 4, false},
+      {"dgx-a100-128", 2, 8, coll::Proto::Simple, 0, true},  // 16 ranks, 8 channels (one per NIC)
+      {"aws-p5-2x8xh100", 2, 8, coll::Proto::LL128, 0, true},
+  };
+  const Bytes sizes[] = {1000, 3 * MiB + 7, 48 * MiB};  // one partial loop, remainder bytes, several loops
+  for (const Case& c : cases) {
+    const topo::Cluster cl = topo::Cluster::resolve(c.cluster, catalog());
+    for (coll::Op op : {coll::Op::AllReduce, coll::Op::AllGather, coll::Op::ReduceScatter})
+      for (Bytes size : sizes) {
+        INFO(c.cluster << " " << c.nodes << "x" << c.gpus << " " << coll::to_string(c.proto) << " ch " << c.channels
+                       << " " << coll::to_string(op) << " " << size << " B");
+        const auto dag = run(cl, c, op, size, false);
+        const auto streamed = run(cl, c, op, size, true);
+        REQUIRE(!dag.plan.schedule->streamed);
+        REQUIRE(streamed.plan.schedule->streamed);
+        REQUIRE(streamed.plan.schedule->transfers.empty());  // nothing stored
+        CHECK(streamed.time.ps == dag.time.ps);
+        CHECK(streamed.events == dag.events);
+        CHECK(streamed.flows == dag.flows);
+        CHECK(streamed.flows == dag.plan.schedule->transfers.size());
+      }
+  }
+}
+
+TEST_CASE("two streamed rings contending for a NIC finish as their DAGs do") {
+  // Expectation: as above, with two collectives of different sizes on one simulator sharing every host's NIC, so
+  // the max-min rates of one depend on the other's progress: both finish times equal to the picosecond.
+  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
+  auto both = [&](bool stream) {
+    sim::CommOptions opt;
+    opt.algo = coll::Algo::Ring;
+    opt.proto = coll::Proto::Simple;
+    opt.channels = 2;
+    opt.stream_rings = stream;
+    sim::Communicator a(cl, sim::place_ranks(cl, 4, 1), opt);
+    sim::Communicator b(cl, sim::place_ranks(cl, 4, 2), opt);  // shares GPU 0 and the NIC of every host with a
+    const sim::CallPlan pa = a.plan(coll::Op::AllReduce, 20 * MiB), pb = b.plan(coll::Op::AllGather, 9 * MiB + 3);
+    Simulator s;
+    sim::Fabric f(cl, s, opt.path);
+    sim::CollectiveRun ra(*pa.schedule, pa.channel_gpus, pa.costs, f), rb(*pb.schedule, pb.channel_gpus, pb.costs, f);
+    ra.start();
+    rb.start_at(Time::from_us(7));
+    s.run();
+    REQUIRE((ra.finished() && rb.finished()));
+    return std::make_tuple(ra.finish_time().ps, rb.finish_time().ps, s.events_processed());
+  };
+  CHECK(both(true) == both(false));
+}
+
+TEST_CASE("a streamed ring header materializes to the generated schedule; no transfer guard applies to it") {
+  // Expectation: materialize(streamed header) reproduces generate() with streaming off transfer for transfer
+  // (src, dst, channel, step, bytes, dependencies), here with a permuted ring order and 3 slots.
+  coll::GenOptions o;
+  o.channels = 2;
+  o.slots = 3;
+  o.ring_order = {2, 0, 3, 1, 4};
+  const Bytes size = 7 * MiB + 11;
+  const coll::CollectiveSchedule stored =
+      coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o);
+  o.stream_rings = true;
+  const coll::CollectiveSchedule header =
+      coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o);
+  REQUIRE(header.streamed);
+  CHECK(coll::RingStream(header).count() == stored.transfers.size());
+  const coll::CollectiveSchedule again = coll::materialize(header);
+  REQUIRE(again.transfers.size() == stored.transfers.size());
+  CHECK(again.deps == stored.deps);
+  for (std::size_t i = 0; i < stored.transfers.size(); ++i) {
+    const coll::Transfer &x = again.transfers[i], &y = stored.transfers[i];
+    INFO("transfer " << i);
+    CHECK((x.src == y.src && x.dst == y.dst && x.channel == y.channel && x.step == y.step && x.bytes == y.bytes &&
+           x.dep_begin == y.dep_begin && x.dep_count == y.dep_count));
+  }
+  // The guard is about stored transfers (about 64 B each): a streamed header passes it, materializing it does not.
+  o.max_transfers = 10;
+  CHECK_NOTHROW(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o));
+  CHECK_THROWS_AS(coll::materialize(header, 10), InputError);
+  o.stream_rings = false;
+  CHECK_THROWS_AS(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o),
+                  InputError);
+}
