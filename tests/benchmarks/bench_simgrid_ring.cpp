@@ -4,8 +4,9 @@
 // and per-step latency of vgsim's route). One case per process, so the peak RSS is the case's.
 // Usage: bench_simgrid_ring vgsim|simgrid RANKS [--cfg=... for SimGrid]; results are recorded in docs/BENCHMARKS.md.
 // Prints one line of key=value pairs: wall and CPU seconds of the simulation (vgsim: plan, schedule and run; SimGrid:
-// platform, actors and run), the process's peak RSS and its peak before that part, events (vgsim only: SimGrid does
-// not count them), flows (transfers / comms) and the predicted collective time.
+// platform, actors and run), the process's peak RSS and its peak before that part, events (vgsim; SimGrid counts
+// none, so its time advances, the dates its main loop stepped to, are printed instead), flows (transfers / comms) and
+// the predicted collective time.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -114,6 +115,7 @@ struct Outcome {
   double wall_s = 0, cpu_s = 0, predicted_us = 0;
   double rss_before_MiB = 0;  // peak RSS when the timed part starts (binary, catalog, cluster)
   std::uint64_t events = 0, flows = 0;
+  std::uint64_t time_advances = 0;  // SimGrid: dates its main loop advanced to (its nearest analogue of events)
 };
 
 Outcome run_vgsim(const topo::Cluster& cluster, const RingCase& rc) {
@@ -235,6 +237,7 @@ Outcome run_simgrid(sg4::Engine& e, const RingCase& rc) {
     sg4::Mailbox* out = sg4::Mailbox::by_name(numbered("in", p + 1 == rc.n ? 0 : p + 1));
     sg4::Actor::create(numbered("rank", p), hosts[p], RingRank(rc, p, in, out));
   }
+  sg4::Engine::on_time_advance_cb([&o](double) { ++o.time_advances; });
   e.run();
   o.cpu_s = cpu_seconds() - c0;
   o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
@@ -277,11 +280,12 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "engine=%s ranks=%u chunk_bytes=%lld slots=%u loops=%u link_GBps=%.3f step_latency_us=%.3f "
-      "base_latency_us=%.3f wall_s=%.3f cpu_s=%.3f peak_rss_MiB=%.1f rss_before_MiB=%.1f events=%llu flows=%llu "
-      "predicted_us=%.3f\n",
+      "base_latency_us=%.3f wall_s=%.3f cpu_s=%.3f peak_rss_MiB=%.1f rss_before_MiB=%.1f events=%llu "
+      "time_advances=%llu flows=%llu predicted_us=%.3f\n",
       mode.c_str(), rc.n, static_cast<long long>(rc.chunk_bytes), rc.slots, rc.loops, rc.payload_Bps * 1e-9,
       rc.step_latency.us(), rc.base_latency.us(), o.wall_s, o.cpu_s, peak_rss_MiB(), o.rss_before_MiB,
-      static_cast<unsigned long long>(o.events), static_cast<unsigned long long>(o.flows), o.predicted_us);
+      static_cast<unsigned long long>(o.events), static_cast<unsigned long long>(o.time_advances),
+      static_cast<unsigned long long>(o.flows), o.predicted_us);
   std::printf("route: %s\n", rc.route.c_str());
   return 0;
 }
