@@ -13,6 +13,8 @@ void CollectiveStream::connect() {
 
 void CollectiveStream::begin_iteration() {
   ready_.assign(ctx_.groups.size(), false);
+  issued_.assign(ctx_.groups.size(), false);
+  reclaim_finished();
   next_issue_ = 0;
   done_ = 0;
   busy_ = false;
@@ -31,16 +33,35 @@ void CollectiveStream::try_issue() {
     issue(static_cast<std::uint32_t>(next_issue_++));
 }
 
-const CallPlan& CollectiveStream::plan_for(const CollectiveRecord& c) {
+CollectiveStream::Key CollectiveStream::plan_key(const CollectiveRecord& c) {
   const coll::Op op = c.kind == models::GroupKind::AllGather ? coll::Op::AllGather : coll::Op::AllReduce;
-  const Key key{static_cast<int>(op), c.total_bytes};
+  return {static_cast<int>(op), c.total_bytes};
+}
+
+CallPlan& CollectiveStream::plan_for(const CollectiveRecord& c) {
+  const Key key = plan_key(c);
   auto it = plans_.find(key);
-  if (it == plans_.end()) it = plans_.emplace(key, comm_->plan(op, c.total_bytes)).first;
+  if (it == plans_.end()) it = plans_.emplace(key, comm_->plan(static_cast<coll::Op>(key.first), key.second)).first;
   return it->second;
+}
+
+bool CollectiveStream::schedule_unused_after(std::uint32_t g, bool recorded) const {
+  if (recorded) return true;  // the fast path replays this key from now on
+  if (static_cast<int>(ctx_.out.iterations.size()) < ctx_.job.iterations) return false;
+  const auto& records = ctx_.out.iterations.back().collectives;
+  const Key key = plan_key(records[g]);
+  for (std::size_t k = 0; k < records.size(); ++k)
+    if (!issued_[k] && plan_key(records[k]) == key) return false;
+  return true;
+}
+
+void CollectiveStream::reclaim_finished() {
+  std::erase_if(runs_, [this](const Running& r) { return r.finished && r.run.get() != finishing_; });
 }
 
 void CollectiveStream::issue(std::uint32_t g) {
   busy_ = true;
+  issued_[g] = true;
   const TrainingJob& job = ctx_.job;
   if (job.progress)
     job.progress("iteration " + std::to_string(ctx_.out.iterations.size()) + "/" + std::to_string(job.iterations) +
@@ -64,22 +85,35 @@ void CollectiveStream::issue(std::uint32_t g) {
     }
     recording_ = bytes_carried(ctx_.sim);
   }
-  run(g, plan, key, fast);
+  run(g, key, fast);
 }
 
-void CollectiveStream::run(std::uint32_t g, const CallPlan& plan, Key key, bool record) {
-  runs_.push_back(std::make_unique<CollectiveRun>(*plan.schedule, plan.channel_gpus, plan.costs, fabric_));
-  runs_.back()->start([this, g, key, record](Time finish) {
+void CollectiveStream::run(std::uint32_t g, Key key, bool record) {
+  reclaim_finished();
+  CallPlan& plan = plan_for(ctx_.iteration().collectives[g]);
+  if (!plan.schedule) plan = comm_->plan(plan.op, plan.size);  // dropped after an earlier run: built again
+  Running entry;
+  entry.schedule = plan.schedule;
+  entry.run = std::make_unique<CollectiveRun>(*plan.schedule, plan.channel_gpus, plan.costs, fabric_);
+  CollectiveRun* const self = entry.run.get();
+  runs_.push_back(std::move(entry));
+  if (schedule_unused_after(g, record)) plan.schedule.reset();  // the run keeps it as long as it needs it
+  self->start([this, g, key, record, self](Time finish) {
     if (record) {
-      Recorded entry;
-      entry.duration = finish - ctx_.iteration().collectives[g].start;
+      Recorded rec;
+      rec.duration = finish - ctx_.iteration().collectives[g].start;
       for (ResourceId r = 0; r < recording_.size(); ++r) {
         const double d = ctx_.sim.resource_stats(r).bytes_carried - recording_[r];
-        if (d > 0.0) entry.bytes.emplace_back(r, d);
+        if (d > 0.0) rec.bytes.emplace_back(r, d);
       }
-      recorded_.emplace(key, std::move(entry));
+      recorded_.emplace(key, std::move(rec));
     }
+    for (auto& r : runs_)
+      if (r.run.get() == self) r.finished = true;
+    const CollectiveRun* outer = finishing_;
+    finishing_ = self;
     collective_done(g);
+    finishing_ = outer;
   });
 }
 

@@ -47,20 +47,35 @@ class CollectiveStream {
   void try_issue();  // serialized: issues the ready groups in order while the stream is idle
   void issue(std::uint32_t g);
   // Runs group g's collective on the engine; records it for the fast path when `record` is set.
-  void run(std::uint32_t g, const CallPlan& plan, Key key, bool record);
+  void run(std::uint32_t g, Key key, bool record);
   void collective_done(std::uint32_t g);
-  const CallPlan& plan_for(const CollectiveRecord& c);
+  CallPlan& plan_for(const CollectiveRecord& c);
+  static Key plan_key(const CollectiveRecord& c);
+  // True when no later collective of this job will run the schedule of group g's plan on the engine: the fast path
+  // replays its key from now on, or this is the last iteration and no later group of it has the same plan.
+  bool schedule_unused_after(std::uint32_t g, bool recorded) const;
+  // Frees the executors of finished collectives (their schedules with them, once no plan keeps them), except the
+  // one whose completion callback is running (`finishing_`).
+  void reclaim_finished();
 
   StepContext& ctx_;
   Fabric& fabric_;
   bool shared_ = false;
   StepCompute* compute_ = nullptr;
   std::unique_ptr<Communicator> comm_;
+  // A collective on the engine. The schedule is kept here because the executor reads it: a plan drops its schedule
+  // once no later collective needs it (memory: at 100,000 ranks one tree allreduce's schedule is ~1 GiB).
+  struct Running {
+    std::shared_ptr<const coll::CollectiveSchedule> schedule;
+    std::unique_ptr<CollectiveRun> run;
+    bool finished = false;
+  };
   std::map<Key, CallPlan> plans_;
   std::map<Key, Recorded> recorded_;
-  std::vector<std::unique_ptr<CollectiveRun>> runs_;
-  std::vector<double> recording_;  // bytes carried when the collective being recorded started
-  std::vector<bool> ready_;
+  std::vector<Running> runs_;
+  const CollectiveRun* finishing_ = nullptr;  // the run whose completion callback is on the stack
+  std::vector<double> recording_;             // bytes carried when the collective being recorded started
+  std::vector<bool> ready_, issued_;
   std::size_t next_issue_ = 0, done_ = 0;
   bool busy_ = false;
 };
