@@ -93,7 +93,7 @@ TEST_CASE("two streamed rings contending for a NIC finish as their DAGs do") {
   CHECK(both(true) == both(false));
 }
 
-TEST_CASE("a streamed ring header materializes to the generated schedule; no transfer guard applies to it") {
+TEST_CASE("a streamed ring header materializes to the generated schedule; the transfer guard bounds both") {
   // Expectation: materialize(streamed header) reproduces generate() with streaming off transfer for transfer
   // (src, dst, channel, step, bytes, dependencies), here with a permuted ring order and 3 slots.
   coll::GenOptions o;
@@ -117,11 +117,13 @@ TEST_CASE("a streamed ring header materializes to the generated schedule; no tra
     CHECK((x.src == y.src && x.dst == y.dst && x.channel == y.channel && x.step == y.step && x.bytes == y.bytes &&
            x.dep_begin == y.dep_begin && x.dep_count == y.dep_count));
   }
-  // The guard is about stored transfers (about 64 B each): a streamed header passes it, materializing it does not.
+  // The guard bounds work for a streamed header (about two events per transfer) and memory for a stored one: both
+  // refuse 10 allowed transfers; the streamed message counts events, not MiB.
   o.max_transfers = 10;
-  CHECK_NOTHROW(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o));
+  CHECK_THROWS_WITH(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o),
+                    Catch::Contains("streamed") && Catch::Contains("--max-transfers"));
   CHECK_THROWS_AS(coll::materialize(header, 10), InputError);
   o.stream_rings = false;
-  CHECK_THROWS_AS(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o),
-                  InputError);
+  CHECK_THROWS_WITH(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o),
+                    Catch::Contains("MiB") && Catch::Contains("--max-transfers"));
 }

@@ -15,16 +15,19 @@
 
 namespace vgsim::coll::detail {
 
-// Refuses a schedule of `total` transfers beyond the 32-bit index space or the caller's limit (GenOptions), before
-// anything is allocated. `what` names the algorithm ("ring allreduce").
-inline void check_transfers(std::uint64_t total, const GenOptions& o, const std::string& what) {
+// Refuses a schedule of `total` transfers beyond the caller's limit (GenOptions) or, when stored, the 32-bit index
+// space, before anything is allocated. `what` names the algorithm ("ring allreduce"). A streamed ring stores no
+// transfer, but the limit still bounds its work (about two engine events per transfer).
+inline void check_transfers(std::uint64_t total, const GenOptions& o, const std::string& what, bool stored = true) {
   if (o.max_transfers > 0 && total > o.max_transfers)
-    throw InputError("", "--max-transfers",
-                     what + " needs " + std::to_string(total) + " step transfers (about " +
-                         std::to_string(total * 64 / (1024 * 1024)) + " MiB before the engine's own state)",
-                     std::to_string(o.max_transfers) + " allowed",
-                     "a smaller size or fewer ranks, or --max-transfers N to allow more");
-  if (total >= 0xffffffffull)
+    throw InputError(
+        "", "--max-transfers",
+        what + " needs " + std::to_string(total) + " step transfers" +
+            (stored ? " (about " + std::to_string(total * 64 / (1024 * 1024)) + " MiB before the engine's own state)"
+                    : " (streamed: about " + std::to_string(2 * total) + " engine events)"),
+        std::to_string(o.max_transfers) + " allowed",
+        "a smaller size or fewer ranks, or --max-transfers N to allow more (0 = no limit)");
+  if (stored && total >= 0xffffffffull)
     throw InputError("", "size", what + " needs " + std::to_string(total) + " step transfers", "more than 2^32",
                      "a smaller size or fewer ranks (the executor indexes transfers with 32 bits)");
 }

@@ -88,12 +88,12 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
   s.loops = part.loops;
   if (ring_steps(op, n) == 0) return s;  // one rank: nothing moves
+  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.channels * n;
+  detail::check_transfers(total, o, std::string("ring ") + to_string(op), !o.stream_rings);
   if (o.stream_rings) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
     s.streamed = true;
     return s;
   }
-  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.channels * n;
-  detail::check_transfers(total, o, std::string("ring ") + to_string(op));
   materialize_ring(s);
   return s;
 }

@@ -47,7 +47,8 @@ struct GenOptions {
   std::uint64_t max_transfers = 0;
   // Rings (allreduce, allgather, reducescatter on Algo::Ring) come back as a header without transfers
   // (CollectiveSchedule::streamed): the engine generates each step as its dependencies resolve (sim/ring_run), so
-  // memory is O(ranks x channels) and max_transfers does not apply. Other algorithms ignore it.
+  // memory is O(ranks x channels) and no 2^32 limit; max_transfers still bounds the work (about two engine events
+  // per transfer). Other algorithms ignore it.
   bool stream_rings = false;
 };
 
