@@ -7,6 +7,7 @@ set(VGSIM_MODELS_SOURCES
   models/cpu_compute_model.cpp
   models/bucketing.cpp
   models/transformer_shape.cpp
+  models/parallel_plan.cpp
 )
 # Where load_model() finds workloads/models/*.json when VGSIM_DATA_DIR is not set in the environment.
 set_source_files_properties(models/model_library.cpp PROPERTIES
