@@ -2,10 +2,9 @@
 // zero_stage, micro_batch, global_batch, virtual stages, sequence parallelism, recomputation), its validation
 // against a Transformer shape, and the memory it needs per GPU (issue 17 items 1 and 4). Pure functions: the
 // engine-side placement and timing build on them.
-// Memory per GPU, mixed-precision Adam (ZeRO paper, Rajbhandari et al. SC'20, sections 3.1 and 5, recalled: grade C;
-// the formulas follow from what each stage shards: 16-bit weights 2 B,
-// 16-bit gradients 2 B, optimizer states K = 12 B per parameter: fp32 master weights, momentum, variance), on the
-// pipeline stage holding the most:
+// Memory per GPU, mixed-precision Adam (ZeRO paper, Rajbhandari et al. SC'20, sections 3.1 and 5, recalled: grade
+// C; the formulas follow from what each stage shards): 16-bit weights 2 B, 16-bit gradients 2 B, optimizer states
+// K = 12 B per parameter (fp32 master weights, momentum, variance), on the pipeline stage holding the most:
 //   weights    2 P_stage / (dp if zero_stage >= 3)
 //   gradients  g P_stage / (dp if zero_stage >= 2)     g = grad_bytes (2; Megatron's fp32 main gradients: 4)
 //   optimizer  12 P_stage / (dp if zero_stage >= 1)
