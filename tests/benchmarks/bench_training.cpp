@@ -2,10 +2,10 @@
 // a flow in the engine), batch 256/GPU, AMP, DDP (25 MiB buckets), on DGX A100 hosts x 8 GPUs (preset dgx-a100-128,
 // scaled to the host count as bench_collective does). On 1,024 GPUs (128 hosts) it counts one iteration, and three
 // (the steady state the report uses; identical collectives on an idle network are simulated once and replayed) and
-// the same with replay off (every collective simulated); at scale one iteration on 2,048 hosts (16,384 GPUs) and
-// 12,500 hosts (100,000 GPUs). Targets: one iteration on 1,024 GPUs in under 5 s on one core (training issue); on
-// 100,000 GPUs under 60 s and 4 GiB (issue 16). Not a test: results are kept in docs/BENCHMARKS.md. Run one case per
-// process (--benchmark_filter) for a meaningful peak RSS.
+// the same with replay off (every collective simulated); at scale one iteration on 512 hosts (4,096 GPUs: small enough
+// for callgrind), 2,048 hosts (16,384 GPUs) and 12,500 hosts (100,000 GPUs). Targets: one iteration on 1,024 GPUs in
+// under 5 s on one core (training issue); on 100,000 GPUs under 60 s and 4 GiB (issue 16). Not a test: results are kept
+// in docs/BENCHMARKS.md. Run one case per process (--benchmark_filter) for a meaningful peak RSS.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -65,6 +65,7 @@ BENCHMARK(BM_ResNet50Iteration)
     ->Args({128, 1, 1})
     ->Args({128, 3, 1})
     ->Args({128, 1, 0})
+    ->Args({512, 1, 1})
     ->Args({2048, 1, 1})
     ->Args({12500, 1, 1})
     ->Unit(benchmark::kMillisecond)
