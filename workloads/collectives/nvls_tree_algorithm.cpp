@@ -165,6 +165,11 @@ AlgorithmInfo nvls_tree_algorithm() {
   a.since_minor = 18;
   a.simple_only = true;
   a.min_nodes = 2;
+  // Opt-in while the engine is slow on its 128 KiB-chunk schedules (issue 16 item 3, measured 2026-11-25, one core):
+  // in the default argmin it is NCCL's pick on aws-p5-2x8xh100 from 4 MiB on, and `vgsim collective --cluster
+  // aws-p5-2x8xh100 -b 8 -e 1G -f 8` takes 10.3 s CPU instead of 0.11 s (forced on the 8 B-16 GiB -f 2 sweep: 281 s
+  // against 1.1 s by default), test_replay ~6 min instead of 6 s. The time goes to the event queue and the max-min
+  // solver (perf, 1 GiB: heap pops 62 %, recompute 13 %), not to building the schedule (< 0.1 %).
   a.opt_in = true;
   a.unavailable = nvls_tree_unavailable;
   a.requirement =
