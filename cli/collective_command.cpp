@@ -23,10 +23,14 @@
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/nccl_tests_report.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/schedule_json.hpp"
 
 namespace vgsim::cli {
 
 namespace {
+// --dump-schedule writes at most this many transfers (coll::to_json's cap; "transfers_total" gives the count).
+constexpr std::size_t kDumpTransfers = 1000000;
 
 struct CollectiveArgs {
   std::string cluster = "r750xa-4x-100gbe";
@@ -39,6 +43,7 @@ struct CollectiveArgs {
   std::uint64_t max_transfers = sim::kDefaultMaxTransfers;
   std::vector<std::string> sets;
   std::string json_out;
+  std::string dump_schedule;
   std::string dtype = "float";
   std::string calibration;  // calibration profile JSON (vgsim calibrate fit)
   // nccl-tests habits (so a command line copied from a log runs unchanged): -i step bytes (linear sizes), -g GPUs and
@@ -298,6 +303,13 @@ void run(const CollectiveArgs& a) {
   const RowContext context{a, comm, op, redop, tsize, per_rank_count, nodes, gpn, profile, cluster, planned};
   const std::vector<sim::NcclTestsRow> rows = print_rows(context, sizes, header);
   if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
+  if (!a.dump_schedule.empty() && !sizes.empty()) {  // the largest size's step schedule, streamed rings stored
+    const sim::CallPlan plan = comm_for(context, sizes.back()).plan(op, sizes.back(), a.root);
+    const coll::CollectiveSchedule stored =
+        plan.schedule->streamed ? coll::materialize(*plan.schedule, a.max_transfers) : coll::CollectiveSchedule{};
+    write_file_atomically(a.dump_schedule,
+                          coll::to_json(plan.schedule->streamed ? stored : *plan.schedule, kDumpTransfers, 1) + "\n");
+  }
 }
 
 }  // namespace
@@ -333,6 +345,9 @@ void add_collective_command(CLI::App& app) {
   add_catalog_option(c);
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
+  c->add_option("--dump-schedule", args->dump_schedule,
+                "write the largest size's step schedule (transfers, dependencies) as JSON to this file (the first "
+                "1,000,000 transfers; rings are stored for it)");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
   c->add_option("--library", args->library, "nccl (GPUs) or mpi (Open MPI on CPU buffers, OSU output)")
       ->check(CLI::IsMember({"nccl", "mpi"}))

@@ -40,6 +40,24 @@ TEST_CASE("collective prints an nccl-tests table and writes the same rows as JSO
   std::filesystem::remove(json);
 }
 
+TEST_CASE("--dump-schedule writes the largest size's step schedule, a streamed ring stored in full") {
+  // 4 ranks (4 hosts x 1 GPU), ring allreduce, Simple, 2 channels, 16 MiB: 2 MiB chunks, 2 x 4 pieces per loop ->
+  // one loop of 2(n-1) = 6 steps: 6 x 2 x 4 = 48 transfers, each depending on at most 3 earlier ones.
+  const std::string dump = tmp_path("schedule.json");
+  const Run r = run_vgsim(
+      "collective --cluster r750xa-4x-100gbe --nodes 4 --gpus-per-node 1 --algo ring --proto simple "
+      "--channels 2 -b 1M -e 16M -f 16 --dump-schedule " +
+      dump);
+  REQUIRE(r.status == 0);
+  const vgsim::Json j = vgsim::load_json_file(dump);
+  CHECK(j["algo"] == "ring");
+  CHECK(j["size_bytes"] == 16 * 1024 * 1024);
+  CHECK(j["transfers_total"] == 48);
+  REQUIRE(j["transfers"].size() == 48);
+  for (const auto& t : j["transfers"]) CHECK(t["deps"].size() <= 3);
+  std::filesystem::remove(dump);
+}
+
 TEST_CASE("same inputs give byte-identical output") {
   const std::string args = "collective --cluster dgx-a100 -b 1K -e 64M -f 8";
   const Run a = run_vgsim(args), b = run_vgsim(args);
