@@ -4,6 +4,8 @@
 // tightest constraint, either the resource with the smallest remaining capacity per unfixed flow or the smallest
 // per-flow cap, fix those flows at that rate and subtract it from every resource they cross. Flows whose rate did not
 // change keep their pending finish event; the others get a new one (older events are recognised by their version).
+// The rounds scan only the resources that can be picked (add_candidate): with several channels most links of a route
+// carry one flow, and only the tightest of those matters; the picks, rates and events are those of a full scan.
 #include "vgsim/kernel/simulator.hpp"
 
 #include <algorithm>
@@ -131,19 +133,57 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
   return only;
 }
 
-void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh) {
-  // 1. Collect the component (resources and active flows reachable through shared resources).
+[[gnu::always_inline]] inline void Simulator::add_candidate(ResourceId id, Resource& r) {
+  // A resource that can never be the first with the smallest share is left out of the rounds (the picks are the
+  // same): one with no flow (infinite share); a private one (a single flow j: share = its capacity until j is fixed,
+  // then infinite) unless it is j's first tightest; one whose flow list equals the previous candidate's while its
+  // capacity is not below (rounding is monotone, so the same subtractions in the same order keep its share >= the
+  // earlier one's).
+  r.comp_index = kNoCandidate;
+  const auto n = static_cast<std::uint32_t>(r.flows.size());
+  if (n == 0) return;
+  if (n == 1) {
+    Flow& fl = flows_[r.flows[0]];
+    if (fl.own_epoch != epoch_) {
+      fl.own_epoch = epoch_;
+    } else {
+      if (!(r.capacity < share_[fl.own])) return;
+      share_[fl.own] = std::numeric_limits<double>::infinity();  // superseded: looser while the flow is unfixed
+    }
+    fl.own = static_cast<std::uint32_t>(candidates_.size());
+  } else if (!candidates_.empty()) {
+    const Resource& prev = resources_[candidates_.back()];
+    if (prev.flows.size() == n && prev.capacity <= r.capacity &&
+        std::equal(r.flows.begin(), r.flows.end(), prev.flows.begin()))
+      return;
+  }
+  r.remaining = r.capacity;
+  r.unfixed = n;
+  r.comp_index = static_cast<std::uint32_t>(candidates_.size());
+  candidates_.push_back(id);
+  share_.push_back(r.remaining / r.unfixed);
+}
+
+void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) {
   if (++epoch_ == 0) {  // wrapped: clear all marks once
     for (auto& r : resources_) r.mark = 0;
-    for (auto& fl : flows_) fl.mark = 0;
+    for (auto& fl : flows_) fl.mark = fl.own_epoch = 0;
     epoch_ = 1;
   }
   comp_resources_.clear();
   comp_flows_.clear();
+  candidates_.clear();
+  share_.clear();
+  if (share_.capacity() < resources_.size()) share_.reserve(resources_.size()), candidates_.reserve(resources_.size());
   for (std::uint32_t i = 0; i < count; ++i) {
     Resource& r = resources_[seeds[i]];
-    if (r.mark != epoch_) r.mark = epoch_, comp_resources_.push_back(seeds[i]);
+    if (r.mark == epoch_) continue;
+    r.mark = epoch_;
+    comp_resources_.push_back(seeds[i]);
+    add_candidate(seeds[i], r);
   }
+  // Breadth-first over resources that can lead to other flows: the seeds and resources crossed by two or more flows
+  // (a private resource holds only the flow that reached it).
   for (std::size_t ri = 0; ri < comp_resources_.size(); ++ri) {
     const Resource& r = resources_[comp_resources_[ri]];
     for (FlowId f : r.flows) {
@@ -152,40 +192,23 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
       fl.mark = epoch_;
       comp_flows_.push_back(f);
       for (std::uint32_t h = 0; h < fl.hops; ++h) {
-        Resource& rr = resources_[fl.route[h]];
-        if (rr.mark != epoch_) rr.mark = epoch_, comp_resources_.push_back(fl.route[h]);
+        const ResourceId id = fl.route[h];
+        Resource& rr = resources_[id];
+        if (rr.mark == epoch_) continue;
+        rr.mark = epoch_;
+        if (rr.flows.size() > 1) comp_resources_.push_back(id);
+        add_candidate(id, rr);
       }
     }
   }
-  if (comp_flows_.empty()) return;  // the last flow on these resources just finished: nothing to share
-  if (comp_flows_.size() == 1) {
-    rerate_alone(comp_flows_[0], fresh);
-    return;
-  }
-  // 2. Bring every flow's progress up to now at its old rate.
-  old_rates_.resize(comp_flows_.size());
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    Flow& fl = flows_[comp_flows_[i]];
-    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
-    fl.last = now_;
-    old_rates_[i] = fl.rate;
-    fl.fixed = false;
-    fl.rate = 0.0;
-  }
-  // 3. Progressive filling. Each round takes the tightest constraint: the resource with the smallest share
-  // max(0, remaining) / unfixed (the first in component order on ties) or the smallest cap of an unfixed flow (the
-  // first in component order on ties). A share changes only when a flow crossing the resource is fixed, so it is
-  // kept per resource (share_) and recomputed there; caps never change, so the flows are visited once in cap order
-  // (cap_order_). Both pick exactly what a scan of all resources and flows would.
-  const std::size_t nres = comp_resources_.size();
-  share_.resize(nres);
-  for (std::size_t i = 0; i < nres; ++i) {
-    Resource& r = resources_[comp_resources_[i]];
-    r.remaining = r.capacity;
-    r.unfixed = static_cast<std::uint32_t>(r.flows.size());
-    r.comp_index = static_cast<std::uint32_t>(i);
-    share_[i] = r.unfixed > 0 ? r.remaining / r.unfixed : std::numeric_limits<double>::infinity();
-  }
+}
+
+void Simulator::fill() {
+  // Each round takes the tightest constraint: the candidate resource with the smallest share max(0, remaining) /
+  // unfixed (the first in component order on ties) or the smallest cap of an unfixed flow (the first in component
+  // order on ties). A share changes only when a flow crossing the resource is fixed, so it is kept per candidate
+  // (share_) and recomputed there; caps never change, so the flows are visited once in cap order (cap_order_). Both
+  // pick exactly what a scan of all resources and flows would.
   cap_order_.clear();
   for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
     const double cap = flows_[comp_flows_[i]].max_rate;
@@ -201,6 +224,7 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     --left;
     for (std::uint32_t h = 0; h < fl.hops; ++h) {
       Resource& rr = resources_[fl.route[h]];
+      if (rr.comp_index == kNoCandidate) continue;
       rr.remaining -= rate;
       --rr.unfixed;
       share_[rr.comp_index] =
@@ -208,20 +232,43 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     }
   };
   const double* const share = share_.data();
+  const std::size_t n = share_.size();
   while (left > 0) {
     std::size_t best = 0;  // resources with every flow fixed have an infinite share and are never picked
-    for (std::size_t i = 1; i < nres; ++i) best = share[i] < share[best] ? i : best;
-    const double best_share = share[best];
+    for (std::size_t i = 1; i < n; ++i) best = share[i] < share[best] ? i : best;
+    const double best_share = n > 0 ? share[best] : std::numeric_limits<double>::infinity();
     const bool found_res = best_share < std::numeric_limits<double>::infinity();
     while (cap_next < cap_order_.size() && flows_[comp_flows_[cap_order_[cap_next].second]].fixed) ++cap_next;
     if (cap_next < cap_order_.size() && (!found_res || cap_order_[cap_next].first <= best_share)) {
       fix(comp_flows_[cap_order_[cap_next].second], cap_order_[cap_next].first);
     } else {
-      const Resource& r = resources_[comp_resources_[best]];
+      const Resource& r = resources_[candidates_[best]];
       for (FlowId f : r.flows)
         if (!flows_[f].fixed) fix(f, best_share);
     }
   }
+}
+
+void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh) {
+  // 1. Collect the component (active flows reachable through shared resources) and the fill's candidates.
+  collect_component(seeds, count);
+  if (comp_flows_.empty()) return;  // the last flow on these resources just finished: nothing to share
+  if (comp_flows_.size() == 1) {
+    rerate_alone(comp_flows_[0], fresh);
+    return;
+  }
+  // 2. Bring every flow's progress up to now at its old rate.
+  old_rates_.resize(comp_flows_.size());
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    Flow& fl = flows_[comp_flows_[i]];
+    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+    fl.last = now_;
+    old_rates_[i] = fl.rate;
+    fl.fixed = false;
+    fl.rate = 0.0;
+  }
+  // 3. Progressive filling.
+  fill();
   // 4. Reschedule finish events for flows whose rate changed.
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const FlowId f = comp_flows_[i];

@@ -95,13 +95,15 @@ class Simulator {
     // scratch for the fair-share fill
     std::uint32_t mark = 0;
     std::uint32_t unfixed = 0;
-    std::uint32_t comp_index = 0;  // position in comp_resources_
+    std::uint32_t comp_index = 0;  // position among the fill's candidates (kNoCandidate: never picked)
     double remaining = 0.0;
   };
   struct Flow {
     const ResourceId* route = nullptr;
     std::uint32_t hops = 0;
     std::uint32_t mark = 0;
+    std::uint32_t own = 0;        // scratch for the fill: the candidate of its tightest private resource
+    std::uint32_t own_epoch = 0;  // search in which `own` was set
     std::uint64_t version = 0;
     double bytes = 0.0;
     double remaining = 0.0;
@@ -120,6 +122,13 @@ class Simulator {
   // Recomputes max-min rates for the component reachable from the given resources; `fresh` (may be kNone) is a
   // flow that just became active and always gets a finish event.
   void recompute(const ResourceId* seeds, std::uint32_t count, FlowId fresh);
+  // Fills comp_flows_ with the component reachable from the seeds, in breadth-first order, and candidates_/share_
+  // with the resources a round of the fill can pick, in the order they are reached.
+  void collect_component(const ResourceId* seeds, std::uint32_t count);
+  // Called once per resource the search reaches: appends it to the candidates unless no round could pick it.
+  void add_candidate(ResourceId id, Resource& r);
+  // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
+  void fill();
   void schedule_finish(FlowId f);
   // The component is the single flow f: brings its progress up to now and gives it min(cap, route capacities).
   void rerate_alone(FlowId f, FlowId fresh);
@@ -127,6 +136,7 @@ class Simulator {
   FlowId sole_flow(const ResourceId* route, std::uint32_t hops) const;
 
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
+  static constexpr std::uint32_t kNoCandidate = std::numeric_limits<std::uint32_t>::max();
 
   EventQueue queue_;
   Time now_{0};
@@ -140,10 +150,11 @@ class Simulator {
   std::size_t active_flow_count_ = 0;
   std::uint32_t epoch_ = 0;
   // scratch buffers reused by recompute()
-  std::vector<ResourceId> comp_resources_;
+  std::vector<ResourceId> comp_resources_;  // the search's queue: seeds and resources shared by several flows
   std::vector<FlowId> comp_flows_;
   std::vector<double> old_rates_;
-  std::vector<double> share_;  // per component resource: max(0, remaining) / unfixed (infinite once all are fixed)
+  std::vector<ResourceId> candidates_;  // the component's resources that a round of the fill can pick
+  std::vector<double> share_;           // per candidate: max(0, remaining) / unfixed (infinite once all are fixed)
   std::vector<std::pair<double, std::uint32_t>> cap_order_;  // finite caps with their component position, sorted
 };
 
