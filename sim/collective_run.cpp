@@ -56,10 +56,18 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
   }
   for (std::size_t t = n; t > 0; --t) dependents_begin_[t] = dependents_begin_[t - 1];
   dependents_begin_[0] = 0;
-  // Resolve each distinct (channel map, src, dst) route once. Per source rank a collective talks to very few
-  // destinations (ring: 1, tree: <= 3), so a short list per source beats hashing millions of transfers.
+  // Resolve each distinct (channel map, src, dst) route once and give every transfer its route's index, so a lookup
+  // is one load. Per source rank a collective talks to very few destinations (ring: 1, tree: <= 3), so a short list
+  // per source beats hashing millions of transfers while resolving.
   const std::size_t maps = channel_gpus_.size();
-  by_src_.assign(maps * schedule.ranks, {});
+  const std::uint32_t kUnset = ~0u;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> by_src(maps * schedule.ranks);  // (dst, index)
+  std::vector<std::uint32_t> legs[2];  // NVLS legs per (map, rank): [0] up to the switch, [1] down from it
+  route_index_.resize(n);
+  auto add = [&](const Route& r) {
+    routes_.push_back(&r);
+    return static_cast<std::uint32_t>(routes_.size() - 1);
+  };
   for (std::size_t t = 0; t < n; ++t) {
     const auto& tr = schedule.transfers[t];
     const bool to_sw = tr.dst == coll::kSwitchRank, from_sw = tr.src == coll::kSwitchRank;
@@ -67,17 +75,23 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
       throw std::invalid_argument("CollectiveRun: transfer names a rank outside the communicator");
     const std::size_t m = tr.channel % maps;
     if (to_sw || from_sw) {  // NVLS leg: one GPU's NVSwitch up or down resource
-      auto& legs = to_sw ? switch_up_ : switch_down_;
-      if (legs.empty()) legs.assign(maps * schedule.ranks, nullptr);
+      auto& leg = legs[to_sw ? 0 : 1];
+      if (leg.empty()) leg.assign(maps * schedule.ranks, kUnset);
       const std::uint32_t r = to_sw ? tr.src : tr.dst;
-      if (!legs[m * schedule.ranks + r])
-        legs[m * schedule.ranks + r] = &fabric_.switch_route(channel_gpus_[m][r], to_sw);
+      std::uint32_t& idx = leg[m * schedule.ranks + r];
+      if (idx == kUnset) idx = add(fabric_.switch_route(channel_gpus_[m][r], to_sw));
+      route_index_[t] = idx;
       continue;
     }
-    auto& list = by_src_[m * schedule.ranks + tr.src];
-    bool known = false;
-    for (const auto& entry : list) known = known || entry.first == tr.dst;
-    if (!known) list.emplace_back(tr.dst, &fabric_.route(channel_gpus_[m][tr.src], channel_gpus_[m][tr.dst]));
+    auto& list = by_src[m * schedule.ranks + tr.src];
+    std::uint32_t idx = kUnset;
+    for (const auto& [dst, i] : list)
+      if (dst == tr.dst) idx = i;
+    if (idx == kUnset) {
+      idx = add(fabric_.route(channel_gpus_[m][tr.src], channel_gpus_[m][tr.dst]));
+      list.emplace_back(tr.dst, idx);
+    }
+    route_index_[t] = idx;
   }
 }
 
@@ -85,15 +99,7 @@ CollectiveRun::~CollectiveRun() = default;
 
 std::uint64_t CollectiveRun::transfers() const { return ring_ ? ring_->transfers() : schedule_.transfers.size(); }
 
-const Route& CollectiveRun::route_of(const coll::Transfer& tr) const {
-  const std::size_t m = tr.channel % channel_gpus_.size();
-  if (tr.dst == coll::kSwitchRank) return *switch_up_[m * schedule_.ranks + tr.src];
-  if (tr.src == coll::kSwitchRank) return *switch_down_[m * schedule_.ranks + tr.dst];
-  const auto& list = by_src_[m * schedule_.ranks + tr.src];
-  for (const auto& [dst, route] : list)
-    if (dst == tr.dst) return *route;
-  throw std::logic_error("CollectiveRun: route not resolved");  // unreachable: the constructor resolved them all
-}
+const Route& CollectiveRun::route_of(std::uint32_t t) const { return *routes_[route_index_[t]]; }
 
 void CollectiveRun::start(std::function<void(Time)> on_done) {
   start_at(fabric_.simulator().now(), std::move(on_done));
@@ -135,7 +141,7 @@ void CollectiveRun::on_event(Simulator& sim, std::uint64_t tag) {
 
 void CollectiveRun::launch(std::uint32_t t) {
   const auto& tr = schedule_.transfers[t];
-  const Route& r = route_of(tr);
+  const Route& r = route_of(t);
   FlowSpec spec;
   spec.route = r.resources.data();
   spec.hops = static_cast<std::uint32_t>(r.resources.size());
@@ -158,7 +164,7 @@ void CollectiveRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
   const auto t = static_cast<std::uint32_t>(tag);
   release(t, false);  // the bytes have left the sender: order and buffer dependents may go
   const coll::Transfer& tr = schedule_.transfers[t];
-  const Route& r = route_of(tr);
+  const Route& r = route_of(t);
   const Time latency = delivery_latency(r, tr.bytes, costs_);
   if (latency.ps > 0)
     sim.schedule(sim.now() + latency, this, t);

@@ -87,7 +87,7 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   void launch(std::uint32_t t);
   void release(std::uint32_t t, bool delivered);  // frees the dependents of t that wait for this stage
   void deliver(Simulator& sim, std::uint32_t t);
-  const Route& route_of(const coll::Transfer& tr) const;
+  const Route& route_of(std::uint32_t t) const;
 
   const coll::CollectiveSchedule& schedule_;
   std::vector<std::vector<std::uint32_t>> channel_gpus_;
@@ -97,10 +97,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   std::vector<std::uint32_t> dependents_begin_;  // CSR of reverse edges
   std::unique_ptr<std::uint32_t[]> dependents_;  // dependents_begin_[n] entries: index | kDataEdge for data edges
   static constexpr std::uint32_t kDataEdge = 0x80000000u;  // the dependent reads the data (waits for delivery)
-  // per (channel map, source rank): the (destination rank, route) pairs this collective uses, resolved once
-  std::vector<std::vector<std::pair<std::uint32_t, const Route*>>> by_src_;
-  // NVLS legs per (channel map, rank): the GPU's NVSwitch up / down resource (coll::kSwitchRank on the other side)
-  std::vector<const Route*> switch_up_, switch_down_;
+  std::vector<const Route*> routes_;        // the distinct routes this collective uses (NVLS legs included)
+  std::vector<std::uint32_t> route_index_;  // per transfer: its route in routes_
   std::uint64_t remaining_ = 0;
   Time start_time_{0}, finish_time_{0};
   std::function<void(Time)> on_done_;
