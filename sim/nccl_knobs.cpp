@@ -65,8 +65,13 @@ coll::NcclTuning NcclKnobs::tuning(const std::string& origin) const {
 }
 
 void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
-  if (!algo.empty()) opt.algo = parsed(origin, "--algo", algo, coll::parse_algo);
-  if (!proto.empty()) opt.proto = parsed(origin, "--proto", proto, coll::parse_proto);
+  // "auto" (nccl.algo / nccl.proto's first choice, any case) leaves the choice to NCCL's model, as an unset knob does.
+  auto is_auto = [](std::string v) {
+    for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return v == "auto";
+  };
+  if (!algo.empty() && !is_auto(algo)) opt.algo = parsed(origin, "--algo", algo, coll::parse_algo);
+  if (!proto.empty() && !is_auto(proto)) opt.proto = parsed(origin, "--proto", proto, coll::parse_proto);
   if (channels) opt.channels = channels;
   const std::string v = version.empty() ? "2.30" : version;
   if (!p2p_level.empty() || !gdr_level.empty()) (void)tuning(origin);  // a bad version is named as --nccl-version

@@ -58,6 +58,14 @@ TEST_CASE("--dump-schedule writes the largest size's step schedule, a streamed r
   std::filesystem::remove(dump);
 }
 
+TEST_CASE("--algo auto and --proto auto leave the choice to NCCL's model, as leaving them out does") {
+  // nccl.algo and nccl.proto declare "auto" as a choice (vgsim params): the table must equal the default one.
+  const std::string base = "collective --cluster r750xa-2x-25gbe -b 1K -e 64M -f 8";
+  const Run a = run_vgsim(base + " --algo auto --proto AUTO"), d = run_vgsim(base);
+  REQUIRE(a.status == 0);
+  CHECK(a.out == d.out);
+}
+
 TEST_CASE("same inputs give byte-identical output") {
   const std::string args = "collective --cluster dgx-a100 -b 1K -e 64M -f 8";
   const Run a = run_vgsim(args), b = run_vgsim(args);
