@@ -1,0 +1,275 @@
+// Transformer layer compute time (transformer_compute.hpp): GEMM FLOPs against Megatron-LM's FLOP formula, tile and
+// wave quantization, TP collectives by plan, optimizer bytes, parameters; validation against Korthikanti et al. 2022
+// Table 4 (per-layer forward / backward of the 22B model on A100-SXM4-80GB, TP 8) with eff_gemm fitted on one row.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/models/transformer_compute.hpp"
+
+using namespace vgsim;
+using namespace vgsim::models;
+
+namespace {
+const TransformerShape& shape(const std::string& n) {
+  static const std::vector<TransformerShape> s = load_transformer_shapes();
+  return find_transformer_shape(s, n);
+}
+// topologies/catalog/gpus.json "a100-sxm-80gb" (NVIDIA A100 datasheet): 312 TFLOP/s fp16/bf16 dense, HBM2e
+// 2,039 GB/s, 108 SMs.
+GpuComputeSpec a100() {
+  GpuComputeSpec g;
+  g.name = "a100-sxm-80gb";
+  g.peak_fp32_flops = 19.5e12, g.peak_tf32_flops = 156e12, g.peak_fp16_flops = 312e12, g.peak_bf16_flops = 312e12;
+  g.memory_bandwidth = Bandwidth{2039e9};
+  g.sm_count = 108;
+  return g;
+}
+// Korthikanti et al. 2022 Table 3 / 4 setup: 22B, TP 8, micro-batch 4 (s = 2048 from the shape).
+ParallelPlan korthikanti_plan(bool sp, Recompute r) {
+  ParallelPlan p;
+  p.tp = 8, p.micro_batch = 4, p.global_batch = 4;
+  p.sequence_parallel = sp, p.recompute = r;
+  return p;
+}
+double gemm_flops(const PassTime& pass) {
+  double f = 0.0;
+  for (const auto& k : pass.kernels) f += k.flops;
+  return f;
+}
+}  // namespace
+
+TEST_CASE("a layer's GEMMs do Megatron-LM's FLOPs") {
+  // Megatron-LM num_floating_point_operations (data/reference/llm-training-results.md section 6), per layer and
+  // sequence = model_flops without the logits / L; our GEMMs over the t ranks must add up to it exactly (forward is a
+  // third, backward two thirds). GQA + SwiGLU (Llama 3 8B, t = 4) and GPT (22B, t = 8).
+  for (const char* name : {"korthikanti-22b", "llama3-8b"}) {
+    const TransformerShape& m = shape(name);
+    ParallelPlan p;
+    p.tp = std::string(name) == "llama3-8b" ? 4 : 8, p.micro_batch = 2;
+    const LayerComputeTime t = transformer_layer_time(m, p, a100(), Precision::BF16);
+    const double h = static_cast<double>(m.hidden), s = static_cast<double>(m.seq), V = static_cast<double>(m.vocab);
+    const double logits = 6.0 * 2.0 * s * h * V;
+    const double per_layer = (model_flops(m, 2.0) - logits) / static_cast<double>(m.layers);
+    CHECK(gemm_flops(t.forward) * static_cast<double>(p.tp) == Approx(per_layer / 3.0).epsilon(1e-12));
+    CHECK(gemm_flops(t.backward) * static_cast<double>(p.tp) == Approx(per_layer * 2.0 / 3.0).epsilon(1e-12));
+    // Full recompute re-runs the forward: Narayanan et al. eq. (3), 4x the forward instead of 3x.
+    p.recompute = Recompute::Full;
+    CHECK(gemm_flops(transformer_layer_time(m, p, a100(), Precision::BF16).recompute) ==
+          Approx(gemm_flops(t.forward)).epsilon(1e-12));
+    // Selective re-runs QK^T and scores x V: 2 x 2 b s^2 h / t per layer (Korthikanti section 5's recomputed part;
+    // its eq. (8) publishes three times this increment, see transformer_shape.hpp).
+    p.recompute = Recompute::Selective;
+    CHECK(gemm_flops(transformer_layer_time(m, p, a100(), Precision::BF16).recompute) * static_cast<double>(p.tp) ==
+          Approx(4.0 * 2.0 * s * s * h).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("GEMM tile and wave quantization") {
+  const TransformerComputeParams p;  // 256 x 128 tiles
+  // 108 full tiles on 108 SMs: one full wave, no loss.
+  CHECK(gemm_quantization(Gemm{1, 256 * 12, 128 * 9, 4096}, 108, p) == Approx(1.0));
+  // 109 tiles need 2 waves: 109 / 216 of the SM-slots do work.
+  CHECK(gemm_quantization(Gemm{1, 256 * 109, 128, 4096}, 108, p) == Approx(109.0 / 216.0));
+  // M = 257 pads to 2 tile rows: 257 / 512 of the padded tile area is useful (2 tiles, one wave of 108: x 2/108).
+  CHECK(gemm_quantization(Gemm{1, 257, 128, 4096}, 108, p) == Approx(257.0 / 512.0 * 2.0 / 108.0));
+  // A batched GEMM counts batch x tiles: 54 x 2 = 108 tiles, one full wave.
+  CHECK(gemm_quantization(Gemm{54, 512, 128, 64}, 108, p) == Approx(1.0));
+  // Roofline: a K = 1 outer product is memory bound: 2 (m + n + m n) bytes / (2,039 GB/s x 0.9).
+  const Gemm outer{1, 4096, 4096, 1};
+  const double mem_s = 2.0 * (4096.0 + 4096.0 + 4096.0 * 4096.0) / (2039e9 * kDefaultEffMemory);
+  CHECK(gemm_time(outer, a100(), Precision::FP16, p).s() == Approx(mem_s).margin(1e-12));  // Time: 1 ps
+  // A large square GEMM (8192^3, 32 x 64 = 2,048 tiles, 19 waves) is compute bound at peak x eff x q.
+  const Gemm big{1, 8192, 8192, 8192};
+  const double q = 2048.0 / (19.0 * 108.0);
+  CHECK(gemm_time(big, a100(), Precision::FP16, p).s() == Approx(big.flops() / (312e12 * p.eff_gemm * q)));
+  CHECK_THROWS_AS(gemm_time(big, a100(), Precision::FP32, p), InputError);
+}
+
+TEST_CASE("TP collectives per layer follow Megatron-LM's linear layers") {
+  const TransformerShape& m = shape("korthikanti-22b");
+  const Bytes n = 4 * 2048 * 6144 * 2;  // b s h x 2 B
+  const LayerComputeTime base =
+      transformer_layer_time(m, korthikanti_plan(false, Recompute::Full), a100(), Precision::FP16);
+  // Without SP: 2 allreduces forward, 2 backward (asynchronous beside a weight-gradient GEMM), 2 more when the
+  // forward is recomputed (Korthikanti section 4.2.2).
+  REQUIRE(base.forward_comm.size() == 2);
+  REQUIRE(base.backward_comm.size() == 2);
+  REQUIRE(base.recompute_comm.size() == 2);
+  for (const auto& c : base.forward_comm) CHECK((c.op == TpOp::AllReduce && c.bytes == n && c.overlap.ps == 0));
+  for (const auto& c : base.backward_comm) CHECK((c.op == TpOp::AllReduce && c.overlap.ps > 0));
+  // With SP: allgather + reduce-scatter of the same tensor in place of each forward allreduce; backward: 2 blocking
+  // allgathers of an output gradient, 2 input re-gathers and 2 reduce-scatters overlapping GEMMs.
+  const LayerComputeTime sp =
+      transformer_layer_time(m, korthikanti_plan(true, Recompute::None), a100(), Precision::FP16);
+  REQUIRE(sp.forward_comm.size() == 4);
+  CHECK(sp.forward_comm[0].op == TpOp::AllGather);
+  CHECK(sp.forward_comm[1].op == TpOp::ReduceScatter);
+  REQUIRE(sp.backward_comm.size() == 6);
+  int blocking = 0;
+  for (const auto& c : sp.backward_comm) blocking += c.overlap.ps == 0 ? 1 : 0;
+  CHECK(blocking == 2);
+  CHECK(sp.recompute_comm.empty());
+  // Sequence parallelism divides the LayerNorm work by t = 8.
+  auto kernel = [](const PassTime& pass, const std::string& name) {
+    for (const auto& k : pass.kernels)
+      if (k.name == name) return k.bytes;
+    return -1.0;
+  };
+  CHECK(kernel(sp.forward, "ln1") == Approx(kernel(base.forward, "ln1") / 8.0));
+  CHECK(kernel(base.forward, "ln1") == Approx(4.0 * 4 * 2048 * 6144));  // read x, write y: 4 B per element
+}
+
+TEST_CASE("optimizer step: mixed-precision Adam bytes per parameter") {
+  // transformer_compute.hpp: 8 unscale + 4 norm + 28 Adam + 6 copy-out = 46 B (fp32 main gradients); + 6 for the
+  // copy of 16-bit gradients = 52 B.
+  CHECK(optimizer_bytes_per_param(4) == 46.0);
+  CHECK(optimizer_bytes_per_param(2) == 52.0);
+  const TransformerComputeParams p;
+  CHECK(optimizer_step_time(1e9, 4, a100(), p).s() == Approx(46e9 / (2039e9 * 0.9)));
+  // ZeRO-1 over dp = 4 updates a quarter of the stage's parameters.
+  ParallelPlan plan = korthikanti_plan(false, Recompute::None);
+  const double whole = optimizer_params_per_gpu(shape("korthikanti-22b"), plan);
+  plan.dp = 4, plan.global_batch = 16, plan.zero_stage = 1;
+  CHECK(optimizer_params_per_gpu(shape("korthikanti-22b"), plan) == Approx(whole / 4.0));
+}
+
+TEST_CASE("llm.* parameters are declared and checked") {
+  const auto& decls = transformer_compute_params();
+  REQUIRE(decls.size() == 3);
+  for (const auto& d : decls) CHECK(!d.source.empty());
+  CHECK(parse_gemm_tile("128x256") == std::make_pair<std::int64_t, std::int64_t>(128, 256));
+  CHECK_THROWS_AS(parse_gemm_tile("256", "x.json"), InputError);
+  CHECK_THROWS_AS(parse_gemm_tile("8x128", "x.json"), InputError);
+  CHECK_THROWS_AS(parse_gemm_tile("256x1024", "x.json"), InputError);
+  TransformerComputeParams p;
+  set_transformer_compute_param(p, "llm.gemm_tile", Json("128x128"), "cli");
+  set_transformer_compute_param(p, "llm.dropout", Json(false), "cli");
+  set_transformer_compute_param(p, "llm.eff_gemm", Json(0.5), "cli");
+  CHECK((p.tile_m == 128 && p.tile_n == 128 && !p.dropout && p.eff_gemm == 0.5));
+}
+
+namespace {
+// TP communication time of one collective of the 22B layer's tensor, b s h x 2 B = 100,663,296 B, on one DGX A100's
+// NVLink: busbw from data/measured/nccl-tests/gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt (8x A100 SXM,
+// all_reduce_perf -g 8): 67,108,864 B -> 171.54 GB/s, 134,217,728 B -> 176.92 GB/s, interpolated linearly in
+// log2(size) at 1.5 x 64 MiB [our interpolation]. nccl-tests: allreduce time = 2 (n-1)/n x bytes / busbw;
+// allgather and reduce-scatter (n-1)/n x bytes / busbw with the allreduce's busbw [assumption: that file is the only
+// A100 NVLink measurement we have; NCCL's ring moves the same bytes per rank in each half of an allreduce].
+double busbw_22b() { return (171.54 + std::log2(1.5) * (176.92 - 171.54)) * 1e9; }
+double comm_s(const TpCollective& c) {
+  const double n = 8.0, share = (n - 1.0) / n * static_cast<double>(c.bytes) / busbw_22b();
+  return c.op == TpOp::AllReduce ? 2.0 * share : share;
+}
+// Time a pass adds to the layer: blocking collectives whole; an asynchronous one only where it outlasts the GEMM it
+// runs beside [assumption: perfect overlap, no slowdown of either from sharing SMs and HBM].
+double exposed_s(const std::vector<TpCollective>& cs, bool overlap = true) {
+  double t = 0.0;
+  for (const auto& c : cs) t += std::max(0.0, comm_s(c) - (overlap ? c.overlap.s() : 0.0));
+  return t;
+}
+struct Row {
+  const char* name;
+  bool sp;
+  Recompute r;
+  double fwd_ms, bwd_ms;  // Korthikanti et al. 2022 Table 4
+};
+// Korthikanti et al. 2022 Table 4 (data/reference/llm-training-results.md section 2): one 22B layer, ms.
+const Row kTable4[] = {{"Baseline no recompute", false, Recompute::None, 7.7, 11.9},
+                       {"Sequence Parallelism", true, Recompute::None, 7.2, 11.8},
+                       {"Baseline with recompute", false, Recompute::Full, 7.7, 19.5},
+                       {"Selective Recompute", false, Recompute::Selective, 7.7, 13.2},
+                       {"Selective + Sequence", true, Recompute::Selective, 7.2, 13.1}};
+struct Predicted {
+  double fwd_ms, bwd_ms, bwd_serial_ms;  // bwd_serial: no collective overlapped (for comparison only)
+};
+Predicted predict(const Row& row, const TransformerComputeParams& p) {
+  const LayerComputeTime t =
+      transformer_layer_time(shape("korthikanti-22b"), korthikanti_plan(row.sp, row.r), a100(), Precision::FP16, p);
+  const double fwd = t.forward.total().s() + exposed_s(t.forward_comm);
+  const double bwd = t.backward_with_recompute().s() + exposed_s(t.backward_comm) + exposed_s(t.recompute_comm);
+  const double serial =
+      t.backward_with_recompute().s() + exposed_s(t.backward_comm, false) + exposed_s(t.recompute_comm, false);
+  return {fwd * 1e3, bwd * 1e3, serial * 1e3};
+}
+// eff_gemm such that the "Baseline no recompute" forward is 7.7 ms (bisection: the time falls as eff_gemm rises).
+double fit_eff_gemm() {
+  double lo = 0.2, hi = 1.0;
+  for (int i = 0; i < 60; ++i) {
+    TransformerComputeParams p;
+    p.eff_gemm = 0.5 * (lo + hi);
+    (predict(kTable4[0], p).fwd_ms > kTable4[0].fwd_ms ? lo : hi) = p.eff_gemm;
+  }
+  return 0.5 * (lo + hi);
+}
+}  // namespace
+
+TEST_CASE("Korthikanti et al. Table 4: 22B layer times, eff_gemm fitted on one row") {
+  // The fit: the declared default is eff_gemm fitted to row 1's forward (transformer_compute.hpp).
+  const double fitted = fit_eff_gemm();
+  std::printf("fitted llm.eff_gemm = %.4f (declared default %.2f)\n", fitted, kDefaultEffGemm);
+  CHECK(fitted == Approx(kDefaultEffGemm).margin(0.005));
+  std::printf("%-24s %7s %5s %7s %7s %5s %7s %9s %7s\n", "Table 4 row", "fwd ms", "pub", "err", "bwd ms", "pub", "err",
+              "serial ms", "err");
+  for (const Row& row : kTable4) {
+    const Predicted q = predict(row, TransformerComputeParams{});
+    const double ef = q.fwd_ms / row.fwd_ms - 1.0, eb = q.bwd_ms / row.bwd_ms - 1.0;
+    const double es = q.bwd_serial_ms / row.bwd_ms - 1.0;
+    std::printf("%-24s %7.2f %5.1f %+6.1f%% %7.2f %5.1f %+6.1f%% %9.2f %+6.1f%%\n", row.name, q.fwd_ms, row.fwd_ms,
+                100 * ef, q.bwd_ms, row.bwd_ms, 100 * eb, q.bwd_serial_ms, 100 * es);
+    // Predictions (all but row 1's forward, the fitted one): within 10 % of the published time [our bound, chosen as
+    // the smallest round figure above the worst miss: the backward is low by 4-9 % in every row, causes listed at
+    // kDefaultEffGemm in transformer_compute.hpp].
+    CHECK(std::abs(ef) <= 0.10);
+    CHECK(std::abs(eb) <= 0.10);
+    // The backward is systematically low: asserted as a known miss so a change that fixes it shows here.
+    CHECK(eb < 0.0);
+  }
+  // Differences between rows are mechanisms, not fits: SP saves forward time (published -0.5 ms; LayerNorm and
+  // dropout on 1/8 of the tokens, allgather + reduce-scatter in place of allreduce), full recompute costs about a
+  // forward (published +7.6 ms), selective recompute the attention core (published +1.3 ms).
+  const Predicted base = predict(kTable4[0], {}), sp = predict(kTable4[1], {});
+  const Predicted full = predict(kTable4[2], {}), sel = predict(kTable4[3], {});
+  std::printf("deltas: SP fwd %.2f (pub -0.5), full recompute bwd %+.2f (pub +7.6), selective bwd %+.2f (pub +1.3)\n",
+              sp.fwd_ms - base.fwd_ms, full.bwd_ms - base.bwd_ms, sel.bwd_ms - base.bwd_ms);
+  CHECK(sp.fwd_ms - base.fwd_ms == Approx(-0.5).margin(0.2));
+  CHECK(full.bwd_ms - base.bwd_ms == Approx(7.6).margin(1.0));
+  CHECK(sel.bwd_ms - base.bwd_ms == Approx(1.3).margin(0.4));
+}
+
+TEST_CASE("Korthikanti et al. Table 5: the 22B iteration the layer times imply") {
+  // Table 5 22B: TP 8, PP 1, DP 1, global batch = micro-batch = 4, so one iteration is one micro-batch through 48
+  // layers, the embedding and head (one stage holds both), and the optimizer step (Megatron-LM: fp32 main gradients,
+  // grad_bytes 4). Published: 1.42 s with full recompute, 1.10 s with selective recompute + SP ("present work").
+  // The layer accounts for ~95 % of it, so this is a check of the whole-layer model plus the edges, not a new fit.
+  const TransformerShape& m = shape("korthikanti-22b");
+  struct Case {
+    const char* name;
+    bool sp;
+    Recompute r;
+    double published_s;
+  };
+  for (const Case& c : {Case{"full recompute", false, Recompute::Full, 1.42},
+                        Case{"selective + SP", true, Recompute::Selective, 1.10}}) {
+    ParallelPlan plan = korthikanti_plan(c.sp, c.r);
+    plan.grad_bytes = 4;
+    const Row row{c.name, c.sp, c.r, 0.0, 0.0};
+    const Predicted layer = predict(row, {});
+    const EmbeddingHeadTime e = embedding_head_time(m, plan, a100(), Precision::FP16);
+    const double edges = e.embedding_forward.total().s() + e.embedding_backward.total().s() +
+                         e.head_forward.total().s() + e.head_backward.total().s() +
+                         exposed_s(e.embedding_forward_comm) + exposed_s(e.head_forward_comm) +
+                         exposed_s(e.head_backward_comm);
+    const double opt = optimizer_step_time(optimizer_params_per_gpu(m, plan), 4, a100(), {}).s();
+    const double layers = 48.0 * (layer.fwd_ms + layer.bwd_ms) * 1e-3;
+    const double total = layers + edges + opt;
+    std::printf(
+        "Table 5 22B %-15s layers %.3f s + embedding/head %.3f s + optimizer %.3f s = %.3f s (published "
+        "%.2f s, %+.1f%%)\n",
+        c.name, layers, edges, opt, total, c.published_s, 100.0 * (total / c.published_s - 1.0));
+    // The layer rows are within 10 % (test above); the whole iteration must be too.
+    CHECK(std::abs(total / c.published_s - 1.0) <= 0.10);
+  }
+}
