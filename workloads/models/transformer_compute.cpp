@@ -83,7 +83,7 @@ namespace {
 
 // The sizes one TP rank works on (file comment of the header).
 struct Dims {
-  std::int64_t b, s, h, t, heads_rank, head_dim, qkv_width, ffn_rank, tokens, vocab_rank;
+  std::int64_t b, s, h, t, heads_rank, head_dim, qkv_width, kv_rank, ffn_rank, tokens, vocab_rank;
   bool sp, swiglu, biases;
   double tokens_sp() const { return static_cast<double>(tokens) / (sp ? static_cast<double>(t) : 1.0); }
   Bytes activation_bytes() const { return tokens * h * 2; }  // b s h x 2 B, the TP collectives' tensor
@@ -95,6 +95,7 @@ Dims dims_of(const TransformerShape& m, const ParallelPlan& plan) {
   d.heads_rank = m.heads / plan.tp;
   d.head_dim = m.hidden / m.heads;
   d.qkv_width = (m.hidden + 2 * d.head_dim * m.kv_heads) / plan.tp;  // h (1 + 2 g / a) / t
+  d.kv_rank = d.head_dim * m.kv_heads / plan.tp;                     // K (or V) width on one rank
   d.ffn_rank = m.ffn_hidden / plan.tp;
   d.tokens = d.b * d.s;
   d.vocab_rank = ceil_div(m.vocab, plan.tp);
@@ -117,6 +118,11 @@ class PassBuilder {
     const Time dgrad = gemm(name + ".dgrad", Gemm{g.batch, g.m, g.k, g.n});
     const Time wgrad = gemm(name + ".wgrad", Gemm{g.batch, g.k, g.n, g.m});
     return {dgrad, wgrad};
+  }
+  // A fused kernel doing `flops` at `eff` of the peak or moving `bytes`, whichever takes longer (FlashAttention).
+  void fused(const std::string& name, double flops, double bytes, double eff) {
+    const double rate = peak16(gpu_, prec_) * gpu_.sm_fraction * eff;
+    out_.add(KernelTime{name, true, flops, bytes, Time::from_s(std::max(flops / rate, bytes / memory_rate(gpu_, p_)))});
   }
   void memory(const std::string& name, double bytes_per_element, double elements) {
     const double bytes = bytes_per_element * elements;
@@ -151,8 +157,21 @@ double hidden_sp(const Dims& d) { return d.tokens_sp() * static_cast<double>(d.h
 double hidden_rank(const Dims& d) { return static_cast<double>(d.tokens * d.h / d.t); }
 double ffn_elements(const Dims& d) { return static_cast<double>(d.tokens) * static_cast<double>(d.ffn_rank); }
 
+// FlashAttention (header): forward FLOPs, causal, and the layout copies around it.
+double flash_flops(const Dims& d) { return 0.5 * 4.0 * score_elements(d) * static_cast<double>(d.head_dim); }
+double flash_copy_elements(const Dims& d) {
+  return static_cast<double>(d.tokens) * static_cast<double>(2 * d.h / d.t + 2 * d.kv_rank);
+}
+double flash_lse_bytes(const Dims& d) { return 4.0 * static_cast<double>(d.tokens * d.heads_rank); }
+
 // Scores, softmax, dropout, scores x V and the permute copy: the part selective recomputation re-runs.
-void attention_core(PassBuilder& pb, const LayerGemms& g, const Dims& d, bool dropout) {
+void attention_core(PassBuilder& pb, const LayerGemms& g, const Dims& d, const TransformerComputeParams& p) {
+  if (p.flash_attention) {
+    pb.memory("flash_layout_copies", 4.0, flash_copy_elements(d));
+    pb.fused("flash_attn", flash_flops(d), 2.0 * flash_copy_elements(d) + flash_lse_bytes(d), p.eff_flash);
+    return;
+  }
+  const bool dropout = p.dropout;
   pb.gemm("score", g.score);
   pb.memory("softmax", 4.0, score_elements(d));
   if (dropout) pb.memory("attn_dropout", 5.0, score_elements(d));
@@ -160,12 +179,13 @@ void attention_core(PassBuilder& pb, const LayerGemms& g, const Dims& d, bool dr
   pb.memory("context_permute", 4.0, hidden_rank(d));
 }
 
-void forward_pass(PassBuilder& pb, const Dims& d, bool dropout) {
+void forward_pass(PassBuilder& pb, const Dims& d, const TransformerComputeParams& p) {
   const LayerGemms g = layer_gemms(d);
+  const bool dropout = p.dropout;
   const double bda = dropout ? 7.0 : 6.0;  // bias+dropout+residual: x, residual in; out (+ 1-byte mask) out
   pb.memory("ln1", 4.0, hidden_sp(d));
   pb.gemm("qkv", g.qkv);
-  attention_core(pb, g, d, dropout);
+  attention_core(pb, g, d, p);
   pb.gemm("proj", g.proj);
   pb.memory("bias_dropout_add1", bda, hidden_sp(d));
   pb.memory("ln2", 4.0, hidden_sp(d));
@@ -180,8 +200,25 @@ void forward_pass(PassBuilder& pb, const Dims& d, bool dropout) {
 struct OverlapTimes {
   std::pair<Time, Time> qkv, fc1;
 };
-OverlapTimes backward_pass(PassBuilder& pb, const Dims& d, bool dropout) {
+// The attention core's backward between proj and qkv.
+void attention_core_backward(PassBuilder& pb, const LayerGemms& g, const Dims& d, const TransformerComputeParams& p) {
+  if (p.flash_attention) {
+    // Reads Q, K, V, O, dO and writes dQ, dK, dV (16-bit) and reads the fp32 log-sum-exp; 2.5x the forward FLOPs.
+    const double bytes = 2.0 * static_cast<double>(d.tokens) * static_cast<double>(3 * d.h / d.t + 4 * d.kv_rank);
+    pb.fused("flash_attn.bwd", 2.5 * flash_flops(d), bytes + flash_lse_bytes(d), p.eff_flash);
+    pb.memory("flash_layout_copies.bwd", 4.0, flash_copy_elements(d));
+    return;
+  }
+  pb.memory("context_permute.bwd", 4.0, hidden_rank(d));
+  pb.backward("ctx", g.ctx);
+  if (p.dropout) pb.memory("attn_dropout.bwd", 5.0, score_elements(d));
+  pb.memory("softmax.bwd", 6.0, score_elements(d));
+  pb.backward("score", g.score);
+}
+
+OverlapTimes backward_pass(PassBuilder& pb, const Dims& d, const TransformerComputeParams& p) {
   const LayerGemms g = layer_gemms(d);
+  const bool dropout = p.dropout;
   const double bda = dropout ? 7.0 : 2.0;  // dropout grad (read dy, mask, write dx) + bias grad; else bias grad
   OverlapTimes o;
   pb.memory("bias_dropout_add2.bwd", bda, hidden_sp(d));
@@ -192,11 +229,7 @@ OverlapTimes backward_pass(PassBuilder& pb, const Dims& d, bool dropout) {
   pb.memory("residual_grad_add2", 6.0, hidden_sp(d));
   pb.memory("bias_dropout_add1.bwd", bda, hidden_sp(d));
   pb.backward("proj", g.proj);
-  pb.memory("context_permute.bwd", 4.0, hidden_rank(d));
-  pb.backward("ctx", g.ctx);
-  if (dropout) pb.memory("attn_dropout.bwd", 5.0, score_elements(d));
-  pb.memory("softmax.bwd", 6.0, score_elements(d));
-  pb.backward("score", g.score);
+  attention_core_backward(pb, g, d, p);
   const double qkv_elements = static_cast<double>(d.tokens) * static_cast<double>(d.qkv_width);
   pb.memory("qkv_grad_concat", 4.0, qkv_elements);
   if (d.biases) pb.memory("qkv_bias_grad", 2.0, qkv_elements);
@@ -246,17 +279,17 @@ LayerComputeTime transformer_layer_time(const TransformerShape& m, const Paralle
   const Dims d = dims_of(m, plan);
   LayerComputeTime r;
   PassBuilder fwd(r.forward, gpu, prec, p);
-  forward_pass(fwd, d, p.dropout);
+  forward_pass(fwd, d, p);
   r.forward_comm = forward_collectives(d);
   PassBuilder bwd(r.backward, gpu, prec, p);
-  const OverlapTimes o = backward_pass(bwd, d, p.dropout);
+  const OverlapTimes o = backward_pass(bwd, d, p);
   r.backward_comm = backward_collectives(d, o);
   PassBuilder rec(r.recompute, gpu, prec, p);
   if (plan.recompute == Recompute::Full) {
-    forward_pass(rec, d, p.dropout);
+    forward_pass(rec, d, p);
     r.recompute_comm = forward_collectives(d);
   } else if (plan.recompute == Recompute::Selective) {
-    attention_core(rec, layer_gemms(d), d, p.dropout);
+    attention_core(rec, layer_gemms(d), d, p);
   }
   return r;
 }
@@ -365,7 +398,23 @@ const std::vector<ParamDecl>& transformer_compute_params() {
     drop.type = ParamType::Boolean;
     drop.help = "attention and hidden dropout kernels run (GPT); false for runs with dropout 0 (Llama-style)";
     drop.source = "true [assumption]: Megatron-LM GPT defaults (attention and hidden dropout 0.1)";
-    return std::vector<ParamDecl>{eff, tile, drop};
+    ParamDecl attn;
+    attn.name = "llm.attention";
+    attn.type = ParamType::Choice;
+    attn.choices = {"unfused", "flash"};
+    attn.help =
+        "attention core: unfused (score GEMM, fused softmax, dropout, context GEMM; Megatron-LM 2022) or "
+        "one causal FlashAttention-2 kernel";
+    attn.source = "unfused: the kernels of Korthikanti et al. 2022's Megatron-LM, the validation set";
+    ParamDecl flash;
+    flash.name = "llm.eff_flash";
+    flash.unit = "fraction";
+    flash.min = 0.0, flash.min_open = true, flash.max = 1.0;
+    flash.help = "achieved fraction of the 16-bit peak by the FlashAttention kernels (llm.attention=flash)";
+    flash.source =
+        "0.60 [assumption]: FlashAttention-2 (Dao 2023) abstract, 50-73 % of the A100 peak (recalled, "
+        "grade C); not validated here";
+    return std::vector<ParamDecl>{eff, tile, drop, attn, flash};
   }();
   return decls;
 }
@@ -374,6 +423,8 @@ void set_transformer_compute_param(TransformerComputeParams& p, const std::strin
                                    const std::string& origin) {
   if (name == "llm.eff_gemm") p.eff_gemm = value.get<double>();
   if (name == "llm.dropout") p.dropout = value.get<bool>();
+  if (name == "llm.attention") p.flash_attention = value.get<std::string>() == "flash";
+  if (name == "llm.eff_flash") p.eff_flash = value.get<double>();
   if (name == "llm.gemm_tile") std::tie(p.tile_m, p.tile_n) = parse_gemm_tile(value.get<std::string>(), origin);
 }
 

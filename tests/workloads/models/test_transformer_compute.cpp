@@ -122,6 +122,30 @@ TEST_CASE("TP collectives per layer follow Megatron-LM's linear layers") {
   CHECK(kernel(base.forward, "ln1") == Approx(4.0 * 4 * 2048 * 6144));  // read x, write y: 4 B per element
 }
 
+TEST_CASE("FlashAttention replaces the attention core: causal FLOPs, no s^2 traffic") {
+  const TransformerShape& m = shape("llama3-8b");  // GQA: 8 KV heads of 32
+  ParallelPlan plan;
+  plan.tp = 4, plan.micro_batch = 1, plan.recompute = Recompute::Selective;
+  TransformerComputeParams flash;
+  flash.flash_attention = true, flash.dropout = false;
+  TransformerComputeParams unfused = flash;
+  unfused.flash_attention = false;
+  const LayerComputeTime f = transformer_layer_time(m, plan, a100(), Precision::BF16, flash);
+  const LayerComputeTime u = transformer_layer_time(m, plan, a100(), Precision::BF16, unfused);
+  const double s = 8192.0, h = 4096.0;  // Llama 3 8B: s 8,192, h 4,096 (transformer_shapes.json)
+  // Causal FlashAttention-2 does half of QK^T and PV's 2 x 2 s^2 h / t forward FLOPs and 2.5x that backward.
+  const double core = 0.5 * 4.0 * s * s * h / 4.0;
+  const double other = gemm_flops(u.forward) - 4.0 * s * s * h / 4.0;  // qkv, proj, fc1, fc2
+  CHECK(gemm_flops(f.forward) == Approx(other + core).epsilon(1e-12));
+  CHECK(gemm_flops(f.backward) == Approx(2.0 * other + 2.5 * core).epsilon(1e-12));
+  CHECK(gemm_flops(f.recompute) == Approx(core).epsilon(1e-12));  // selective re-runs the kernel
+  // No kernel moves a b (a/t) s^2 tensor: every forward memory kernel moves less than one 16-bit s x s score matrix
+  // per head on the rank (8 heads x 8,192^2 x 2 B = 1.07 GB).
+  for (const auto& k : f.forward.kernels)
+    if (!k.gemm) CHECK(k.bytes < 8.0 * s * s * 2.0);
+  CHECK(f.forward.total() < u.forward.total());
+}
+
 TEST_CASE("optimizer step: mixed-precision Adam bytes per parameter") {
   // transformer_compute.hpp: 8 unscale + 4 norm + 28 Adam + 6 copy-out = 46 B (fp32 main gradients); + 6 for the
   // copy of 16-bit gradients = 52 B.
@@ -138,7 +162,7 @@ TEST_CASE("optimizer step: mixed-precision Adam bytes per parameter") {
 
 TEST_CASE("llm.* parameters are declared and checked") {
   const auto& decls = transformer_compute_params();
-  REQUIRE(decls.size() == 3);
+  REQUIRE(decls.size() == 5);
   for (const auto& d : decls) CHECK(!d.source.empty());
   CHECK(parse_gemm_tile("128x256") == std::make_pair<std::int64_t, std::int64_t>(128, 256));
   CHECK_THROWS_AS(parse_gemm_tile("256", "x.json"), InputError);
@@ -148,7 +172,10 @@ TEST_CASE("llm.* parameters are declared and checked") {
   set_transformer_compute_param(p, "llm.gemm_tile", Json("128x128"), "cli");
   set_transformer_compute_param(p, "llm.dropout", Json(false), "cli");
   set_transformer_compute_param(p, "llm.eff_gemm", Json(0.5), "cli");
+  set_transformer_compute_param(p, "llm.attention", Json("flash"), "cli");
+  set_transformer_compute_param(p, "llm.eff_flash", Json(0.4), "cli");
   CHECK((p.tile_m == 128 && p.tile_n == 128 && !p.dropout && p.eff_gemm == 0.5));
+  CHECK((p.flash_attention && p.eff_flash == 0.4));
 }
 
 namespace {

@@ -30,6 +30,13 @@
 //   SwiGLU (no bias)                6         T f / t                 read dy, gate, up, write both grads 10
 //   QKV gradient concat (backward)  -         T h(1+2g/a)/t           4; QKV bias grad reads 2 (with biases)
 // Weight gradients are written as 16-bit GEMM outputs (Megatron's fused fp32 accumulation is not counted).
+// FlashAttention (llm.attention = flash; FlashAttention-2, Dao 2023, recalled, grade C): score, softmax, dropout and
+// ctx become one kernel, time = max(FLOPs / (peak16 x eff_flash), bytes / (HBM x eff_memory)), no tile or wave
+// quantization; causal, so half of the 4 b (a/t) s^2 (h/a) forward FLOPs [the blocks above the diagonal are
+// skipped]; backward 2.5x the forward FLOPs (five matmuls to the forward's two); bytes: Q, K, V read, O written
+// (16-bit) and an fp32 log-sum-exp per row; backward reads Q, K, V, O, dO and writes dQ, dK, dV. Around it, the
+// [s, b] <-> [b, s] layout copies of Q, K, V and O (read + write 4 B per element) forward and backward
+// [assumption, Megatron-LM's flash path recalled]. No s^2 tensor is stored or moved.
 // Recomputation (transformer_shape.hpp): selective re-runs score, softmax, dropout, ctx and the permute copy; full
 // re-runs the whole forward (and its TP collectives).
 // TP collectives per layer and pass (Megatron-LM's ColumnParallelLinear / RowParallelLinear; with SP,
@@ -70,6 +77,9 @@ constexpr double kDefaultEffGemm = 0.81;
 // User's Guide's example tile for large FP16 GEMMs on A100.
 constexpr std::int64_t kDefaultGemmTileM = 256;
 constexpr std::int64_t kDefaultGemmTileN = 128;
+// llm.eff_flash: 0.60 [assumption, bounds (0, 1]]: FlashAttention-2 (Dao 2023) reports 50-73 % of the A100 peak
+// (abstract, recalled, grade C). Not validated: no published per-layer time with FlashAttention is in data/reference.
+constexpr double kDefaultEffFlash = 0.60;
 
 struct TransformerComputeParams {
   double eff_gemm = kDefaultEffGemm;        // llm.eff_gemm
@@ -77,9 +87,12 @@ struct TransformerComputeParams {
   std::int64_t tile_n = kDefaultGemmTileN;  //
   double eff_memory = kDefaultEffMemory;    // compute.eff_memory (compute_model.hpp), shared with the CNN model
   bool dropout = true;                      // llm.dropout: GPT trains with dropout; Llama-style runs set it 0
+  bool flash_attention = false;             // llm.attention: "unfused" (false) or "flash"
+  double eff_flash = kDefaultEffFlash;      // llm.eff_flash
 };
 
-// llm.eff_gemm, llm.gemm_tile, llm.dropout with bounds, units, help and sources (eff_memory is compute.eff_memory).
+// llm.eff_gemm, llm.gemm_tile, llm.dropout, llm.attention, llm.eff_flash with bounds, units, help and sources
+// (eff_memory is compute.eff_memory).
 const std::vector<ParamDecl>& transformer_compute_params();
 // Applies one checked value (as read_param returns it) of a declaration above to `p`; InputError naming `origin` for
 // a tile that is not "MxN" with both in 16..512.
@@ -101,9 +114,9 @@ double gemm_quantization(const Gemm& g, int sms, const TransformerComputeParams&
 Time gemm_time(const Gemm& g, const GpuComputeSpec& gpu, Precision prec, const TransformerComputeParams& p);
 
 struct KernelTime {
-  std::string name;  // e.g. "qkv", "qkv.dgrad", "softmax"
-  bool gemm = false;
-  double flops = 0.0;  // GEMMs only
+  std::string name;    // e.g. "qkv", "qkv.dgrad", "softmax"
+  bool gemm = false;   // a GEMM or a compute-bound fused kernel (FlashAttention); else memory bound
+  double flops = 0.0;  // GEMM and fused kernels only
   double bytes = 0.0;  // bytes moved (GEMM: operands + output)
   Time time;
 };
