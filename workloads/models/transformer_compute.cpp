@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <tuple>
 
 #include "vgsim/kernel/input_error.hpp"
@@ -28,8 +29,9 @@ void check_gpu16(const GpuComputeSpec& g, Precision prec) {
   if (g.sm_count <= 0) throw InputError("", where, "no SM count", std::to_string(g.sm_count), "an integer > 0");
 }
 
+// llm.eff_memory: the layer's, embedding's and head's kernels and GEMM rooflines.
 double memory_rate(const GpuComputeSpec& g, const TransformerComputeParams& p) {
-  return g.memory_bandwidth.bytes_per_s * g.memory_fraction * p.eff_memory;
+  return g.memory_bandwidth.bytes_per_s * g.memory_fraction * p.llm_eff_memory;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -55,10 +57,12 @@ double gemm_quantization(const Gemm& g, int sms, const TransformerComputeParams&
   return tile * wave;
 }
 
-Time gemm_time(const Gemm& g, const GpuComputeSpec& gpu, Precision prec, const TransformerComputeParams& p) {
+Time gemm_time(const Gemm& g, const GpuComputeSpec& gpu, Precision prec, const TransformerComputeParams& p,
+               GemmPass pass) {
   check_gpu16(gpu, prec);
   const int sms = std::max(1, static_cast<int>(std::lround(gpu.sm_count * gpu.sm_fraction)));
-  const double rate = peak16(gpu, prec) * gpu.sm_fraction * p.eff_gemm * gemm_quantization(g, sms, p);
+  const double eff = pass == GemmPass::Backward ? p.eff_gemm_backward : p.eff_gemm;
+  const double rate = peak16(gpu, prec) * gpu.sm_fraction * eff * gemm_quantization(g, sms, p);
   return Time::from_s(std::max(g.flops() / rate, g.bytes() / memory_rate(gpu, p)));
 }
 
@@ -108,15 +112,15 @@ class PassBuilder {
  public:
   PassBuilder(PassTime& out, const GpuComputeSpec& gpu, Precision prec, const TransformerComputeParams& p)
       : out_(out), gpu_(gpu), prec_(prec), p_(p) {}
-  Time gemm(const std::string& name, const Gemm& g) {
-    const Time t = gemm_time(g, gpu_, prec_, p_);
+  Time gemm(const std::string& name, const Gemm& g, GemmPass pass = GemmPass::Forward) {
+    const Time t = gemm_time(g, gpu_, prec_, p_, pass);
     out_.add(KernelTime{name, true, g.flops(), g.bytes(), t});
     return t;
   }
   // Both backward GEMMs of forward GEMM `g`; returns {dgrad time, wgrad time}.
   std::pair<Time, Time> backward(const std::string& name, const Gemm& g) {
-    const Time dgrad = gemm(name + ".dgrad", Gemm{g.batch, g.m, g.k, g.n});
-    const Time wgrad = gemm(name + ".wgrad", Gemm{g.batch, g.k, g.n, g.m});
+    const Time dgrad = gemm(name + ".dgrad", Gemm{g.batch, g.m, g.k, g.n}, GemmPass::Backward);
+    const Time wgrad = gemm(name + ".wgrad", Gemm{g.batch, g.k, g.n, g.m}, GemmPass::Backward);
     return {dgrad, wgrad};
   }
   // A fused kernel doing `flops` at `eff` of the peak or moving `bytes`, whichever takes longer (FlashAttention).
@@ -358,7 +362,9 @@ double optimizer_params_per_gpu(const TransformerShape& m, const ParallelPlan& p
 Time optimizer_step_time(double params, int grad_bytes, const GpuComputeSpec& gpu, const TransformerComputeParams& p) {
   if (!(gpu.memory_bandwidth.bytes_per_s > 0.0))
     throw InputError("", "gpu '" + gpu.name + "'", "no memory bandwidth", "0", "a bandwidth > 0");
-  return Time::from_s(params * optimizer_bytes_per_param(grad_bytes) / memory_rate(gpu, p));
+  // compute.eff_memory: a flat multi-tensor stream, the STREAM-copy kind of kernel (not fitted to Table 4).
+  const double rate = gpu.memory_bandwidth.bytes_per_s * gpu.memory_fraction * p.eff_memory;
+  return Time::from_s(params * optimizer_bytes_per_param(grad_bytes) / rate);
 }
 
 std::pair<std::int64_t, std::int64_t> parse_gemm_tile(const std::string& text, const std::string& origin) {
@@ -375,47 +381,76 @@ std::pair<std::int64_t, std::int64_t> parse_gemm_tile(const std::string& text, c
   return {tm, tn};
 }
 
+namespace {
+
+// A fraction in (0, 1].
+ParamDecl fraction_decl(const std::string& name, const std::string& help, const std::string& source) {
+  ParamDecl d;
+  d.name = name;
+  d.unit = "fraction";
+  d.min = 0.0, d.min_open = true, d.max = 1.0;
+  d.help = help;
+  d.source = source;
+  return d;
+}
+
+// "0.81 fitted to ...": the declared default in the text, so the source cannot disagree with the value.
+std::string fitted_source(double value, const std::string& what) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return std::string(text) +
+         " fitted jointly with llm.eff_gemm, llm.eff_gemm_backward and llm.eff_memory to Korthikanti et al. 2022 "
+         "Table 4 (22B layer, A100-SXM4-80GB, TP 8): " +
+         what + "; transformer_compute.hpp";
+}
+
+std::vector<ParamDecl> make_transformer_compute_params() {
+  ParamDecl eff = fraction_decl(
+      "llm.eff_gemm",
+      "achieved fraction of the 16-bit peak by a forward or recomputed Transformer GEMM with no tile or wave loss",
+      fitted_source(kDefaultEffGemm, "row 'Baseline no recompute' forward 7.7 ms"));
+  ParamDecl tile;
+  tile.name = "llm.gemm_tile";
+  tile.type = ParamType::Text;
+  tile.unit = "elements";
+  tile.help = "GEMM output tile MxN (each 16..512) for tile and wave quantization";
+  tile.source =
+      "256x128 [assumption]: NVIDIA Matrix Multiplication Background User's Guide, example tile for large "
+      "FP16 GEMMs on A100";
+  ParamDecl drop;
+  drop.name = "llm.dropout";
+  drop.type = ParamType::Boolean;
+  drop.help = "attention and hidden dropout kernels run (GPT); false for runs with dropout 0 (Llama-style)";
+  drop.source = "true [assumption]: Megatron-LM GPT defaults (attention and hidden dropout 0.1)";
+  ParamDecl attn;
+  attn.name = "llm.attention";
+  attn.type = ParamType::Choice;
+  attn.choices = {"unfused", "flash"};
+  attn.help =
+      "attention core: unfused (score GEMM, fused softmax, dropout, context GEMM; Megatron-LM 2022) or "
+      "one causal FlashAttention-2 kernel";
+  attn.source = "unfused: the kernels of Korthikanti et al. 2022's Megatron-LM, the validation set";
+  ParamDecl flash = fraction_decl(
+      "llm.eff_flash", "achieved fraction of the 16-bit peak by the FlashAttention kernels (llm.attention=flash)",
+      "0.60 [assumption]: FlashAttention-2 (Dao 2023) abstract, 50-73 % of the A100 peak (recalled, grade C); not "
+      "validated here");
+  ParamDecl bwd = fraction_decl(
+      "llm.eff_gemm_backward",
+      "achieved fraction of the 16-bit peak by a backward (data- or weight-gradient) Transformer GEMM with no tile "
+      "or wave loss",
+      fitted_source(kDefaultEffGemmBackward, "row 'Baseline no recompute' backward 11.9 ms"));
+  ParamDecl mem = fraction_decl(
+      "llm.eff_memory",
+      "achieved fraction of the HBM bandwidth by the Transformer's memory-bound kernels and GEMM rooflines (the "
+      "optimizer step uses compute.eff_memory)",
+      fitted_source(kDefaultLlmEffMemory, "backward increment of selective recompute, 13.2 - 11.9 = 1.3 ms"));
+  return {eff, tile, drop, attn, flash, bwd, mem};
+}
+
+}  // namespace
+
 const std::vector<ParamDecl>& transformer_compute_params() {
-  static const std::vector<ParamDecl> decls = [] {
-    ParamDecl eff;
-    eff.name = "llm.eff_gemm";
-    eff.unit = "fraction";
-    eff.min = 0.0, eff.min_open = true, eff.max = 1.0;
-    eff.help = "achieved fraction of the 16-bit peak by a Transformer GEMM with no tile or wave quantization loss";
-    eff.source =
-        "0.81 fitted to Korthikanti et al. 2022 Table 4 row 'Baseline no recompute' forward (7.7 ms, 22B, "
-        "A100-SXM4-80GB, TP 8); transformer_compute.hpp";
-    ParamDecl tile;
-    tile.name = "llm.gemm_tile";
-    tile.type = ParamType::Text;
-    tile.unit = "elements";
-    tile.help = "GEMM output tile MxN (each 16..512) for tile and wave quantization";
-    tile.source =
-        "256x128 [assumption]: NVIDIA Matrix Multiplication Background User's Guide, example tile for large "
-        "FP16 GEMMs on A100";
-    ParamDecl drop;
-    drop.name = "llm.dropout";
-    drop.type = ParamType::Boolean;
-    drop.help = "attention and hidden dropout kernels run (GPT); false for runs with dropout 0 (Llama-style)";
-    drop.source = "true [assumption]: Megatron-LM GPT defaults (attention and hidden dropout 0.1)";
-    ParamDecl attn;
-    attn.name = "llm.attention";
-    attn.type = ParamType::Choice;
-    attn.choices = {"unfused", "flash"};
-    attn.help =
-        "attention core: unfused (score GEMM, fused softmax, dropout, context GEMM; Megatron-LM 2022) or "
-        "one causal FlashAttention-2 kernel";
-    attn.source = "unfused: the kernels of Korthikanti et al. 2022's Megatron-LM, the validation set";
-    ParamDecl flash;
-    flash.name = "llm.eff_flash";
-    flash.unit = "fraction";
-    flash.min = 0.0, flash.min_open = true, flash.max = 1.0;
-    flash.help = "achieved fraction of the 16-bit peak by the FlashAttention kernels (llm.attention=flash)";
-    flash.source =
-        "0.60 [assumption]: FlashAttention-2 (Dao 2023) abstract, 50-73 % of the A100 peak (recalled, "
-        "grade C); not validated here";
-    return std::vector<ParamDecl>{eff, tile, drop, attn, flash};
-  }();
+  static const std::vector<ParamDecl> decls = make_transformer_compute_params();
   return decls;
 }
 
@@ -425,6 +460,8 @@ void set_transformer_compute_param(TransformerComputeParams& p, const std::strin
   if (name == "llm.dropout") p.dropout = value.get<bool>();
   if (name == "llm.attention") p.flash_attention = value.get<std::string>() == "flash";
   if (name == "llm.eff_flash") p.eff_flash = value.get<double>();
+  if (name == "llm.eff_gemm_backward") p.eff_gemm_backward = value.get<double>();
+  if (name == "llm.eff_memory") p.llm_eff_memory = value.get<double>();
   if (name == "llm.gemm_tile") std::tie(p.tile_m, p.tile_n) = parse_gemm_tile(value.get<std::string>(), origin);
 }
 

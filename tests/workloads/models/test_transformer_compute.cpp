@@ -1,6 +1,7 @@
 // Transformer layer compute time (transformer_compute.hpp): GEMM FLOPs against Megatron-LM's FLOP formula, tile and
 // wave quantization, TP collectives by plan, optimizer bytes, parameters; validation against Korthikanti et al. 2022
-// Table 4 (per-layer forward / backward of the 22B model on A100-SXM4-80GB, TP 8) with eff_gemm fitted on one row.
+// Table 4 (per-layer forward / backward of the 22B model on A100-SXM4-80GB, TP 8) with llm.eff_gemm,
+// llm.eff_gemm_backward and llm.eff_memory fitted on three of its values, the others and Table 5 22B held out.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -77,14 +78,17 @@ TEST_CASE("GEMM tile and wave quantization") {
   CHECK(gemm_quantization(Gemm{1, 257, 128, 4096}, 108, p) == Approx(257.0 / 512.0 * 2.0 / 108.0));
   // A batched GEMM counts batch x tiles: 54 x 2 = 108 tiles, one full wave.
   CHECK(gemm_quantization(Gemm{54, 512, 128, 64}, 108, p) == Approx(1.0));
-  // Roofline: a K = 1 outer product is memory bound: 2 (m + n + m n) bytes / (2,039 GB/s x 0.9).
+  // Roofline: a K = 1 outer product is memory bound: 2 (m + n + m n) bytes / (2,039 GB/s x llm.eff_memory).
   const Gemm outer{1, 4096, 4096, 1};
-  const double mem_s = 2.0 * (4096.0 + 4096.0 + 4096.0 * 4096.0) / (2039e9 * kDefaultEffMemory);
+  const double mem_s = 2.0 * (4096.0 + 4096.0 + 4096.0 * 4096.0) / (2039e9 * kDefaultLlmEffMemory);
   CHECK(gemm_time(outer, a100(), Precision::FP16, p).s() == Approx(mem_s).margin(1e-12));  // Time: 1 ps
   // A large square GEMM (8192^3, 32 x 64 = 2,048 tiles, 19 waves) is compute bound at peak x eff x q.
   const Gemm big{1, 8192, 8192, 8192};
   const double q = 2048.0 / (19.0 * 108.0);
   CHECK(gemm_time(big, a100(), Precision::FP16, p).s() == Approx(big.flops() / (312e12 * p.eff_gemm * q)));
+  // A backward GEMM runs at llm.eff_gemm_backward instead.
+  CHECK(gemm_time(big, a100(), Precision::FP16, p, GemmPass::Backward).s() ==
+        Approx(big.flops() / (312e12 * p.eff_gemm_backward * q)));
   CHECK_THROWS_AS(gemm_time(big, a100(), Precision::FP32, p), InputError);
 }
 
@@ -162,7 +166,7 @@ TEST_CASE("optimizer step: mixed-precision Adam bytes per parameter") {
 
 TEST_CASE("llm.* parameters are declared and checked") {
   const auto& decls = transformer_compute_params();
-  REQUIRE(decls.size() == 5);
+  REQUIRE(decls.size() == 7);
   for (const auto& d : decls) CHECK(!d.source.empty());
   CHECK(parse_gemm_tile("128x256") == std::make_pair<std::int64_t, std::int64_t>(128, 256));
   CHECK_THROWS_AS(parse_gemm_tile("256", "x.json"), InputError);
@@ -174,8 +178,18 @@ TEST_CASE("llm.* parameters are declared and checked") {
   set_transformer_compute_param(p, "llm.eff_gemm", Json(0.5), "cli");
   set_transformer_compute_param(p, "llm.attention", Json("flash"), "cli");
   set_transformer_compute_param(p, "llm.eff_flash", Json(0.4), "cli");
+  set_transformer_compute_param(p, "llm.eff_gemm_backward", Json(0.45), "cli");
+  set_transformer_compute_param(p, "llm.eff_memory", Json(0.55), "cli");
   CHECK((p.tile_m == 128 && p.tile_n == 128 && !p.dropout && p.eff_gemm == 0.5));
   CHECK((p.flash_attention && p.eff_flash == 0.4));
+  CHECK((p.eff_gemm_backward == 0.45 && p.llm_eff_memory == 0.55 && p.eff_memory == kDefaultEffMemory));
+  // Each fraction is declared in (0, 1]: read_param refuses 0 and 1.5.
+  for (const auto& d : decls) {
+    if (d.name != "llm.eff_gemm_backward" && d.name != "llm.eff_memory") continue;
+    CHECK_THROWS_AS(read_param(d, "0", "cli"), InputError);
+    CHECK_THROWS_AS(read_param(d, "1.5", "cli"), InputError);
+    CHECK(read_param(d, "1", "cli").get<double>() == 1.0);
+  }
 }
 
 namespace {
@@ -221,49 +235,105 @@ Predicted predict(const Row& row, const TransformerComputeParams& p) {
       t.backward_with_recompute().s() + exposed_s(t.backward_comm, false) + exposed_s(t.recompute_comm, false);
   return {fwd * 1e3, bwd * 1e3, serial * 1e3};
 }
-// eff_gemm such that the "Baseline no recompute" forward is 7.7 ms (bisection: the time falls as eff_gemm rises).
-double fit_eff_gemm() {
+// The value `f` (falling as its argument rises) takes `target` at, by bisection in [0.2, 1].
+template <class F>
+double solve_falling(F f, double target) {
   double lo = 0.2, hi = 1.0;
   for (int i = 0; i < 60; ++i) {
-    TransformerComputeParams p;
-    p.eff_gemm = 0.5 * (lo + hi);
-    (predict(kTable4[0], p).fwd_ms > kTable4[0].fwd_ms ? lo : hi) = p.eff_gemm;
+    const double x = 0.5 * (lo + hi);
+    (f(x) > target ? lo : hi) = x;
   }
   return 0.5 * (lo + hi);
 }
+// The backward time selective recomputation adds: "Selective Recompute" minus "Baseline no recompute" backward.
+double selective_increment_ms(const TransformerComputeParams& p) {
+  return predict(kTable4[3], p).bwd_ms - predict(kTable4[0], p).bwd_ms;
+}
+// The joint fit (transformer_compute.hpp) to three Table 4 values: the increment 13.2 - 11.9 = 1.3 ms, the row 1
+// forward 7.7 ms and the row 1 backward 11.9 ms. The increment depends on llm.eff_memory and (through the context
+// GEMM, compute bound by its N = 96 tiles) on llm.eff_gemm, the forward on both, the backward on llm.eff_memory and
+// llm.eff_gemm_backward; so llm.eff_memory and llm.eff_gemm are solved alternately until they stop moving, then
+// llm.eff_gemm_backward. Starts from 0.81 / 0.90 (the earlier one-row fit and compute.eff_memory), not from the
+// declared defaults, so the fit does not read what it checks.
+TransformerComputeParams fit_table4() {
+  TransformerComputeParams p;
+  p.eff_gemm = 0.81, p.eff_gemm_backward = 0.81, p.llm_eff_memory = 0.90;
+  const double increment = kTable4[3].bwd_ms - kTable4[0].bwd_ms;
+  for (int i = 0; i < 100; ++i) {
+    const double before_m = p.llm_eff_memory, before_g = p.eff_gemm;
+    p.llm_eff_memory = solve_falling(
+        [&](double x) {
+          TransformerComputeParams q = p;
+          q.llm_eff_memory = x;
+          return selective_increment_ms(q);
+        },
+        increment);
+    p.eff_gemm = solve_falling(
+        [&](double x) {
+          TransformerComputeParams q = p;
+          q.eff_gemm = x;
+          return predict(kTable4[0], q).fwd_ms;
+        },
+        kTable4[0].fwd_ms);
+    if (std::abs(p.llm_eff_memory - before_m) < 1e-12 && std::abs(p.eff_gemm - before_g) < 1e-12) break;
+  }
+  p.eff_gemm_backward = solve_falling(
+      [&](double x) {
+        TransformerComputeParams q = p;
+        q.eff_gemm_backward = x;
+        return predict(kTable4[0], q).bwd_ms;
+      },
+      kTable4[0].bwd_ms);
+  return p;
+}
 }  // namespace
 
-TEST_CASE("Korthikanti et al. Table 4: 22B layer times, eff_gemm fitted on one row") {
-  // The fit: the declared default is eff_gemm fitted to row 1's forward (transformer_compute.hpp).
-  const double fitted = fit_eff_gemm();
-  std::printf("fitted llm.eff_gemm = %.4f (declared default %.2f)\n", fitted, kDefaultEffGemm);
-  CHECK(fitted == Approx(kDefaultEffGemm).margin(0.005));
+TEST_CASE("Korthikanti et al. Table 4: 22B layer times, three efficiencies fitted on three values") {
+  // The fit reproduces its three targets (the solver converged inside the bounds) ...
+  const TransformerComputeParams fit = fit_table4();
+  std::printf("fitted llm.eff_gemm = %.4f, llm.eff_gemm_backward = %.4f, llm.eff_memory = %.4f (declared %g, %g, %g)\n",
+              fit.eff_gemm, fit.eff_gemm_backward, fit.llm_eff_memory, kDefaultEffGemm, kDefaultEffGemmBackward,
+              kDefaultLlmEffMemory);
+  CHECK(predict(kTable4[0], fit).fwd_ms == Approx(7.7).epsilon(1e-6));
+  CHECK(predict(kTable4[0], fit).bwd_ms == Approx(11.9).epsilon(1e-6));
+  CHECK(selective_increment_ms(fit) == Approx(1.3).epsilon(1e-6));
+  // ... and the declared defaults are that fit, rounded to 0.005 (transformer_compute.hpp).
+  CHECK(fit.eff_gemm == Approx(kDefaultEffGemm).margin(0.005));
+  CHECK(fit.eff_gemm_backward == Approx(kDefaultEffGemmBackward).margin(0.005));
+  CHECK(fit.llm_eff_memory == Approx(kDefaultLlmEffMemory).margin(0.005));
   std::printf("%-24s %7s %5s %7s %7s %5s %7s %9s %7s\n", "Table 4 row", "fwd ms", "pub", "err", "bwd ms", "pub", "err",
               "serial ms", "err");
+  double worst = 0.0;
   for (const Row& row : kTable4) {
     const Predicted q = predict(row, TransformerComputeParams{});
     const double ef = q.fwd_ms / row.fwd_ms - 1.0, eb = q.bwd_ms / row.bwd_ms - 1.0;
     const double es = q.bwd_serial_ms / row.bwd_ms - 1.0;
     std::printf("%-24s %7.2f %5.1f %+6.1f%% %7.2f %5.1f %+6.1f%% %9.2f %+6.1f%%\n", row.name, q.fwd_ms, row.fwd_ms,
                 100 * ef, q.bwd_ms, row.bwd_ms, 100 * eb, q.bwd_serial_ms, 100 * es);
-    // Predictions (all but row 1's forward, the fitted one): within 10 % of the published time [our bound, chosen as
-    // the smallest round figure above the worst miss: the backward is low by 4-9 % in every row, causes listed at
-    // kDefaultEffGemm in transformer_compute.hpp].
-    CHECK(std::abs(ef) <= 0.10);
-    CHECK(std::abs(eb) <= 0.10);
-    // The backward is systematically low: asserted as a known miss so a change that fixes it shows here.
-    CHECK(eb < 0.0);
+    // Every value within 3 % of the published one [our bound: the smallest round figure above the worst held-out
+    // miss, SP forward -2.6 %; the fitted values are off only by the defaults' rounding, 0.1-0.2 %]. Published values
+    // are rounded to 0.1 ms (+-0.7 % at 7.2 ms).
+    CHECK(std::abs(ef) <= 0.03);
+    CHECK(std::abs(eb) <= 0.03);
+    worst = std::max({worst, std::abs(ef), std::abs(eb)});
   }
-  // Differences between rows are mechanisms, not fits: SP saves forward time (published -0.5 ms; LayerNorm and
-  // dropout on 1/8 of the tokens, allgather + reduce-scatter in place of allreduce), full recompute costs about a
-  // forward (published +7.6 ms), selective recompute the attention core (published +1.3 ms).
+  std::printf("worst |error| over Table 4: %.1f %%\n", 100.0 * worst);
+  // Differences between rows are mechanisms: SP saves forward time (published -0.5 ms: LayerNorm and dropout on 1/8 of
+  // the tokens, allgather + reduce-scatter in place of allreduce) and backward time (-0.1 ms), full recompute costs
+  // about a forward (+7.6 ms); selective recompute's +1.3 ms is fitted. Published deltas are differences of values
+  // rounded to 0.1 ms: +-0.1 ms.
   const Predicted base = predict(kTable4[0], {}), sp = predict(kTable4[1], {});
   const Predicted full = predict(kTable4[2], {}), sel = predict(kTable4[3], {});
-  std::printf("deltas: SP fwd %.2f (pub -0.5), full recompute bwd %+.2f (pub +7.6), selective bwd %+.2f (pub +1.3)\n",
-              sp.fwd_ms - base.fwd_ms, full.bwd_ms - base.bwd_ms, sel.bwd_ms - base.bwd_ms);
-  CHECK(sp.fwd_ms - base.fwd_ms == Approx(-0.5).margin(0.2));
-  CHECK(full.bwd_ms - base.bwd_ms == Approx(7.6).margin(1.0));
-  CHECK(sel.bwd_ms - base.bwd_ms == Approx(1.3).margin(0.4));
+  std::printf(
+      "deltas: SP fwd %+.2f (pub -0.5), SP bwd %+.2f (pub -0.1), full recompute bwd %+.2f (pub +7.6), "
+      "selective bwd %+.2f (pub +1.3, fitted)\n",
+      sp.fwd_ms - base.fwd_ms, sp.bwd_ms - base.bwd_ms, full.bwd_ms - base.bwd_ms, sel.bwd_ms - base.bwd_ms);
+  // Held out: SP's forward saving is predicted -0.69 ms, 0.19 ms more than published (LayerNorm and dropout+residual
+  // at llm.eff_memory, fitted on the s^2 kernels of the attention core: a sign those hidden-size kernels run faster
+  // than the s^2 ones), bound 0.25 ms; full recompute's +7.7 ms within 0.2 ms.
+  CHECK(sp.fwd_ms - base.fwd_ms == Approx(-0.5).margin(0.25));
+  CHECK(full.bwd_ms - base.bwd_ms == Approx(7.6).margin(0.2));
+  CHECK(sel.bwd_ms - base.bwd_ms == Approx(1.3).margin(0.05));
 }
 
 TEST_CASE("Korthikanti et al. Table 5: the 22B iteration the layer times imply") {
@@ -296,7 +366,8 @@ TEST_CASE("Korthikanti et al. Table 5: the 22B iteration the layer times imply")
         "Table 5 22B %-15s layers %.3f s + embedding/head %.3f s + optimizer %.3f s = %.3f s (published "
         "%.2f s, %+.1f%%)\n",
         c.name, layers, edges, opt, total, c.published_s, 100.0 * (total / c.published_s - 1.0));
-    // The layer rows are within 10 % (test above); the whole iteration must be too.
-    CHECK(std::abs(total / c.published_s - 1.0) <= 0.10);
+    // Held out: predicted -1.8 % (full recompute) and -5.4 % (selective + SP); bound 6 % [our bound, the smallest
+    // round figure above the worst miss].
+    CHECK(std::abs(total / c.published_s - 1.0) <= 0.06);
   }
 }
