@@ -14,6 +14,8 @@
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/kernel/progress.hpp"
+#include "vgsim/sim/llm/llm_run.hpp"
+#include "vgsim/sim/llm/plan_search.hpp"
 #include "vgsim/sim/training/cpu_report.hpp"
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
@@ -40,8 +42,32 @@ struct TrainArgs {
     k.version.clear();
     return k;
   }();
-  bool overlap_collectives = false, no_replay = false, list = false;
+  bool overlap_collectives = false, no_replay = false, list = false, search_plans = false;
 };
+
+// Large-model training (sim/llm): the workload is a Transformer shape; the plan comes from --set tp=... pp=...
+void run_llm(const TrainArgs& a, const sim::training::JobSpec& spec) {
+  if (!a.calibration.empty() || a.overlap_collectives || a.no_replay)
+    throw InputError("", "--workload " + spec.workload, "option not available for large-model (Transformer shape) jobs",
+                     "--calibration / --overlap-collectives / --no-replay", "none of them");
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const sim::llm::LlmJob job = sim::llm::resolve_llm_job(spec, catalog);
+  std::ostringstream out;
+  if (a.search_plans) {
+    const auto found = sim::llm::search_plans(job);
+    sim::llm::write_plan_search(out, job, found);
+    std::cout << out.str();
+    write_files_atomically(
+        {{"--json", a.json_out, a.json_out.empty() ? "" : sim::llm::plan_search_json(job, found).dump(2) + "\n"}});
+    return;
+  }
+  const sim::llm::LlmResult r = sim::llm::simulate_llm_iteration(job);
+  sim::llm::write_llm_summary(out, job, r);
+  std::cout << out.str();
+  write_files_atomically(
+      {{"--json", a.json_out, a.json_out.empty() ? "" : sim::llm::llm_json(job, r).dump(2) + "\n"},
+       {"--trace", a.trace_out, a.trace_out.empty() ? "" : sim::llm::llm_chrome_trace(job, r).dump() + "\n"}});
+}
 
 // CPU workers (cpu_job.hpp): the job, its scaling table over node counts in both sparse-gradient modes, the report.
 void run_cpu(const TrainArgs& a, const sim::training::JobSpec& spec) {
@@ -94,6 +120,10 @@ void run(const TrainArgs& a) {
   if (a.overlap_collectives) spec.serialize_collectives = false;
   if (a.no_replay) spec.reuse_collective_times = false;
   if (workers == "cpu") return run_cpu(a, spec);
+  if (sim::llm::is_llm_workload(spec.workload)) return run_llm(a, spec);
+  if (a.search_plans)
+    throw InputError("", "--search-plans", "plan search needs a large-model workload", spec.workload,
+                     "a Transformer shape of workloads/llm/transformer_shapes.json (e.g. llama2-7b)");
 
   const topo::Catalog catalog = topo::Catalog::load_default();
   // A long run is not silent: after 2 s a terminal shows which collective of which iteration is simulated (the study
@@ -125,7 +155,12 @@ void add_train_command(CLI::App& app) {
                 "(cpu.ranks_per_node, cpu.threads_per_rank, mpi.*; default: the scenario's, else gpu)")
       ->check(CLI::IsMember({"gpu", "cpu"}));
   c->add_option("--cluster", a->cluster, "cluster preset name or JSON file");
-  c->add_option("--workload", a->workload, "model library name (resnet50, bert_large, ...) or model JSON file");
+  c->add_option("--workload", a->workload,
+                "model library name (resnet50, bert_large, ...) or model JSON file; a Transformer shape (llama2-7b, "
+                "gpt3-175b, megatron-*) runs a large-model job with --set tp=, pp=, dp=, zero_stage=, micro_batch=, "
+                "global_batch=, schedule=, virtual_stages=, sequence_parallel=, recompute=");
+  c->add_flag("--search-plans", a->search_plans,
+              "large-model job: try every tp x pp x dp x micro-batch x schedule x ZeRO plan that fits and rank them");
   c->add_option("--nodes", a->nodes, "hosts to use (default: all)");
   c->add_option("--gpus-per-node", a->gpus_per_node, "GPUs per host (default: all of the first host)");
   c->add_option("--set", a->sets,

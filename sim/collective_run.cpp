@@ -141,15 +141,8 @@ void CollectiveRun::on_event(Simulator& sim, std::uint64_t tag) {
 
 void CollectiveRun::launch(std::uint32_t t) {
   const auto& tr = schedule_.transfers[t];
-  const Route& r = route_of(t);
-  FlowSpec spec;
-  spec.route = r.resources.data();
-  spec.hops = static_cast<std::uint32_t>(r.resources.size());
   const double sw = (tr.src == coll::kSwitchRank || tr.dst == coll::kSwitchRank) ? costs_.switch_efficiency : 1.0;
-  spec.bytes = static_cast<double>(tr.bytes) / (costs_.payload_efficiency * sw);
-  spec.latency = Time{0};  // the bytes move first; the latency is charged after them (see the header)
-  spec.max_rate = costs_.max_rate_per_flow / sw;
-  fabric_.simulator().start_flow(spec, this, t);
+  fabric_.simulator().start_flow(step_flow(route_of(t), tr.bytes, costs_, sw), this, t);
 }
 
 void CollectiveRun::release(std::uint32_t t, bool delivered) {

@@ -59,14 +59,8 @@ bool RingRun::ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
 
 void RingRun::launch(std::uint64_t g, std::uint32_t ch, std::uint32_t p) {
   // The same flow CollectiveRun::launch starts for this transfer (a ring has no NVSwitch legs).
-  const Route& r = route(ch, p);
-  FlowSpec spec;
-  spec.route = r.resources.data();
-  spec.hops = static_cast<std::uint32_t>(r.resources.size());
-  spec.bytes = static_cast<double>(stream_.bytes(g, ch, p)) / (costs_.payload_efficiency * 1.0);
-  spec.latency = Time{0};
-  spec.max_rate = costs_.max_rate_per_flow / 1.0;
-  fabric_.simulator().start_flow(spec, this, stream_.index(g, ch, p));
+  fabric_.simulator().start_flow(step_flow(route(ch, p), stream_.bytes(g, ch, p), costs_), this,
+                                 stream_.index(g, ch, p));
 }
 
 void RingRun::release(const Step& s, bool delivered_stage) {

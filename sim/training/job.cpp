@@ -307,14 +307,18 @@ std::pair<Json, std::string> vgpu_record(const TrainingJob& job, const ParamDecl
 }
 
 void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobValues& given, const NcclKnobs& kn,
-                       TrainingJob& job) {
-  const auto settings_src = settings_sources(spec, given, job);
-  const models::ResolvedComputeParams rp = models::resolve(job.compute, job.model, job.settings.precision, job.gpu);
+                       TrainingJob& job, bool data_parallel = true) {
+  const auto settings_src = data_parallel ? settings_sources(spec, given, job) : std::map<std::string, std::string>{};
+  const models::ResolvedComputeParams rp =
+      data_parallel ? models::resolve(job.compute, job.model, job.settings.precision, job.gpu)
+                    : models::ResolvedComputeParams{};
   std::map<std::string, double> constants;
   for (const auto& prm : job.comm.nccl.list()) constants[prm.name] = prm.value;
   for (const ParamDecl& d : reg.registry.all()) {
     std::pair<Json, std::string> r;
     switch (reg.owner.at(d.name)) {
+      case ParamOwner::Workload:
+        continue;  // the workload's owner records these
       case ParamOwner::Settings: {
         bool skip = false;
         r.first = setting_or_skip(job, d.name, skip);
@@ -347,6 +351,7 @@ void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobV
     if (given.has(d.name) && reg.owner.at(d.name) != ParamOwner::Vgpu) r.second = given.origin.at(d.name);
     job.params.push_back({d.name, r.first, r.second});
   }
+  if (!data_parallel) return;
   // Derived values (not parameters: they follow from the ones above).
   job.params.push_back({"per_gpu_batch", job.settings.per_gpu_batch(static_cast<int>(job.ranks())),
                         "derived: batch_per_gpu (weak) or global_batch / (ranks x accumulation) (strong)", false});
@@ -392,6 +397,28 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   resolve_nccl(spec, given, knobs, job);
   resolve_job_values(spec, given, job);
   record_parameters(spec, registry, given, knobs, job);
+  return job;
+}
+
+TrainingJob resolve_platform(const JobSpec& spec, const topo::Catalog& catalog, const std::vector<ParamDecl>& workload,
+                             std::vector<WorkloadValue>& workload_values) {
+  TrainingJob job;
+  if (spec.cluster.empty())
+    throw InputError("", "--cluster", "missing cluster", "", "a preset name or a cluster JSON file");
+  resolve_ranks(spec, catalog, job);
+  std::vector<std::pair<std::string, std::string>> assignments;
+  for (const auto& kv : spec.sets) assignments.push_back(split_assignment(kv, spec.sets_origin));
+  NcclKnobs version_only;
+  version_only.version = requested_version(spec, assignments);
+  const JobParameters registry = platform_parameters(version_only.tuning(spec.sets_origin), *job.cluster, workload);
+  const JobValues given = read_job_values(registry, assignments, spec.sets_origin);
+  NcclKnobs knobs;
+  resolve_nccl(spec, given, knobs, job);
+  resolve_job_values(spec, given, job);
+  record_parameters(spec, registry, given, knobs, job, false);
+  workload_values.clear();
+  if (const auto it = given.by_owner.find(ParamOwner::Workload); it != given.by_owner.end())
+    for (const auto& [name, value] : it->second) workload_values.push_back({name, value, given.origin.at(name)});
   return job;
 }
 

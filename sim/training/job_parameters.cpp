@@ -116,6 +116,20 @@ JobParameters job_parameters(const coll::NcclTuning& tuning, const topo::Cluster
   return p;
 }
 
+JobParameters platform_parameters(const coll::NcclTuning& tuning, const topo::Cluster& cluster,
+                                  const std::vector<ParamDecl>& workload) {
+  const JobParameters all = job_parameters(tuning, cluster);
+  JobParameters p;
+  for (const ParamDecl& d : all.registry.all()) {
+    const ParamOwner o = all.owner.at(d.name);
+    const bool platform = o == ParamOwner::NcclKnob || o == ParamOwner::NcclConstant || o == ParamOwner::Capacity ||
+                          d.name == "virt.compute_efficiency";
+    if (platform) add(p, {d}, o);
+  }
+  add(p, workload, ParamOwner::Workload);
+  return p;
+}
+
 const JobParameters& fixed_job_parameters() {
   static const JobParameters p = [] {
     JobParameters q = fixed_parameters();

@@ -59,6 +59,19 @@ inline Time delivery_latency(const Route& r, Bytes transfer_bytes, const StepCos
   return latency;
 }
 
+// The flow of one step transfer: its payload at the protocol's efficiency (and a switch leg's, `switch_eff`, 1 for
+// any other leg) over the route, capped per channel; its latency is charged after the bytes (delivery_latency).
+// Shared by CollectiveRun and the streamed ring (ring_run.hpp).
+inline FlowSpec step_flow(const Route& r, Bytes payload, const StepCosts& c, double switch_eff = 1.0) {
+  FlowSpec spec;
+  spec.route = r.resources.data();
+  spec.hops = static_cast<std::uint32_t>(r.resources.size());
+  spec.bytes = static_cast<double>(payload) / (c.payload_efficiency * switch_eff);
+  spec.latency = Time{0};
+  spec.max_rate = c.max_rate_per_flow / switch_eff;
+  return spec;
+}
+
 class CollectiveRun : public FlowObserver, public EventHandler {
  public:
   // `schedule` and `fabric` must outlive the run. rank_to_endpoint[r] is the cluster endpoint of rank r.

@@ -116,6 +116,20 @@ std::vector<std::uint32_t> resolve_endpoints(const topo::Cluster& cluster, const
 // Validates and resolves. `catalog` must outlive nothing (the cluster copies what it needs).
 TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog);
 
+// The platform of a GPU job, for job kinds that bring their own workload and parameters (large-model training,
+// sim/llm): cluster, ranks and their GPU, NCCL options and the VM's compute efficiency, resolved as resolve_job does,
+// with spec.sets checked against platform_parameters(..., workload) (training settings and compute.* are unknown
+// names there). The values given for the `workload` declarations come back in `workload_values` (canonical name,
+// checked value, where it was given; in the order given) for the caller to apply; job.params lists the platform's
+// parameters only. spec.workload is not read.
+struct WorkloadValue {
+  std::string name;
+  Json value;
+  std::string origin;
+};
+TrainingJob resolve_platform(const JobSpec& spec, const topo::Catalog& catalog, const std::vector<ParamDecl>& workload,
+                             std::vector<WorkloadValue>& workload_values);
+
 // The same job on `nodes` x `gpus_per_node` ranks of the same cluster (e.g. the 1-GPU baseline); the compute
 // calibration and every other parameter are kept.
 TrainingJob with_ranks(const TrainingJob& job, std::uint32_t nodes, std::uint32_t gpus_per_node);

@@ -17,7 +17,8 @@
 namespace vgsim::sim::training {
 
 // Who applies a parameter's value.
-enum class ParamOwner { Settings, Compute, Job, NcclKnob, NcclConstant, Capacity, Vgpu };
+// Workload: declarations a job kind with its own workload brings (platform_parameters; large-model training).
+enum class ParamOwner { Settings, Compute, Job, NcclKnob, NcclConstant, Capacity, Vgpu, Workload };
 
 struct JobParameters {
   ParamRegistry registry;
@@ -35,6 +36,11 @@ JobParameters job_parameters(const coll::NcclTuning& tuning, const topo::Cluster
 // The names every job accepts whatever its cluster and NCCL release (no nccl.<constant>, no capacity_scale.<kind>),
 // with the plan aliases: what a sweep plan is checked against before its points are resolved.
 const JobParameters& fixed_job_parameters();
+// The registry of a job kind that brings its own workload parameters (large-model training, sim/llm): the platform
+// part of job_parameters (nccl.* knobs, the release's NCCL constants, capacity_scale.<kind>, virt.compute_efficiency)
+// without the data-parallel training settings, compute.*, vgpu.* and sim.*, plus `workload` (owner Workload).
+JobParameters platform_parameters(const coll::NcclTuning& tuning, const topo::Cluster& cluster,
+                                  const std::vector<ParamDecl>& workload);
 
 // Values given as "name=value" (--set, a scenario's "set", a plan point), each split once, checked against its
 // declaration and grouped by owner in the order given (a later value of a name wins).
