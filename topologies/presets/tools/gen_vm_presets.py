@@ -96,6 +96,21 @@ def main():
                       hosts, [vm("vm0", [vgpu("gpu0", full)], n)], speed=speed,
                       notes="gpu0-NIC is PHB on this layout, so GPUDirect needs NCCL_NET_GDR_LEVEL=PHB." if kind == "gdr"
                       else None)
+    # One VM per host holding the host's NVLink-bridged pair gpu0+gpu1 (two A100-40C, multi-vGPU P2P over NVLink as
+    # in r750xa-vm-1x2gpu-nvlink), 2/4 hosts, 100/25 GbE, the NIC as a VF with ATS (GPUDirect) or PVRDMA (host
+    # staged): issue 17's "4 hosts of A100 PCIe pairs with NVLink bridges" for the 7B fine-tuning design study.
+    for hosts in (2, 4):
+        for speed in ("100gbe", "25gbe"):
+            for kind, n, words in (("gdr", nic("sriov", 0, True), "SR-IOV VF with ATS (GPUDirect RDMA capable)"),
+                                   ("pvrdma", nic("pvrdma", 0), "PVRDMA (host-staged, no GPUDirect)")):
+                gdr_note = (" gpu0/gpu1-NIC is PHB on this layout, so GPUDirect needs NCCL_NET_GDR_LEVEL=PHB."
+                            if kind == "gdr" else "")
+                write(f"r750xa-vm-{hosts}x2gpu-{speed}-{kind}",
+                      f"{hosts} x R750xa, one VM per host with the NVLink-bridged pair gpu0+gpu1 as A100-40C vGPUs "
+                      f"(multi-vGPU), ConnectX-6 Dx {speed[:-3]} GbE via {words}",
+                      hosts, [vm("vm0", [vgpu("gpu0", full), vgpu("gpu1", full)], n)], speed=speed,
+                      notes="vm0 holds the bridged pair gpu0-gpu1 (P2P over NVLink; PCIe P2P is unsupported under "
+                            "vGPU); gpu2/gpu3 stay unused." + gdr_note)
     write("r750xa-vm-4x-100gbe-vmxnet3",
           "4 x R750xa, one VM per host with one A100-40C vGPU (gpu0), ConnectX-6 Dx 100 GbE behind the host vswitch "
           "via vmxnet3 (NCCL socket transport)",
