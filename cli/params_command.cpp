@@ -12,6 +12,7 @@
 
 #include "catalog_option.hpp"
 #include "collective_mpi.hpp"
+#include "vgsim/sim/llm/llm_job.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/training/cpu_job.hpp"
 #include "vgsim/sim/training/job.hpp"
@@ -75,6 +76,15 @@ void print_cpu_job(const sim::training::CpuTrainingJob& job, bool json) {
   print_listing(job.params, sim::training::cpu_job_registry(), json);
 }
 
+// A large-model job (sim/llm): the platform's registry plus the plan's and the layer model's declarations.
+void print_llm_job(const sim::llm::LlmJob& job, bool json) {
+  print_listing(
+      job.params,
+      sim::training::platform_parameters(job.platform.comm.nccl, *job.platform.cluster, sim::llm::llm_workload_params())
+          .registry,
+      json);
+}
+
 void run(const ParamsArgs& a) {
   if (a.library == "mpi") return print_mpi_params(a.cluster, a.sets);
   if (a.scenario.empty() && a.cluster.empty() && a.workload.empty()) {
@@ -106,6 +116,7 @@ void run(const ParamsArgs& a) {
   spec.nccl.version = a.version;
   const topo::Catalog catalog = topo::Catalog::load_default();
   if (workers == "cpu") return print_cpu_job(sim::training::resolve_cpu_job(spec, catalog), a.json);
+  if (sim::llm::is_llm_workload(spec.workload)) return print_llm_job(sim::llm::resolve_llm_job(spec, catalog), a.json);
   print_job(sim::training::resolve_job(spec, catalog), a.json);
 }
 }  // namespace

@@ -51,7 +51,7 @@ void run_llm(const TrainArgs& a, const sim::training::JobSpec& spec) {
     throw InputError("", "--workload " + spec.workload, "option not available for large-model (Transformer shape) jobs",
                      "--calibration / --overlap-collectives / --no-replay", "none of them");
   const topo::Catalog catalog = topo::Catalog::load_default();
-  const sim::llm::LlmJob job = sim::llm::resolve_llm_job(spec, catalog);
+  const sim::llm::LlmJob job = sim::llm::resolve_llm_job(spec, catalog, !a.search_plans);
   std::ostringstream out;
   if (a.search_plans) {
     const auto found = sim::llm::search_plans(job);

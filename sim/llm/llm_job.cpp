@@ -170,7 +170,7 @@ bool is_llm_workload(const std::string& workload) {
   return std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.name == workload; });
 }
 
-LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catalog) {
+LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catalog, bool check_memory) {
   LlmJob job;
   std::vector<training::WorkloadValue> given;
   job.platform = training::resolve_platform(spec, catalog, llm_workload_params(), given);
@@ -191,8 +191,9 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
   }
   complete_plan(job, origin.count("dp") != 0, origin.count("global_batch") != 0, spec.sets_origin);
   models::validate_plan(job.shape, job.plan, spec.sets_origin, "plan");
-  models::require_fits(models::memory_per_gpu(job.shape, job.plan), job.memory_bytes, job.memory_device,
-                       spec.sets_origin, "plan");
+  if (check_memory)
+    models::require_fits(models::memory_per_gpu(job.shape, job.plan), job.memory_bytes, job.memory_device,
+                         spec.sets_origin, "plan");
   job.params = job.platform.params;
   job.params.push_back(
       {"workload", job.shape.name, "workloads/llm/transformer_shapes.json: " + job.shape.source, false});

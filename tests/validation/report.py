@@ -536,6 +536,47 @@ def cpu_compute_section(build):
     return out + [""]
 
 
+# ---- Large-model training (tests/sim/llm/test_megatron_tables.cpp) ----
+
+LLM_T1_ROW = re.compile(r"^(megatron-\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%\s+([\d.]+)%"
+                        r"\s+([\d.]+)%\s+([\d.]+)%\s*$")
+LLM_T5_ROW = re.compile(r"^(\S+)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%\s*$")
+
+
+def llm_section(build):
+    exe = find_executable(build, "test_llm")
+    cases = catch_cases(exe, "[validation]")
+    t1 = [c for c in cases if c.startswith("Narayanan")]
+    t5 = [c for c in cases if c.startswith("Korthikanti")]
+    if len(t1) != 1 or len(t5) != 1:
+        raise ReportError("test_llm: expected one Narayanan and one Korthikanti [validation] case")
+    rows1 = [m for line in run_case(exe, t1[0]) if (m := LLM_T1_ROW.match(line))]
+    rows5 = [m for line in run_case(exe, t5[0]) if (m := LLM_T5_ROW.match(line))]
+    if len(rows1) != 10 or len(rows5) != 4:
+        raise ReportError("test_llm: the Table 1 (10 rows) or Table 5 (4 rows) printout changed")
+    out = ["## Large-model training: Megatron-LM SC'21 Table 1 and Korthikanti et al. Table 5", "",
+           f"Written by `test_llm` (tests/sim/llm/test_megatron_tables.cpp, \"{t1[0]}\" and \"{t5[0]}\"): "
+           "`simulate_llm_iteration` on `selene-a100-384` (DGX A100 80GB nodes, NVSwitch, 8 x HDR 200G, idealised "
+           "non-blocking fabric) with each row's launch settings (NVIDIA/Megatron-LM examples/sc21/run_table_1.sh @ "
+           "6985e589: tp, pp, micro-batch, global batch, full recomputation, layers per virtual stage, torch DDP "
+           "(gradient sync overlapping the last backward) for the rows up to 18.4B). Achieved TFLOP/s per GPU are "
+           "counted as the paper's eq. (3). The layer model's three efficiencies are fitted to three values of "
+           "Korthikanti Table 4 (one 22B layer); these tables are held out. Target of issue 17: within 10 %. The "
+           "test asserts the three rows within 10 % as such and the other seven as a known-miss band (+10..+25 %).",
+           ""]
+    rows = [(m[1], m[2], m[3], m[4], m[5], m[6], pct(float(m[7])), m[8] + " %", m[9] + " %", m[10] + " %")
+            for m in rows1]
+    out += md_table(["model", "tp", "pp", "GPUs", "published TFLOP/s", "vgsim TFLOP/s", "error", "bubble+p2p",
+                     "TP comm", "DP sync"], "lrrrrrrrrr", rows)
+    errs = [abs(float(m[7])) for m in rows1]
+    out += ["", f"Median |error|: {median(errs):.1f} %; rows within 10 %: {sum(e <= 10.0 for e in errs)} of 10.", "",
+            "### Korthikanti et al. 2022 Table 5: iteration seconds (TP 8, DP 1)", ""]
+    rows = [(m[1], m[2], m[3], pct(float(m[4])), m[5], m[6], pct(float(m[7]))) for m in rows5]
+    out += md_table(["model", "full recompute (published)", "vgsim", "error", "SP + selective (published)", "vgsim",
+                     "error"], "lrrrrrr", rows)
+    return out + [""]
+
+
 # ---- CPU training scaling (vgsim train --scenario xeon-transformer-big-2ppn), simulated only ----
 
 def cpu_scaling_section(vgsim, tmp):
@@ -581,7 +622,7 @@ def report(build):
     with tempfile.TemporaryDirectory(prefix="vgsim-validation-") as tmp:
         body = (replay_section(build) + calibrated_section(build) + nvls_section(vgsim, tmp)
                 + nvls_tree_section(vgsim, tmp) + mpi_section(build) + training_section(build)
-                + cpu_compute_section(build) + mig_section(build) + seed_section(vgsim, tmp)
+                + cpu_compute_section(build) + llm_section(build) + mig_section(build) + seed_section(vgsim, tmp)
                 + cpu_scaling_section(vgsim, tmp))
     head = ["# vgsim validation report", "",
             "<!-- Generated file: do not edit. Rewrite it with `tests/validation/report.py <build>` or "

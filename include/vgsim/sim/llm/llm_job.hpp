@@ -50,8 +50,9 @@ std::vector<ParamDecl> llm_workload_params();
 bool is_llm_workload(const std::string& workload);
 
 // Validates and resolves (InputError naming the option or file, the value and the expectation). dp = 0 (not given)
-// is derived as ranks / (tp x pp); given, tp x pp x dp must equal the ranks.
-LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catalog);
+// is derived as ranks / (tp x pp); given, tp x pp x dp must equal the ranks. `check_memory` false skips the memory
+// check (a plan search starts from any plan).
+LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catalog, bool check_memory = true);
 
 // The same job with another plan (plan search): validated, memory checked; InputError when it does not fit.
 LlmJob with_plan(const LlmJob& job, const models::ParallelPlan& plan);

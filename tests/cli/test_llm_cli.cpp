@@ -1,0 +1,67 @@
+// `vgsim train` with a Transformer shape (large-model jobs, issue 17): the summary, --json and --trace, the plan
+// search, `vgsim params` for such a job, and a plan that does not fit (exit 2, by how much, no output left behind).
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "cli_run.hpp"
+#include "vgsim/kernel/json_input.hpp"
+
+using vgsim::test::run_vgsim;
+
+namespace {
+std::string tmp(const std::string& name) { return vgsim::test::temp_path("vgsim-llm", name); }
+vgsim::Json read(const std::string& path) {
+  std::ifstream f(path);
+  return vgsim::Json::parse(f);
+}
+}  // namespace
+
+TEST_CASE("train runs a large-model plan and writes its report and per-stage trace") {
+  const std::string json = tmp("r.json"), trace = tmp("t.json");
+  const auto r = run_vgsim("train --cluster dgx-a100 --workload llama2-7b --set tp=4 pp=2 recompute=selective --json " +
+                           json + " --trace " + trace);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("plan: tp 4 x pp 2 x dp 1 = 8 GPUs") != std::string::npos);
+  CHECK(r.out.find("MFU") != std::string::npos);
+  const vgsim::Json j = read(json);
+  CHECK(j.at("iteration_us").get<double>() > 0.0);
+  // The breakdown adds up to the iteration (microseconds, rounding of six terms aside).
+  double sum = 0.0;
+  for (const auto& [k, v] : j.at("breakdown_us").items()) sum += v.get<double>();
+  CHECK(sum == Approx(j.at("iteration_us").get<double>()).epsilon(1e-9));
+  // One process per pipeline stage: 2 process_name records.
+  int stages = 0;
+  const vgsim::Json t = read(trace);
+  for (const auto& e : t.at("traceEvents")) stages += e.at("name") == "process_name";
+  CHECK(stages == 2);
+  std::filesystem::remove(json);
+  std::filesystem::remove(trace);
+}
+
+TEST_CASE("a plan that does not fit exits 2 saying by how much, and writes nothing") {
+  const std::string json = tmp("never.json");
+  // Llama 2 7B replicated with Adam: 16 B per parameter x 6.74 G = 100 GiB of model state alone > 80 GiB.
+  const auto r = run_vgsim("train --cluster dgx-a100 --workload llama2-7b --json " + json);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("short by") != std::string::npos);
+  CHECK(r.out.find("80.0 GiB") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(json));
+}
+
+TEST_CASE("--search-plans ranks the plans that fit, fastest first") {
+  const auto r = run_vgsim("train --cluster dgx-a100 --workload llama2-7b --set global_batch=64 --search-plans");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("plans tried") != std::string::npos);
+  CHECK(r.out.find("   1  tp ") != std::string::npos);
+  // Not for a data-parallel model.
+  CHECK(run_vgsim("train --cluster dgx-a100 --workload resnet50 --search-plans").status == 2);
+}
+
+TEST_CASE("vgsim params lists a large-model job's names with their sources") {
+  const auto r = run_vgsim("params --cluster dgx-a100 --workload llama2-7b --set tp=8");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("tp = 8  # --set") != std::string::npos);
+  CHECK(r.out.find("llm.eff_gemm = ") != std::string::npos);
+  CHECK(r.out.find("batch_per_gpu") == std::string::npos);  // a data-parallel setting is not an LLM name
+}
