@@ -6,6 +6,7 @@
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/llm/llm_job.hpp"
 #include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 
@@ -26,9 +27,28 @@ bool has_prefix(const std::string& k, const std::vector<std::string>& prefixes) 
   return false;
 }
 
+// The names a large-model (Transformer shape) point accepts beside the platform's: the plan (tp, pp, dp, zero_stage,
+// micro_batch, global_batch, schedule, ...), llm.* and the layer compute model's, from their declarations
+// (sim::llm::llm_workload_params), sorted. resolve_llm_job refuses them for other workloads' points, and
+// training::resolve_job refuses them where the workload is not a Transformer shape, so the row says why.
+const std::vector<std::string>& llm_parameter_names() {
+  static const std::vector<std::string> names = [] {
+    std::set<std::string> s;
+    for (const ParamDecl& d : llm::llm_workload_params()) s.insert(d.name);
+    return std::vector<std::string>(s.begin(), s.end());
+  }();
+  return names;
+}
+
+bool llm_parameter(const std::string& k) {
+  const auto& n = llm_parameter_names();
+  return std::binary_search(n.begin(), n.end(), k);
+}
+
 // A key that becomes a name=value of the job (JobSpec::sets).
 bool job_parameter(const std::string& k) {
-  return training::fixed_job_parameters().registry.find(k) != nullptr || has_prefix(k, kSetPrefixes);
+  return training::fixed_job_parameters().registry.find(k) != nullptr || has_prefix(k, kSetPrefixes) ||
+         llm_parameter(k);
 }
 
 bool known_param(const std::string& k) {
@@ -40,11 +60,13 @@ void check_param(const std::string& file, const std::string& path, const std::st
   if (!known_param(key)) {
     std::vector<std::string> all = kJobFields;
     for (const auto& n : training::fixed_job_parameters().registry.names()) all.push_back(n);
+    for (const auto& n : llm_parameter_names()) all.push_back(n);
     const std::string dym = did_you_mean(key, all);
     throw InputError(file, path, "unknown parameter", "'" + key + "'",
                      dym.empty() ? "a job field (cluster, workload, nodes, ...), a parameter `vgsim params` lists "
-                                   "(batch_per_gpu, compute.*, nccl.*, vgpu.*, capacity_scale.*, sim.*, ...), a "
-                                   "per-point price.* or a template variable var.*"
+                                   "(batch_per_gpu, compute.*, nccl.*, vgpu.*, capacity_scale.*, sim.*, ...; for a "
+                                   "Transformer workload tp, pp, dp, zero_stage, llm.*, ...), a per-point price.* or "
+                                   "a template variable var.*"
                                  : "did you mean '" + dym + "'?");
   }
   if (!(v.is_string() || v.is_number() || v.is_boolean()))

@@ -2,8 +2,10 @@
 // expanding it gives the design points in a fixed order (list entries outer, grid keys in sorted name order, values
 // in file order, the last grid key varying fastest). Parameters are JSON scalars by name: job fields (cluster,
 // workload, nodes, gpus_per_node, NCCL knobs), training settings / compute.* / nccl.* / vgpu.* (passed as --set
-// key=value), and free template variables "var.*". String values may contain {name} templates filled from the
-// point's parameters. Prices turn a design into a cost. Parsed with JsonReader (errors name file, JSON path, value).
+// key=value), for a Transformer-shape workload (sim::llm::is_llm_workload) the large-model plan and llm.* names of
+// sim::llm::llm_workload_params (tp, pp, dp, zero_stage, micro_batch, global_batch, ...), and free template variables
+// "var.*". String values may contain {name} templates filled from the point's parameters. Prices turn a design into
+// a cost. Parsed with JsonReader (errors name file, JSON path, value).
 // Not the runner (point_runner.hpp).
 #pragma once
 
