@@ -27,7 +27,8 @@ for nb in "$here"/*.ipynb; do
     echo "FAIL $name"; tail -30 "$out/$name.log"; status=1
   fi
 done
-for png in scaling_curves design_cost_throughput design_exposure_by_cause design_breakdown calibration_fit timeline_summary; do
+for png in scaling_curves design_cost_throughput design_exposure_by_cause design_breakdown calibration_fit timeline_summary \
+           llm_design_study; do
   [ -s "$out/$png.png" ] || { echo "missing figure $out/$png.png"; status=1; }
 done
 exit $status
