@@ -95,22 +95,10 @@ std::pair<std::string, double> llm_bottleneck(const llm::LlmResult& res) {
 
 namespace {
 
-// The plan aliases of older sweep plans (gdr_level, ib_disable, ... for nccl.gdr_level, ...; job_parameters.hpp)
-// spelled canonically: training::platform_parameters, which checks a large-model job's names, does not list them.
-training::JobSpec with_canonical_names(training::JobSpec spec) {
-  const auto& registry = training::fixed_job_parameters().registry;
-  for (std::string& kv : spec.sets) {
-    const std::size_t eq = kv.find('=');
-    const ParamDecl* d = registry.find(kv.substr(0, eq));
-    if (d && d->name != kv.substr(0, eq)) kv = d->name + kv.substr(eq);
-  }
-  return spec;
-}
-
 // A large-model job (sim/llm): always the step engine (its collectives run on it); no analytical fidelity.
 void run_llm_point(const SweepPlan& plan, const PlanPoint& point, const training::JobSpec& spec,
                    const topo::Catalog& catalog, PointResult& r) {
-  const llm::LlmJob job = llm::resolve_llm_job(with_canonical_names(spec), catalog);
+  const llm::LlmJob job = llm::resolve_llm_job(spec, catalog);
   const llm::LlmResult res = llm::simulate_llm_iteration(job);
   r.fidelity = "step";
   r.ranks = job.ranks();

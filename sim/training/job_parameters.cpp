@@ -127,6 +127,11 @@ JobParameters platform_parameters(const coll::NcclTuning& tuning, const topo::Cl
     if (platform) add(p, {d}, o);
   }
   add(p, workload, ParamOwner::Workload);
+  // The sweep plans' unprefixed NCCL knob spellings (add_plan_aliases), for the names this registry has.
+  for (const char* k : {"algo", "proto", "channels", "p2p_level", "gdr_level", "ib_disable", "p2p_disable",
+                        "shm_disable", "gdr_disable"})
+    p.registry.alias(k, std::string("nccl.") + k);
+  p.registry.alias("nccl_version", "nccl.version");
   return p;
 }
 

@@ -38,7 +38,8 @@ JobParameters job_parameters(const coll::NcclTuning& tuning, const topo::Cluster
 const JobParameters& fixed_job_parameters();
 // The registry of a job kind that brings its own workload parameters (large-model training, sim/llm): the platform
 // part of job_parameters (nccl.* knobs, the release's NCCL constants, capacity_scale.<kind>, virt.compute_efficiency)
-// without the data-parallel training settings, compute.*, vgpu.* and sim.*, plus `workload` (owner Workload).
+// without the data-parallel training settings, compute.*, vgpu.* and sim.*, plus `workload` (owner Workload); the
+// sweep plans' unprefixed knob spellings (gdr_level, ib_disable, ...) are aliases here too.
 JobParameters platform_parameters(const coll::NcclTuning& tuning, const topo::Cluster& cluster,
                                   const std::vector<ParamDecl>& workload);
 
