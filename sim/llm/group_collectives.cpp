@@ -43,6 +43,7 @@ GroupCallResult GroupCollectives::run(const std::string& pattern, const Groups& 
   res.channels = plans.front().channels;
   res.groups = static_cast<std::uint32_t>(active.size());
   res.events = sim.events_processed();
+  events_ += res.events;
   return cache_[key] = res;
 }
 

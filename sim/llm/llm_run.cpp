@@ -42,7 +42,6 @@ struct Context {
     const GroupCallResult g = gc.run(pattern, groups, op, bytes);
     if (g.groups > 0 && count > 0)
       r.comms.push_back({what, coll::to_string(op), bytes, g.time, g.groups, g.algo, g.proto, g.channels, count});
-    r.engine_events += g.events;
     return g.time;
   }
 };
@@ -254,6 +253,7 @@ LlmResult simulate_llm_iteration(const LlmJob& job) {
     if (r.stage_end[s] > r.stage_end[r.critical_stage]) r.critical_stage = s;
   }
   r.iteration = r.stage_end[r.critical_stage];
+  r.engine_events = c.gc.events_simulated();
   breakdown(r, p);
   rates(job, r);
   return r;

@@ -35,6 +35,8 @@ class GroupCollectives {
   // contends with the first. `pattern` names the group kind for the cache ("tp", "dp", "pp1", ...). A group of one
   // rank takes no time. SendRecv on a pair is NCCL's: each rank sends `bytes` to the other.
   GroupCallResult run(const std::string& pattern, const Groups& groups, coll::Op op, Bytes bytes);
+  // Engine events of the calls actually simulated (cache hits add none).
+  std::uint64_t events_simulated() const { return events_; }
 
  private:
   const topo::Cluster& cluster_;
@@ -42,6 +44,7 @@ class GroupCollectives {
   const std::vector<std::uint32_t>& world_endpoints_;
   const std::vector<std::uint32_t>& node_of_;
   std::map<std::tuple<std::string, int, Bytes>, GroupCallResult> cache_;
+  std::uint64_t events_ = 0;
 };
 
 }  // namespace vgsim::sim::llm

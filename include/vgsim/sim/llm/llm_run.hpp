@@ -58,7 +58,7 @@ struct LlmResult {
   double mfu = 0.0, hfu = 0.0;  // against the GPU's dense 16-bit tensor peak
   models::MemoryEstimate memory;
   std::vector<CommRecord> comms;
-  std::uint64_t engine_events = 0;
+  std::uint64_t engine_events = 0;  // events of the distinct calls simulated (each pattern once per size)
 };
 
 LlmResult simulate_llm_iteration(const LlmJob& job);
