@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string>
 
+#include "vgsim/kernel/parameter.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
 
 namespace vgsim::sim::llm {
@@ -53,10 +54,14 @@ void write_breakdown(std::ostream& os, const LlmResult& r) {
 }  // namespace
 
 void write_llm_summary(std::ostream& os, const LlmJob& job, const LlmResult& r) {
-  os << "# parameters (name = value  # source)\n";
-  for (const auto& prm : job.params)
-    os << (prm.settable ? "" : "# ") << prm.name << " = "
-       << (prm.value.is_string() ? prm.value.get<std::string>() : prm.value.dump()) << "  # " << prm.source << "\n";
+  // The plan, the layer model and the facts; the NCCL knobs and constants and the capacity scales (about 180 more
+  // names) are listed by `vgsim params` with the same arguments.
+  os << "# parameters (name = value  # source; NCCL knobs, NCCL constants and capacity scales: vgsim params)\n";
+  for (const auto& prm : job.params) {
+    const bool network = prm.name.rfind("nccl.", 0) == 0 || prm.name.rfind("capacity_scale.", 0) == 0;
+    if (network && prm.settable) continue;
+    os << (prm.settable ? "" : "# ") << prm.name << " = " << param_text(prm.value) << "  # " << prm.source << "\n";
+  }
   os << "\n" << job.shape.name << " on " << job.platform.cluster->name() << "\n";
   write_plan(os, job, r);
   write_breakdown(os, r);
