@@ -23,6 +23,12 @@ ParamDecl decl(const char* name, ParamType type, double min, double max, const c
   return d;
 }
 
+// The shapes of workloads/llm/transformer_shapes.json, read once.
+const std::vector<models::TransformerShape>& shapes() {
+  static const std::vector<models::TransformerShape> s = models::load_transformer_shapes();
+  return s;
+}
+
 models::PipelineSchedule parse_schedule(const std::string& s) {
   if (s == "gpipe") return models::PipelineSchedule::GPipe;
   if (s == "interleaved") return models::PipelineSchedule::Interleaved;
@@ -166,8 +172,8 @@ std::vector<ParamDecl> llm_workload_params() {
 }
 
 bool is_llm_workload(const std::string& workload) {
-  static const std::vector<models::TransformerShape> shapes = models::load_transformer_shapes();
-  return std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.name == workload; });
+  const auto& all = shapes();
+  return std::any_of(all.begin(), all.end(), [&](const auto& s) { return s.name == workload; });
 }
 
 LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catalog, bool check_memory) {
@@ -175,8 +181,7 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
   std::vector<training::WorkloadValue> given;
   job.platform = training::resolve_platform(spec, catalog, llm_workload_params(), given);
   try {
-    static const std::vector<models::TransformerShape> shapes = models::load_transformer_shapes();
-    job.shape = models::find_transformer_shape(shapes, spec.workload);
+    job.shape = models::find_transformer_shape(shapes(), spec.workload);
   } catch (const InputError& e) {
     throw spec.workload_at.first.empty() ? e : e.located(spec.workload_at.first, spec.workload_at.second);
   }
@@ -216,9 +221,10 @@ LlmJob with_plan(const LlmJob& job, const models::ParallelPlan& plan) {
   j.plan = plan;
   models::validate_plan(j.shape, j.plan, "", "plan");
   models::require_fits(models::memory_per_gpu(j.shape, j.plan), j.memory_bytes, j.memory_device, "", "plan");
-  for (auto& p : j.params) {
-    if (p.settable && p.name.find('.') == std::string::npos) p.value = plan_value(j, p.name), p.source = "plan search";
-  }
+  for (const ParamDecl& d : llm_plan_params())
+    for (auto& p : j.params)
+      if (p.name == d.name && p.value != plan_value(j, d.name))
+        p.value = plan_value(j, d.name), p.source = "plan search";
   return j;
 }
 

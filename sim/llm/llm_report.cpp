@@ -10,13 +10,15 @@ namespace vgsim::sim::llm {
 
 namespace {
 
+// Microseconds as report.cpp writes them (picoseconds / 1e6, exact for an integer; Time::us() multiplies by 1e-6).
+double us_of(Time t) { return static_cast<double>(t.ps) / 1e6; }
+
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
 
-double us_of(Time t) { return static_cast<double>(t.ps) / 1e6; }
 double gib(double b) { return b / double(1 << 30); }
 
 std::string share(Time part, Time whole) {

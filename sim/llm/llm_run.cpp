@@ -10,7 +10,6 @@ namespace vgsim::sim::llm {
 
 namespace {
 
-Time times(Time t, std::int64_t n) { return Time{t.ps * n}; }
 Time scaled(Time t, double speed) { return Time{static_cast<std::int64_t>(static_cast<double>(t.ps) / speed + 0.5)}; }
 
 // Parameters one rank of pipeline stage `s` holds before ZeRO sharding (layers / pp, the embedding on the first
@@ -148,11 +147,11 @@ void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
   r.forward_z3.assign(vstages, Time{0});
   r.backward_z3.assign(vstages, Time{0});
   for (std::int64_t v = 0; v < vstages; ++v) {
-    r.forward_tp[v] = times(o.f_tp, per_chunk) + (v == 0 ? emb_f : Time{0}) + (v == vstages - 1 ? head_f : Time{0});
-    r.backward_tp[v] = times(o.b_tp, per_chunk) + (v == vstages - 1 ? head_b : Time{0});
-    r.forward_z3[v] = times(o.f_z3, per_chunk);
-    r.backward_z3[v] = times(o.b_z3, per_chunk);
-    Time fc = times(o.f_compute, per_chunk), bc = times(o.b_compute, per_chunk);
+    r.forward_tp[v] = o.f_tp * per_chunk + (v == 0 ? emb_f : Time{0}) + (v == vstages - 1 ? head_f : Time{0});
+    r.backward_tp[v] = o.b_tp * per_chunk + (v == vstages - 1 ? head_b : Time{0});
+    r.forward_z3[v] = o.f_z3 * per_chunk;
+    r.backward_z3[v] = o.b_z3 * per_chunk;
+    Time fc = o.f_compute * per_chunk, bc = o.b_compute * per_chunk;
     if (v == 0) fc += scaled(h.embedding_forward.total(), speed), bc += scaled(h.embedding_backward.total(), speed);
     if (v == vstages - 1) fc += scaled(h.head_forward.total(), speed), bc += scaled(h.head_backward.total(), speed);
     r.forward[v] = fc + r.forward_tp[v] + r.forward_z3[v];

@@ -31,12 +31,17 @@ void add(JobParameters& p, const std::vector<ParamDecl>& decls, ParamOwner owner
   }
 }
 
-// Sweep plans name the NCCL knobs and two job fields without their prefix (written before the registry).
-void add_plan_aliases(JobParameters& p) {
+// Sweep plans name the NCCL knobs without their prefix (written before the registry).
+void add_knob_aliases(JobParameters& p) {
   for (const char* k : {"algo", "proto", "channels", "p2p_level", "gdr_level", "ib_disable", "p2p_disable",
                         "shm_disable", "gdr_disable"})
     p.registry.alias(k, std::string("nccl.") + k);
   p.registry.alias("nccl_version", "nccl.version");
+}
+
+// ... and two job fields too.
+void add_plan_aliases(JobParameters& p) {
+  add_knob_aliases(p);
   p.registry.alias("iterations", "sim.iterations");
   p.registry.alias("overlap_collectives", "sim.overlap_collectives");
 }
@@ -127,11 +132,7 @@ JobParameters platform_parameters(const coll::NcclTuning& tuning, const topo::Cl
     if (platform) add(p, {d}, o);
   }
   add(p, workload, ParamOwner::Workload);
-  // The sweep plans' unprefixed NCCL knob spellings (add_plan_aliases), for the names this registry has.
-  for (const char* k : {"algo", "proto", "channels", "p2p_level", "gdr_level", "ib_disable", "p2p_disable",
-                        "shm_disable", "gdr_disable"})
-    p.registry.alias(k, std::string("nccl.") + k);
-  p.registry.alias("nccl_version", "nccl.version");
+  add_knob_aliases(p);  // the sweep plans' unprefixed NCCL knob spellings
   return p;
 }
 
