@@ -247,3 +247,22 @@ TEST_CASE("Interleaved vs 1F1B, Narayanan et al. Fig. 12 (plot-read, trend only)
     CHECK(b / a <= pt.hi);
   }
 }
+
+TEST_CASE("Data-parallel sync: Korthikanti et al. 530B, dp 1 -> dp 8 (known miss)", "[llm][validation]") {
+  // Korthikanti et al. section 6 (data/reference/llm-training-results.md section 2): 530B with SP + selective
+  // recomputation, tp 8, pp 35, 3 model chunks, micro-batch 1; dp 1 -> dp 8 (2,240 GPUs, batch scaled with dp)
+  // raises the iteration 37.83 s -> 39.15 s, +1.32 s, "no gradient all-reduce overlap". vgsim: the gradient
+  // allreduce after the flush (fp16 gradients, 4.05 GB per GPU on stage 0, 8 rings per node over the nodes'
+  // NICs) adds 0.57 s. KNOWN MISS (-57 %): 4-byte gradients (Megatron-LM reduces them in fp32 under bf16) would add
+  // 1.14 s, but the paper does not state its precision; asserted as a band so that a change shows here.
+  const Row dp1{"megatron-529.6b", 8, 35, 280, 1, 280, 1, false, 37.83};
+  const Row dp8{"megatron-529.6b", 8, 35, 2240, 1, 2240, 1, false, 39.15};
+  const std::vector<std::string> sel = {"recompute=selective", "sequence_parallel=true"};
+  const double a = run(dp1, sel).iteration.s(), b = run(dp8, sel).iteration.s();
+  const double published = dp8.published - dp1.published, err = (b - a) / published - 1.0;
+  std::printf("Korthikanti 530B dp 1 -> dp 8: published +%.2f s, vgsim +%.2f s (%+.1f %%)\n", published, b - a,
+              100.0 * err);
+  CHECK(b > a);
+  CHECK(err < -0.4);
+  CHECK(err > -0.7);
+}
