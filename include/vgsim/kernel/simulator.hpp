@@ -132,10 +132,19 @@ class Simulator {
   void schedule_finish(FlowId f);
   // The component is the single flow f: brings its progress up to now and gives it min(cap, route capacities).
   void rerate_alone(FlowId f, FlowId fresh);
+  // When every flow on the seed resources takes one route array (the same pointer) and each resource of that route
+  // carries exactly those flows, once each, the component is those flows: returns the first seed holding them (its
+  // flow list is the search's visiting order); else kNoResource. The common case of a ring connection whose next
+  // step starts while the previous one drains: two or three flows on one route.
+  ResourceId one_route_seed(const ResourceId* seeds, std::uint32_t count);
+  // Re-rates such a component without the search: the fill restricted to the route's tightest resource, which picks
+  // exactly what the fill over all its resources would (they see the same subtractions in the same order).
+  void rerate_one_route(ResourceId first, FlowId fresh);
   // The one flow on these resources if it is alone on its whole route too (its component is itself); else kNone.
   FlowId sole_flow(const ResourceId* route, std::uint32_t hops) const;
 
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
+  static constexpr ResourceId kNoResource = std::numeric_limits<ResourceId>::max();
   static constexpr std::uint32_t kNoCandidate = std::numeric_limits<std::uint32_t>::max();
 
   EventQueue queue_;
