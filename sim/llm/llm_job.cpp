@@ -235,10 +235,11 @@ LlmJob with_plan(const LlmJob& job, const models::ParallelPlan& plan) {
   j.plan = plan;
   models::validate_plan(j.shape, j.plan, "", "plan");
   models::require_fits(models::memory_per_gpu(j.shape, j.plan), j.memory_bytes, j.memory_device, "", "plan");
-  for (const ParamDecl& d : llm_plan_params())
-    for (auto& p : j.params)
-      if (p.name == d.name && p.value != plan_value(j, d.name))
-        p.value = plan_value(j, d.name), p.source = "plan search";
+  for (const auto* decls : {&llm_plan_params(), &moe_plan_params()})  // ep's record exists for an MoE shape only
+    for (const ParamDecl& d : *decls)
+      for (auto& p : j.params)
+        if (p.name == d.name && p.value != plan_value(j, d.name))
+          p.value = plan_value(j, d.name), p.source = "plan search";
   return j;
 }
 
