@@ -190,7 +190,7 @@ void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
   for (std::int64_t k = 0; k + 1 < vstages; ++k) p2p[k] = by_rank[k % p.pp];
 }
 
-// `all` with stage s's groups first, so contention is counted around its nodes.
+// `all` with stage s's groups first, so contention is counted around its nodes (as sync_and_optimizer orders dp's).
 Groups stage_first(const Groups& all, const models::ParallelPlan& p, std::int64_t s) {
   Groups groups;
   for (const auto& g : all)
@@ -227,7 +227,11 @@ void sync_and_optimizer(Context& c, std::int64_t s, Time last_backward) {
   const int gpn = static_cast<int>(job.platform.gpus_per_node);
   const bool symmetric = (p.tp * p.dp) % gpn == 0;
   const std::string pattern = symmetric ? "dp" : "dp/s" + std::to_string(s);
-  const Groups groups = stage_first(data_groups(p), p, s);
+  Groups groups;  // stage s's groups first, so contention is counted around its nodes
+  for (const auto& g : data_groups(p))
+    if (coord_of(p, g.front()).pp == s) groups.push_back(g);
+  for (const auto& g : data_groups(p))
+    if (coord_of(p, g.front()).pp != s) groups.push_back(g);
   Time sync{0};
   if (p.dp > 1 && p.zero_stage == 0) {
     sync = c.comm("dp gradient allreduce (stage " + std::to_string(s) + ")", pattern, groups, coll::Op::AllReduce,
