@@ -151,6 +151,22 @@ Time p2p_time(Context& c, std::int64_t k) {
   return t;
 }
 
+// Blocking send/recv (LlmJob::pp_blocking): the op that sends across boundary k (the forward of virtual stage k, the
+// backward of k + 1) holds its GPU for the transfer, and the receiver has the tensor when that op ends, so the
+// boundary's delay becomes 0. Steady state: each op costs its compute plus one exchange with a neighbour, as in
+// Megatron-LM's send_forward_recv_backward / send_backward_recv_forward pairs.
+void block_on_p2p(Context& c, std::vector<Time>& p2p) {
+  LlmResult& r = c.r;
+  r.forward_p2p.assign(r.forward.size(), Time{0});
+  r.backward_p2p.assign(r.backward.size(), Time{0});
+  if (!c.job.pp_blocking) return;
+  for (std::size_t k = 0; k < p2p.size(); ++k) {
+    r.forward_p2p[k] = p2p[k], r.forward[k] += p2p[k];
+    r.backward_p2p[k + 1] = p2p[k], r.backward[k + 1] += p2p[k];
+    p2p[k] = Time{0};
+  }
+}
+
 void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
   const LlmJob& job = c.job;
   const auto& p = c.p;
@@ -188,6 +204,7 @@ void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
   for (std::int64_t k = 0; k < (p.virtual_stages > 1 ? p.pp : p.pp - 1); ++k) by_rank[k] = p2p_time(c, k);
   p2p.assign(vstages > 1 ? vstages - 1 : 0, Time{0});
   for (std::int64_t k = 0; k + 1 < vstages; ++k) p2p[k] = by_rank[k % p.pp];
+  block_on_p2p(c, p2p);
 }
 
 // `all` with stage s's groups first, so contention is counted around its nodes (as sync_and_optimizer orders dp's).
@@ -253,20 +270,21 @@ void sync_and_optimizer(Context& c, std::int64_t s, Time last_backward) {
 
 void breakdown(LlmResult& r, const models::ParallelPlan& p) {
   const std::int64_t s = r.critical_stage;
-  Time busy{0}, tp{0}, z3{0}, ep{0}, last{0};
+  Time busy{0}, tp{0}, z3{0}, ep{0}, p2p{0}, last{0};
   for (const auto& span : r.timeline.ranks[s]) {
     const std::int64_t v = span.op.chunk * p.pp + s;
     busy = busy + (span.end - span.start);
     tp = tp + (span.op.backward ? r.backward_tp[v] : r.forward_tp[v]);
     z3 = z3 + (span.op.backward ? r.backward_z3[v] : r.forward_z3[v]);
     ep = ep + (span.op.backward ? r.backward_ep[v] : r.forward_ep[v]);
+    p2p = p2p + (span.op.backward ? r.backward_p2p[v] : r.forward_p2p[v]);
     last = std::max(last, span.end);
   }
   r.tp_exposed = tp;
   r.zero3_exposed = z3;
   r.ep_exposed = ep;
-  r.compute = busy - tp - z3 - ep;
-  r.pipeline_idle = last - busy;
+  r.compute = busy - tp - z3 - ep - p2p;
+  r.pipeline_idle = last - busy + p2p;
   r.dp_exposed = r.stage_sync[s];
   r.optimizer = r.stage_optimizer[s];
 }

@@ -12,9 +12,11 @@
 // recompute increment; tests/workloads/models/test_transformer_compute.cpp), every other number from the catalog
 // (A100 80GB SXM, NVSwitch, 8 x HDR 200G) and the mechanisms.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
+#include "vgsim/sim/llm/group_collectives.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
 
 using namespace vgsim;
@@ -26,6 +28,54 @@ namespace {
 const topo::Catalog& cat() {
   static const topo::Catalog c = topo::Catalog::load_default();
   return c;
+}
+
+// NVLink calibration on development data (not these tables). The layer model's efficiencies were fitted with the TP
+// collectives at the measured DGX A100 NVLink busbw (tests/workloads/models/test_transformer_compute.cpp), but the
+// engine's 8-GPU NVLink allreduce runs 13-20 % faster than that measurement at the sizes of these tables' TP
+// collectives (64-256 MiB; docs/VALIDATION.md, replay on dgx-a100: -19.9 %, -18.3 %, -12.8 %). Both tables therefore
+// run with capacity_scale.nvlink (the calibration profiles' per-resource scale) fitted so that vgsim's allreduce on
+// one selene-a100-384 node takes the measured time summed over those three rows:
+// data/measured/nccl-tests/gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt (8 x A100 SXM, all_reduce_perf -g 8):
+// 67,108,864 B 684.6 us, 134,217,728 B 1327.6 us, 268,435,456 B 2420.6 us.
+struct NvlinkRow {
+  Bytes bytes;
+  double measured_us;
+};
+constexpr NvlinkRow kNvlinkRows[] = {{67108864, 684.6}, {134217728, 1327.6}, {268435456, 2420.6}};
+
+// Simulated time (us) of each row's allreduce on the 8 GPUs of one selene node at capacity_scale.nvlink = `scale`.
+std::vector<double> nvlink_allreduce_us(double scale) {
+  training::JobSpec s;
+  s.cluster = "selene-a100-384";
+  s.workload = "korthikanti-22b";
+  s.nodes = 1;
+  s.gpus_per_node = 8;
+  s.sets = {"tp=8", "capacity_scale.nvlink=" + std::to_string(scale)};
+  const LlmJob job = resolve_llm_job(s, cat(), false);
+  const std::vector<std::uint32_t> node_of(8, 0);
+  GroupCollectives gc(*job.platform.cluster, job.platform.comm, job.platform.rank_to_endpoint, node_of);
+  std::vector<double> out;
+  for (const NvlinkRow& r : kNvlinkRows)
+    out.push_back(gc.run("tp", {{0, 1, 2, 3, 4, 5, 6, 7}}, coll::Op::AllReduce, r.bytes).time.s() * 1e6);
+  return out;
+}
+
+// The scale in [0.5, 1] (bisection, rounded to 0.001) at which the three rows' simulated total is the measured one.
+double nvlink_scale() {
+  static const double fitted = [] {
+    double measured = 0.0;
+    for (const NvlinkRow& r : kNvlinkRows) measured += r.measured_us;
+    double lo = 0.5, hi = 1.0;
+    for (int i = 0; i < 20; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      double sim = 0.0;
+      for (double t : nvlink_allreduce_us(mid)) sim += t;
+      (sim > measured ? lo : hi) = mid;
+    }
+    return std::round(500.0 * (lo + hi)) / 1000.0;
+  }();
+  return fitted;
 }
 
 struct Row {
@@ -47,7 +97,8 @@ LlmResult run(const Row& r, std::vector<std::string> extra) {
             "micro_batch=" + std::to_string(r.micro),
             "global_batch=" + std::to_string(r.global),
             "precision=fp16",
-            std::string("llm.grad_overlap=") + (r.torch_ddp ? "true" : "false")};
+            std::string("llm.grad_overlap=") + (r.torch_ddp ? "true" : "false"),
+            "capacity_scale.nvlink=" + std::to_string(nvlink_scale())};
   if (r.layers_per_virtual > 0) {
     static const auto shapes = models::load_transformer_shapes();
     const std::int64_t v = models::find_transformer_shape(shapes, r.shape).layers / (r.pp * r.layers_per_virtual);
@@ -59,6 +110,26 @@ LlmResult run(const Row& r, std::vector<std::string> extra) {
 }
 
 }  // namespace
+
+TEST_CASE("NVLink calibration for the large-model tables: capacity_scale.nvlink fitted on the measured allreduce",
+          "[llm][validation]") {
+  const double scale = nvlink_scale();
+  const std::vector<double> before = nvlink_allreduce_us(1.0), after = nvlink_allreduce_us(scale);
+  std::printf("capacity_scale.nvlink fitted on stas00's DGX A100 allreduce (64, 128, 256 MiB): %.3f\n", scale);
+  for (std::size_t i = 0; i < before.size(); ++i)
+    std::printf("  %11lld B measured %8.1f us, vgsim %8.1f us (%+.1f %%), calibrated %8.1f us (%+.1f %%)\n",
+                static_cast<long long>(kNvlinkRows[i].bytes), kNvlinkRows[i].measured_us, before[i],
+                100.0 * (before[i] / kNvlinkRows[i].measured_us - 1.0), after[i],
+                100.0 * (after[i] / kNvlinkRows[i].measured_us - 1.0));
+  // The uncalibrated engine is faster than measured at all three sizes (the replay's -12.8..-19.9 %), so the fitted
+  // scale is below 1; calibrated, each row is within 6 % of its measurement (one scale for three sizes: the measured
+  // busbw rises 171.5 -> 194.1 GB/s over them, the engine's less).
+  CHECK(scale < 1.0);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    CHECK(before[i] < kNvlinkRows[i].measured_us);
+    CHECK(std::abs(after[i] / kNvlinkRows[i].measured_us - 1.0) <= 0.06);
+  }
+}
 
 TEST_CASE("Narayanan et al. SC'21 Table 1: achieved TFLOP/s per GPU (10 % target)", "[llm][validation]") {
   // clang-format off
@@ -82,13 +153,18 @@ TEST_CASE("Narayanan et al. SC'21 Table 1: achieved TFLOP/s per GPU (10 % target
                 100.0 * double(res.tp_exposed.ps) / double(res.iteration.ps),
                 100.0 * double(res.dp_exposed.ps) / double(res.iteration.ps));
     INFO(r.shape << ": vgsim " << res.hardware_tflops_per_gpu << " TFLOP/s vs published " << r.published);
-    // KNOWN MISSES (issue 17 acceptance not met for these rows): vgsim is 13-21 % optimistic for tp >= 4, the rows
-    // where the per-GPU GEMMs are largest and the layer model (fitted on one 22B layer, Korthikanti Table 4) runs
-    // them at up to 0.925 of peak before tile/wave losses; Table 5's iterations (same software generation) are
-    // 4-11 % short too. Asserted as a band so that a model change that fixes (or worsens) them shows here.
+    // KNOWN MISSES (issue 17 acceptance not met for these rows): vgsim is 11-17 % optimistic on 7 of the 10 rows
+    // (7.5B, 18.4B and every tp 8 row with pp >= 4) with the NVLink calibration and blocking pipeline p2p. What is
+    // left is not in vgsim's per-pipeline model as far as the sources show: Korthikanti's Table 5 runs the same
+    // per-pipeline work as the 529.6B and 1008B rows here (tp 8, pp 35 / 64, v 3 / 1, micro-batch 1, 280 / 512
+    // micro-batches) in 49.05 s and 94.42 s, while these rows' TFLOP/s imply 54.1 s and 102.6 s (+10.3 %, +8.7 %,
+    // printed by the Table 5 case); their DP 9 / 6 gradient allreduce explains at most ~1.3 s of that (Korthikanti's
+    // 530B DP 8 run: +1.32 s). vgsim reproduces Table 5 within -2..-7 % (next test case), so about 7 % of each miss
+    // here is the SC'21 runs being slower than the 2022 software at equal work (data/reference/
+    // llm-table1-vs-table5.md). Asserted as a band so that a model change that fixes (or worsens) them shows here.
     if (r.known_miss) {
       CHECK(err > 0.10);
-      CHECK(err < 0.25);
+      CHECK(err < 0.18);
     } else {
       CHECK(std::abs(err) <= 0.10);
     }
@@ -112,11 +188,34 @@ TEST_CASE("Korthikanti et al. Table 5: iteration time, full recompute and SP + s
     std::printf("%-16s %12.2f %8.2f %+7.1f%% %14.2f %8.2f %+7.1f%%\n", r.shape, r.published, a,
                 100.0 * (a / r.published - 1.0), present[i], b, 100.0 * (b / present[i] - 1.0));
     INFO(r.shape);
-    // Every iteration is shorter than published (the same optimism as Table 1), by at most 12 % (worst: 530B with
-    // sequence parallelism and selective recomputation, -11.1 %).
+    // Every iteration is shorter than published, by at most 8 % (measured: full -2.2..-5.5 %, SP + selective
+    // -4.2..-7.0 %; before the NVLink calibration and blocking p2p -4.3..-11.1 %).
     CHECK(a < r.published);
     CHECK(b < present[i]);
-    CHECK(std::abs(a / r.published - 1.0) <= 0.12);
-    CHECK(std::abs(b / present[i] - 1.0) <= 0.12);
+    CHECK(std::abs(a / r.published - 1.0) <= 0.08);
+    CHECK(std::abs(b / present[i] - 1.0) <= 0.08);
+  }
+  // Narayanan Table 1's 529.6B and 1008B rows run the same per-pipeline work as Table 5's full-recompute rows (tp 8,
+  // pp 35 / 64, the same virtual stages, micro-batch 1, 280 / 512 micro-batches per pipeline), with dp 9 / 6. Their
+  // published iteration, eq. (3) FLOPs / (GPUs x published TFLOP/s), is 54.1 s and 102.6 s: 10.3 % and 8.7 % over
+  // Table 5's. In vgsim the only difference between the two runs is the dp gradient allreduce after the flush, so
+  // vgsim's Table 1 iteration = its Table 5 iteration + that row's dp sync (to 0.5 %), a few percent at most.
+  const Row t1[] = {{"megatron-529.6b", 8, 35, 2520, 1, 2520, 1, false, 163},
+                    {"megatron-1008b", 8, 64, 3072, 1, 3072, 0, false, 163}};
+  const int t5_index[] = {2, 3};
+  static const auto shapes = models::load_transformer_shapes();
+  std::printf("same per-pipeline work, Narayanan Table 1 (dp > 1) vs Korthikanti Table 5 (dp 1), full recompute\n");
+  for (int i = 0; i < 2; ++i) {
+    const Row& r = t1[i];
+    const double flops =
+        models::hardware_flops(models::find_transformer_shape(shapes, r.shape), r.global, models::Recompute::Full);
+    const double published_t1 = flops / (r.gpus * r.published * 1e12), published_t5 = full[t5_index[i]].published;
+    const LlmResult a = run(r, {"recompute=full"}), b = run(full[t5_index[i]], {"recompute=full"});
+    std::printf("%-16s published %.1f s vs %.2f s (%+.1f %%); vgsim %.2f s vs %.2f s (%+.1f %%, dp sync %.2f s)\n",
+                r.shape, published_t1, published_t5, 100.0 * (published_t1 / published_t5 - 1.0), a.iteration.s(),
+                b.iteration.s(), 100.0 * (a.iteration.s() / b.iteration.s() - 1.0), a.dp_exposed.s());
+    INFO(r.shape);
+    CHECK(std::abs(a.iteration.s() - b.iteration.s() - a.dp_exposed.s()) <= 0.005 * b.iteration.s());
+    CHECK(a.iteration.s() / b.iteration.s() - 1.0 < 0.04);
   }
 }

@@ -36,12 +36,18 @@ struct LlmJob {
   // The gradient synchronisation overlaps the last micro-batch's backward (PyTorch DDP buckets) or follows the
   // pipeline flush (Megatron-LM's local DDP, 2021). llm.grad_overlap.
   bool grad_overlap = false;
+  // Pipeline send/recv is blocking (Megatron-LM 2021-2022: batch_isend_irecv, wait, torch.cuda.synchronize; recalled,
+  // grade C): the op that sends holds its GPU until the transfer (and the scatter/gather allgather) is done, so in
+  // the steady state every op costs its compute plus one transfer. false: a transfer is only a delay between the
+  // two ops (overlapped p2p, Megatron-Core's overlap_p2p_comm). llm.pp_blocking.
+  bool pp_blocking = true;
   std::vector<training::ParamRecord> params;  // platform's, then the plan's and llm.*, then facts
   std::uint32_t ranks() const { return platform.ranks(); }
 };
 
 // The plan's own declarations (tp, pp, dp, zero_stage, micro_batch, global_batch, schedule, virtual_stages,
-// sequence_parallel, recompute, grad_bytes, precision) and the job switches llm.pp_scatter_gather, llm.grad_overlap.
+// sequence_parallel, recompute, grad_bytes, precision) and the job switches llm.pp_scatter_gather, llm.grad_overlap,
+// llm.pp_blocking.
 const std::vector<ParamDecl>& llm_plan_params();
 // Everything an LLM job accepts beside the platform's: llm_plan_params() + models::transformer_compute_params().
 std::vector<ParamDecl> llm_workload_params();

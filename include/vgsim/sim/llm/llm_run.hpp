@@ -18,6 +18,8 @@
 // dense ones over dp.
 // Not modelled: the tied-embedding gradient allreduce between the first and last stages, data loading, logging,
 // kernel-launch gaps, the HBM bandwidth NCCL kernels take from compute.
+// Pipeline send/recv is blocking by default (llm.pp_blocking): the op that sends holds its GPU for the transfer, as
+// Megatron-LM's batch_isend_irecv + wait + torch.cuda.synchronize do; otherwise it only delays the receiving op.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +50,9 @@ struct LlmResult {
   // ZeRO-3 weight/gradient traffic inside it (the rest is compute).
   std::vector<Time> forward, backward, forward_tp, backward_tp, forward_z3, backward_z3;
   std::vector<Time> forward_ep, backward_ep;  // the expert-parallel all-to-alls inside it (0 for a dense shape)
+  // Per virtual stage: the blocking pipeline send/recv inside that op (llm.pp_blocking; 0 otherwise). Counted as
+  // pipeline idle in the breakdown, not as compute.
+  std::vector<Time> forward_p2p, backward_p2p;
   models::PipelineTimeline timeline;
   std::vector<Time> stage_sync;       // per pipeline rank: DP gradient synchronisation exposed after its last op
   std::vector<Time> stage_optimizer;  // per pipeline rank
