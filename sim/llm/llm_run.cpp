@@ -147,7 +147,7 @@ Time p2p_time(Context& c, std::int64_t k) {
                   "pp" + std::to_string(k), stage_pairs(p, k), coll::Op::SendRecv, wire, per_iter);
   if (sg)
     t = t + c.comm("pp scatter/gather allgather (NVLink)", "tp", tensor_groups(p), coll::Op::AllGather, act,
-                   per_iter * p.pp);
+                   per_iter);  // one gather per received tensor, as many as the boundary's send/recv
   return t;
 }
 

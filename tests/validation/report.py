@@ -543,27 +543,59 @@ LLM_T1_ROW = re.compile(r"^(megatron-\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(
 LLM_T5_ROW = re.compile(r"^(\S+)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%\s*$")
 
 
+LLM_NVLINK = re.compile(r"^capacity_scale\.nvlink fitted .*: ([\d.]+)\s*$")
+LLM_NVLINK_ROW = re.compile(r"^\s*(\d+) B measured\s+([\d.]+) us, vgsim\s+([\d.]+) us \(([+-][\d.]+) %\), "
+                            r"calibrated\s+([\d.]+) us \(([+-][\d.]+) %\)\s*$")
+LLM_SAME = re.compile(r"^(megatron-\S+)\s+published ([\d.]+) s vs ([\d.]+) s \(([+-][\d.]+) %\); vgsim ([\d.]+) s vs "
+                      r"([\d.]+) s \(([+-][\d.]+) %, dp sync ([\d.]+) s\)\s*$")
+LLM_DP8 = re.compile(r"^Korthikanti 530B dp 1 -> dp 8: published \+([\d.]+) s, vgsim \+([\d.]+) s "
+                     r"\(([+-][\d.]+) %\)\s*$")
+LLM_FIG12 = re.compile(r"^batch\s+(\d+): 1F1B (\d+) vs ([\d.]+) \(([+-][\d.]+) %\), interleaved (\d+) vs ([\d.]+) "
+                       r"\(([+-][\d.]+) %\), ratio ([\d.]+) vs ([\d.]+)\s*$")
+
+
 def llm_section(build):
     exe = find_executable(build, "test_llm")
     cases = catch_cases(exe, "[validation]")
     t1 = [c for c in cases if c.startswith("Narayanan")]
     t5 = [c for c in cases if c.startswith("Korthikanti")]
-    if len(t1) != 1 or len(t5) != 1:
-        raise ReportError("test_llm: expected one Narayanan and one Korthikanti [validation] case")
+    nv = [c for c in cases if c.startswith("NVLink calibration")]
+    f12 = [c for c in cases if c.startswith("Interleaved vs 1F1B")]
+    dp8 = [c for c in cases if c.startswith("Data-parallel sync")]
+    if len(t1) != 1 or len(t5) != 1 or len(nv) != 1 or len(f12) != 1 or len(dp8) != 1:
+        raise ReportError("test_llm: expected one Narayanan, one Korthikanti, one NVLink calibration, one Fig. 12 "
+                          "and one data-parallel sync [validation] case")
+    nv_lines = run_case(exe, nv[0])
+    scale = [m[1] for line in nv_lines if (m := LLM_NVLINK.match(line))]
+    nv_rows = [m for line in nv_lines if (m := LLM_NVLINK_ROW.match(line))]
     rows1 = [m for line in run_case(exe, t1[0]) if (m := LLM_T1_ROW.match(line))]
-    rows5 = [m for line in run_case(exe, t5[0]) if (m := LLM_T5_ROW.match(line))]
-    if len(rows1) != 10 or len(rows5) != 4:
-        raise ReportError("test_llm: the Table 1 (10 rows) or Table 5 (4 rows) printout changed")
+    t5_lines = run_case(exe, t5[0])
+    rows5 = [m for line in t5_lines if (m := LLM_T5_ROW.match(line))]
+    same = [m for line in t5_lines if (m := LLM_SAME.match(line))]
+    fig12 = [m for line in run_case(exe, f12[0]) if (m := LLM_FIG12.match(line))]
+    dp8_rows = [m for line in run_case(exe, dp8[0]) if (m := LLM_DP8.match(line))]
+    counts = (len(rows1), len(rows5), len(scale), len(nv_rows), len(same), len(fig12), len(dp8_rows))
+    if counts != (10, 4, 1, 3, 2, 2, 1):
+        raise ReportError("test_llm: the Table 1 (10 rows), Table 5 (4 rows + 2 comparisons), NVLink (3 rows), "
+                          "Fig. 12 (2 rows) or data-parallel sync (1 row) printout changed")
     out = ["## Large-model training: Megatron-LM SC'21 Table 1 and Korthikanti et al. Table 5", "",
            f"Written by `test_llm` (tests/sim/llm/test_megatron_tables.cpp, \"{t1[0]}\" and \"{t5[0]}\"): "
            "`simulate_llm_iteration` on `selene-a100-384` (DGX A100 80GB nodes, NVSwitch, 8 x HDR 200G, idealised "
            "non-blocking fabric) with each row's launch settings (NVIDIA/Megatron-LM examples/sc21/run_table_1.sh @ "
            "6985e589: tp, pp, micro-batch, global batch, full recomputation, layers per virtual stage, torch DDP "
-           "(gradient sync overlapping the last backward) for the rows up to 18.4B). Achieved TFLOP/s per GPU are "
-           "counted as the paper's eq. (3). The layer model's three efficiencies are fitted to three values of "
-           "Korthikanti Table 4 (one 22B layer); these tables are held out. Target of issue 17: within 10 %. The "
-           "test asserts the three rows within 10 % as such and the other seven as a known-miss band (+10..+25 %).",
-           ""]
+           "(gradient sync overlapping the last backward) for the rows up to 18.4B) and blocking pipeline send/recv "
+           "(`llm.pp_blocking`, Megatron-LM's batch_isend_irecv + wait + synchronize; recalled, grade C). Achieved "
+           "TFLOP/s per GPU are counted as the paper's eq. (3). The layer model's three efficiencies are fitted to "
+           "three values of Korthikanti Table 4 (one 22B layer) with the TP collectives at the measured DGX A100 "
+           "NVLink busbw; these tables are held out. Target of issue 17: within 10 %. The test asserts the rows "
+           "within 10 % as such and the others as a known-miss band (+10..+18 %).", "",
+           f"NVLink calibration (development data, \"{nv[0]}\"): the engine's 8-GPU NVLink allreduce is faster than "
+           "measured at the tables' TP sizes, so both tables run with `capacity_scale.nvlink` = "
+           f"{scale[0]}, fitted to the total time of stas00's DGX A100 allreduce rows "
+           "(data/measured/nccl-tests/gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt):", ""]
+    out += md_table(["size (B)", "measured us", "vgsim us", "error", "calibrated us", "error"], "rrrrrr",
+                    [(m[1], m[2], m[3], pct(float(m[4])), m[5], pct(float(m[6]))) for m in nv_rows])
+    out += ["", "### Narayanan et al. SC'21 Table 1: TFLOP/s per GPU", ""]
     rows = [(m[1], m[2], m[3], m[4], m[5], m[6], pct(float(m[7])), m[8] + " %", m[9] + " %", m[10] + " %")
             for m in rows1]
     out += md_table(["model", "tp", "pp", "GPUs", "published TFLOP/s", "vgsim TFLOP/s", "error", "bubble+p2p",
@@ -574,6 +606,26 @@ def llm_section(build):
     rows = [(m[1], m[2], m[3], pct(float(m[4])), m[5], m[6], pct(float(m[7]))) for m in rows5]
     out += md_table(["model", "full recompute (published)", "vgsim", "error", "SP + selective (published)", "vgsim",
                      "error"], "lrrrrrr", rows)
+    out += ["", "### Why Table 1 still misses: the same per-pipeline work in both papers", "",
+            "Table 1's 529.6B and 1008B rows run exactly the per-pipeline work of Table 5's full-recompute rows (tp 8, "
+            "same pp and virtual stages, micro-batch 1, same micro-batches per pipeline) with dp 9 / 6. The published "
+            "iteration implied by Table 1 (eq. (3) FLOPs / (GPUs x TFLOP/s)) is longer than Table 5's by far more "
+            "than vgsim's dp sync; Korthikanti measured dp 8 at 530B as +1.32 s. So most of each Table 1 miss is the "
+            "SC'21 runs being slower than the 2022 software at equal work, which vgsim's layer model (fitted on "
+            "Table 4, 2022 software) does not have (data/reference/llm-table1-vs-table5.md).", ""]
+    out += md_table(["model", "Table 1 implied s", "Table 5 s", "published difference", "vgsim Table 1 s",
+                     "vgsim Table 5 s", "vgsim difference", "vgsim dp sync s"], "lrrrrrrr",
+                    [(m[1], m[2], m[3], pct(float(m[4])), m[5], m[6], pct(float(m[7])), m[8]) for m in same])
+    d = dp8_rows[0]
+    out += ["", f"The data-parallel sync itself (\"{dp8[0]}\"): Korthikanti's 530B with SP + selective recomputation "
+            f"goes from dp 1 to dp 8 in +{d[1]} s; vgsim adds +{d[2]} s ({pct(float(d[3]))}, a known miss; with "
+            "4-byte gradients, as Megatron-LM reduces them under bf16, it would add about twice that, but the paper "
+            "does not state its precision)."]
+    out += ["", f"Same software as Table 1 at dp 1 (\"{f12[0]}\"; GPT-3 175B on 96 GPUs, tp 8, pp 12; values read "
+            "off the plot, +-5 TFLOP/s, so only the interleaved / 1F1B ratio is asserted):", ""]
+    out += md_table(["batch", "1F1B (plot)", "vgsim", "error", "interleaved (plot)", "vgsim", "error",
+                     "ratio (plot)", "ratio vgsim"], "rrrrrrrrr",
+                    [(m[1], m[2], m[3], pct(float(m[4])), m[5], m[6], pct(float(m[7])), m[8], m[9]) for m in fig12])
     return out + [""]
 
 

@@ -160,8 +160,9 @@ TEST_CASE("Narayanan et al. SC'21 Table 1: achieved TFLOP/s per GPU (10 % target
     // micro-batches) in 49.05 s and 94.42 s, while these rows' TFLOP/s imply 54.1 s and 102.6 s (+10.3 %, +8.7 %,
     // printed by the Table 5 case); their DP 9 / 6 gradient allreduce explains at most ~1.3 s of that (Korthikanti's
     // 530B DP 8 run: +1.32 s). vgsim reproduces Table 5 within -2..-7 % (next test case), so about 7 % of each miss
-    // here is the SC'21 runs being slower than the 2022 software at equal work (data/reference/
-    // llm-table1-vs-table5.md). Asserted as a band so that a model change that fixes (or worsens) them shows here.
+    // here is the SC'21 runs being slower than the 2022 software at equal work; the SC'21 Fig. 12 runs (dp 1) are
+    // 11-17 % below vgsim too (last test case; data/reference/llm-table1-vs-table5.md). Asserted as a band so that a
+    // model change that fixes (or worsens) them shows here.
     if (r.known_miss) {
       CHECK(err > 0.10);
       CHECK(err < 0.18);
@@ -218,4 +219,50 @@ TEST_CASE("Korthikanti et al. Table 5: iteration time, full recompute and SP + s
     CHECK(std::abs(a.iteration.s() - b.iteration.s() - a.dp_exposed.s()) <= 0.005 * b.iteration.s());
     CHECK(a.iteration.s() / b.iteration.s() - 1.0 < 0.04);
   }
+}
+
+TEST_CASE("Interleaved vs 1F1B, Narayanan et al. Fig. 12 (plot-read, trend only)", "[llm][validation]") {
+  // GPT-3 175B on 96 GPUs, tp 8, pp 12, micro-batch 1, dp 1 (examples/sc21/run_figure_12.sh @ 6985e589); interleaved
+  // with 2 layers per virtual stage (v = 96 / (12 x 2) = 4). TFLOP/s read off the figure, +-5
+  // (data/reference/llm-training-results.md section 1): batch 12: 1F1B ~81, interleaved ~119; batch 60: ~136, ~147.
+  // Only the ratio is checked (the read-off error makes absolute values trend checks): interleaved / 1F1B within the
+  // ratio's read-off interval, [(119 - 5) / (81 + 5), (119 + 5) / (81 - 5)] = [1.33, 1.63] at batch 12 and
+  // [(147 - 5) / (136 + 5), (147 + 5) / (136 - 5)] = [1.01, 1.16] at batch 60.
+  struct Point {
+    int batch;
+    double one_f1b, interleaved, lo, hi;
+  };
+  const Point points[] = {{12, 81, 119, 114.0 / 86.0, 124.0 / 76.0}, {60, 136, 147, 142.0 / 141.0, 152.0 / 131.0}};
+  std::printf("Narayanan Fig. 12 (175B, 96 GPUs; plot-read +-5 TFLOP/s) vs vgsim: TFLOP/s per GPU\n");
+  for (const Point& pt : points) {
+    const Row plain{"gpt3-175b", 8, 12, 96, 1, pt.batch, 0, false, pt.one_f1b};
+    const Row inter{"gpt3-175b", 8, 12, 96, 1, pt.batch, 2, false, pt.interleaved};
+    const double a = run(plain, {"recompute=full"}).hardware_tflops_per_gpu;
+    const double b = run(inter, {"recompute=full"}).hardware_tflops_per_gpu;
+    std::printf("batch %2d: 1F1B %.0f vs %.1f (%+.1f %%), interleaved %.0f vs %.1f (%+.1f %%), ratio %.2f vs %.2f\n",
+                pt.batch, pt.one_f1b, a, 100.0 * (a / pt.one_f1b - 1.0), pt.interleaved, b,
+                100.0 * (b / pt.interleaved - 1.0), pt.interleaved / pt.one_f1b, b / a);
+    INFO("batch " << pt.batch);
+    CHECK(b / a >= pt.lo);
+    CHECK(b / a <= pt.hi);
+  }
+}
+
+TEST_CASE("Data-parallel sync: Korthikanti et al. 530B, dp 1 -> dp 8 (known miss)", "[llm][validation]") {
+  // Korthikanti et al. section 6 (data/reference/llm-training-results.md section 2): 530B with SP + selective
+  // recomputation, tp 8, pp 35, 3 model chunks, micro-batch 1; dp 1 -> dp 8 (2,240 GPUs, batch scaled with dp)
+  // raises the iteration 37.83 s -> 39.15 s, +1.32 s, "no gradient all-reduce overlap". vgsim: the gradient
+  // allreduce after the flush (fp16 gradients, 4.05 GB per GPU on stage 0, 8 rings per node over the nodes'
+  // NICs) adds 0.57 s. KNOWN MISS (-57 %): 4-byte gradients (Megatron-LM reduces them in fp32 under bf16) would add
+  // 1.14 s, but the paper does not state its precision; asserted as a band so that a change shows here.
+  const Row dp1{"megatron-529.6b", 8, 35, 280, 1, 280, 1, false, 37.83};
+  const Row dp8{"megatron-529.6b", 8, 35, 2240, 1, 2240, 1, false, 39.15};
+  const std::vector<std::string> sel = {"recompute=selective", "sequence_parallel=true"};
+  const double a = run(dp1, sel).iteration.s(), b = run(dp8, sel).iteration.s();
+  const double published = dp8.published - dp1.published, err = (b - a) / published - 1.0;
+  std::printf("Korthikanti 530B dp 1 -> dp 8: published +%.2f s, vgsim +%.2f s (%+.1f %%)\n", published, b - a,
+              100.0 * err);
+  CHECK(b > a);
+  CHECK(err < -0.4);
+  CHECK(err > -0.7);
 }

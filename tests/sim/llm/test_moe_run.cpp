@@ -114,7 +114,7 @@ TEST_CASE("expert gradients are reduced over the expert-data-parallel group, the
 
 TEST_CASE("a dense shape's report is byte-identical to the one before MoE existed") {
   // tests/sim/llm/data/llama2-7b-dense.json is `vgsim train --cluster dgx-a100 --workload llama2-7b --set tp=4 pp=2
-  // recompute=selective zero_stage=1 --json` from main at 7902d09, before any MoE code (its checkout's path replaced by
+  // recompute=selective zero_stage=1 --json` from main at c3d188f, before any MoE code (its checkout's path replaced by
   // @DATA_DIR@). The MoE hooks add exactly 0
   // for experts = 1, so every number, name and source must come out the same, byte for byte. (If the layer model
   // changes on purpose, regenerate the file with that command and say so in the commit.)
