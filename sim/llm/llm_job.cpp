@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/llm/moe_groups.hpp"
+#include "vgsim/workloads/models/moe.hpp"
 
 namespace vgsim::sim::llm {
 
@@ -61,6 +63,7 @@ void apply(LlmJob& job, const std::string& n, const Json& v) {
   if (n == "sequence_parallel") p.sequence_parallel = v.get<bool>();
   if (n == "recompute") p.recompute = models::parse_recompute(v.get<std::string>());
   if (n == "grad_bytes") p.grad_bytes = v.get<int>();
+  if (n == "ep") p.ep = v.get<std::int64_t>();
   if (n == "precision")
     job.precision = v.get<std::string>() == "fp16" ? models::Precision::FP16 : models::Precision::BF16;
   if (n == "llm.pp_scatter_gather") job.scatter_gather = v.get<bool>();
@@ -84,6 +87,8 @@ Json plan_value(const LlmJob& job, const std::string& n) {
   if (n == "grad_bytes") return p.grad_bytes;
   if (n == "precision") return models::to_string(job.precision);
   if (n == "llm.pp_scatter_gather") return job.scatter_gather;
+  if (n == "ep") return p.ep;
+  if (n == "llm.moe_capacity_factor") return models::moe_capacity_factor_text(p.moe_capacity_factor);
   if (n == "llm.pp_blocking") return job.pp_blocking;
   return job.grad_overlap;  // llm.grad_overlap
 }
@@ -173,6 +178,7 @@ const std::vector<ParamDecl>& llm_plan_params() {
 
 std::vector<ParamDecl> llm_workload_params() {
   std::vector<ParamDecl> out = llm_plan_params();
+  for (const ParamDecl& d : moe_plan_params()) out.push_back(d);  // ep, llm.moe_capacity_factor
   for (const ParamDecl& d : models::transformer_compute_params()) out.push_back(d);
   for (const ParamDecl& d : models::compute_params())
     if (d.name == "compute.eff_memory") out.push_back(d);  // shared with the CNN compute model
@@ -199,6 +205,8 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
     origin[v.name] = v.origin;
     if (is_compute_param(v.name))
       models::set_transformer_compute_param(job.compute, v.name, v.value, v.origin);
+    else if (v.name == "llm.moe_capacity_factor")
+      job.plan.moe_capacity_factor = models::parse_moe_capacity_factor(v.value.get<std::string>(), v.origin);
     else
       apply(job, v.name, v.value);
   }
@@ -214,10 +222,16 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
     const auto it = origin.find(d.name);
     job.params.push_back({d.name, plan_value(job, d.name), it != origin.end() ? it->second : d.source});
   }
+  for (const ParamDecl& d : moe_plan_params()) {  // listed for an MoE shape only (a dense job's list is unchanged)
+    if (!models::is_moe(job.shape)) break;
+    const auto it = origin.find(d.name);
+    job.params.push_back({d.name, plan_value(job, d.name), it != origin.end() ? it->second : d.source});
+  }
   for (const ParamDecl& d : llm_workload_params()) {
     if (d.name.rfind("llm.", 0) != 0 && d.name != "compute.eff_memory") continue;
     if (d.name == "llm.pp_scatter_gather" || d.name == "llm.grad_overlap" || d.name == "llm.pp_blocking")
-      continue;  // listed with the plan
+      continue;                                         // listed with the plan
+    if (d.name == "llm.moe_capacity_factor") continue;  // listed with ep
     const auto it = origin.find(d.name);
     job.params.push_back({d.name, compute_value(job.compute, d.name), it != origin.end() ? it->second : d.source});
   }
@@ -230,10 +244,11 @@ LlmJob with_plan(const LlmJob& job, const models::ParallelPlan& plan) {
   j.plan = plan;
   models::validate_plan(j.shape, j.plan, "", "plan");
   models::require_fits(models::memory_per_gpu(j.shape, j.plan), j.memory_bytes, j.memory_device, "", "plan");
-  for (const ParamDecl& d : llm_plan_params())
-    for (auto& p : j.params)
-      if (p.name == d.name && p.value != plan_value(j, d.name))
-        p.value = plan_value(j, d.name), p.source = "plan search";
+  for (const auto* decls : {&llm_plan_params(), &moe_plan_params()})  // ep's record exists for an MoE shape only
+    for (const ParamDecl& d : *decls)
+      for (auto& p : j.params)
+        if (p.name == d.name && p.value != plan_value(j, d.name))
+          p.value = plan_value(j, d.name), p.source = "plan search";
   return j;
 }
 

@@ -5,6 +5,7 @@
 
 #include "vgsim/kernel/parameter.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
+#include "vgsim/workloads/models/moe.hpp"
 
 namespace vgsim::sim::llm {
 
@@ -32,7 +33,12 @@ void write_plan(std::ostream& os, const LlmJob& job, const LlmResult& r) {
      << (p.virtual_stages > 1 ? " (" + std::to_string(p.virtual_stages) + " chunks)" : "") << ", micro-batch "
      << p.micro_batch << ", global batch " << p.global_batch << " (" << p.micro_batches()
      << " micro-batches per replica), ZeRO " << p.zero_stage << ", recompute " << models::to_string(p.recompute)
-     << (p.sequence_parallel ? ", sequence parallel" : "") << "\n";
+     << (p.sequence_parallel ? ", sequence parallel" : "")
+     << (r.moe ? ", MoE " + std::to_string(job.shape.experts) + " experts top-" + std::to_string(job.shape.top_k) +
+                     " ep " + std::to_string(p.ep) + " capacity " +
+                     models::moe_capacity_factor_text(p.moe_capacity_factor)
+               : "")
+     << "\n";
   os << "memory per GPU (largest stage): weights " << fmt("%.2f", gib(r.memory.weights)) << " + gradients "
      << fmt("%.2f", gib(r.memory.gradients)) << " + optimizer " << fmt("%.2f", gib(r.memory.optimizer))
      << " + activations " << fmt("%.2f", gib(r.memory.activations)) << " = " << fmt("%.2f", gib(r.memory.total()))
@@ -44,6 +50,7 @@ void write_breakdown(std::ostream& os, const LlmResult& r) {
   os << "  compute                          " << share(r.compute, r.iteration) << "\n";
   os << "  tensor-parallel communication    " << share(r.tp_exposed, r.iteration) << "\n";
   os << "  ZeRO-3 weight/gradient traffic   " << share(r.zero3_exposed, r.iteration) << "\n";
+  if (r.moe) os << "  expert-parallel all-to-all (EP)  " << share(r.ep_exposed, r.iteration) << "\n";
   os << "  pipeline bubble and p2p waits    " << share(r.pipeline_idle, r.iteration)
      << fmt("   (ideal bubble (p-1)/(v m) = %.1f %%)", 100.0 * r.ideal_bubble_fraction) << "\n";
   os << "  data-parallel gradient sync      " << share(r.dp_exposed, r.iteration) << "\n";
@@ -89,6 +96,7 @@ Json llm_json(const LlmJob& job, const LlmResult& r) {
                        {"pipeline_idle", us_of(r.pipeline_idle)},
                        {"dp_sync", us_of(r.dp_exposed)},
                        {"optimizer", us_of(r.optimizer)}};
+  if (r.moe) j["breakdown_us"]["ep_communication"] = us_of(r.ep_exposed);
   j["critical_stage"] = r.critical_stage;
   j["ideal_bubble_fraction"] = r.ideal_bubble_fraction;
   j["tokens_per_s"] = r.tokens_per_s;

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "vgsim/sim/llm/group_collectives.hpp"
+#include "vgsim/sim/llm/moe_groups.hpp"
+#include "vgsim/workloads/models/moe.hpp"
 
 namespace vgsim::sim::llm {
 
@@ -20,6 +22,13 @@ double stage_params(const models::TransformerShape& m, const models::ParallelPla
   if (s == 0) n += static_cast<double>(c.embedding);
   if (s == p.pp - 1) n += static_cast<double>(c.lm_head ? c.lm_head : c.embedding) + static_cast<double>(c.final_norm);
   return n / static_cast<double>(p.tp);
+}
+
+// MoE expert weights one rank of any stage holds before the ep split: layers / pp x a layer's experts / tp (0 for a
+// dense shape); stage_params counts them in full.
+double stage_expert_params_tp(const models::TransformerShape& m, const models::ParallelPlan& p) {
+  return static_cast<double>(models::expert_params_per_layer(m)) * static_cast<double>(m.layers / p.pp) /
+         static_cast<double>(p.tp);
 }
 
 struct Context {
@@ -57,7 +66,7 @@ std::vector<std::uint32_t> nodes_of_ranks(const LlmJob& job) {
 
 // Per-layer op times of one micro-batch: compute (VM-scaled) and the TP / ZeRO-3 communication it waits for.
 struct LayerOps {
-  Time f_compute{0}, b_compute{0}, f_tp{0}, b_tp{0}, f_z3{0}, b_z3{0};
+  Time f_compute{0}, b_compute{0}, f_tp{0}, b_tp{0}, f_z3{0}, b_z3{0}, f_ep{0}, b_ep{0};
 };
 
 coll::Op coll_op(models::TpOp op) {
@@ -80,12 +89,24 @@ Time tp_exposed(Context& c, const std::vector<models::TpCollective>& list, const
   return exposed;
 }
 
+// The expert-parallel all-to-alls of one pass (MoE), each simulated on the nodes' EP groups together, blocking.
+Time ep_exposed(Context& c, const std::vector<models::EpAllToAll>& list, const std::string& pass,
+                std::int64_t per_iteration) {
+  Time t{0};
+  if (c.p.ep < 2) return t;
+  for (const auto& a : list)
+    t += c.comm("ep alltoall " + a.at + " (" + pass + ")", "ep", expert_groups(c.p), coll::Op::AllToAll, a.bytes,
+                per_iteration);
+  return t;
+}
+
 LayerOps layer_ops(Context& c) {
   const LlmJob& job = c.job;
   const auto& p = c.p;
   const double speed = job.platform.compute_efficiency;
+  // An MoE shape's layer has the MoE MLP; a dense shape's is transformer_layer_time's, unchanged.
   const models::LayerComputeTime lt =
-      models::transformer_layer_time(job.shape, p, job.platform.gpu, job.precision, job.compute);
+      models::moe_layer_time(job.shape, p, job.platform.gpu, job.precision, job.compute);
   LayerOps o;
   o.f_compute = scaled(lt.forward.total(), speed);
   o.b_compute = scaled(lt.backward_with_recompute(), speed);
@@ -93,6 +114,9 @@ LayerOps layer_ops(Context& c) {
   o.f_tp = tp_exposed(c, lt.forward_comm, "forward", per_iter);
   o.b_tp = tp_exposed(c, lt.backward_comm, "backward", per_iter) +
            tp_exposed(c, lt.recompute_comm, "recomputed forward", per_iter);
+  const models::MoeLayerComm a2a = models::moe_alltoalls(job.shape, p);
+  o.f_ep = ep_exposed(c, a2a.forward, "forward", per_iter);
+  o.b_ep = ep_exposed(c, a2a.backward, "backward", per_iter) + ep_exposed(c, a2a.recompute, "recomputed", per_iter);
   if (p.zero_stage >= 3 && p.dp > 1) {
     // ZeRO-3 / FSDP: a layer's weights are allgathered before its forward and again before its backward, its
     // gradients reduce-scattered after; prefetching hides them behind the neighbouring layer's compute [assumption:
@@ -162,6 +186,8 @@ void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
   r.backward_tp.assign(vstages, Time{0});
   r.forward_z3.assign(vstages, Time{0});
   r.backward_z3.assign(vstages, Time{0});
+  r.forward_ep.assign(vstages, o.f_ep * per_chunk);
+  r.backward_ep.assign(vstages, o.b_ep * per_chunk);
   for (std::int64_t v = 0; v < vstages; ++v) {
     r.forward_tp[v] = o.f_tp * per_chunk + (v == 0 ? emb_f : Time{0}) + (v == vstages - 1 ? head_f : Time{0});
     r.backward_tp[v] = o.b_tp * per_chunk + (v == vstages - 1 ? head_b : Time{0});
@@ -170,8 +196,8 @@ void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
     Time fc = o.f_compute * per_chunk, bc = o.b_compute * per_chunk;
     if (v == 0) fc += scaled(h.embedding_forward.total(), speed), bc += scaled(h.embedding_backward.total(), speed);
     if (v == vstages - 1) fc += scaled(h.head_forward.total(), speed), bc += scaled(h.head_backward.total(), speed);
-    r.forward[v] = fc + r.forward_tp[v] + r.forward_z3[v];
-    r.backward[v] = bc + r.backward_tp[v] + r.backward_z3[v];
+    r.forward[v] = fc + r.forward_tp[v] + r.forward_z3[v] + r.forward_ep[v];
+    r.backward[v] = bc + r.backward_tp[v] + r.backward_z3[v] + r.backward_ep[v];
   }
   std::vector<Time> by_rank(p.pp, Time{0});
   // The wrap from the last stage to the first carries chunk boundaries only with the interleaved schedule.
@@ -181,11 +207,40 @@ void build_stage_times(Context& c, const LayerOps& o, std::vector<Time>& p2p) {
   block_on_p2p(c, p2p);
 }
 
+// `all` with stage s's groups first, so contention is counted around its nodes (as sync_and_optimizer orders dp's).
+Groups stage_first(const Groups& all, const models::ParallelPlan& p, std::int64_t s) {
+  Groups groups;
+  for (const auto& g : all)
+    if (coord_of(p, g.front()).pp == s) groups.push_back(g);
+  for (const auto& g : all)
+    if (coord_of(p, g.front()).pp != s) groups.push_back(g);
+  return groups;
+}
+
+// MoE: the expert gradients' synchronisation over the expert-data-parallel groups (dp / ep ranks) of stage s, as the
+// dense one over dp (allreduce, or reduce-scatter + allgather under ZeRO-1/2); `experts` per rank.
+Time expert_sync(Context& c, std::int64_t s, double experts, const std::string& suffix) {
+  const auto& p = c.p;
+  if (experts <= 0.0 || p.dp / p.ep < 2) return Time{0};
+  const Groups groups = stage_first(expert_data_groups(p), p, s);
+  const std::string stage = " (stage " + std::to_string(s) + ")", pattern = "edp" + suffix;
+  if (p.zero_stage == 0)
+    return c.comm("expert-dp gradient allreduce" + stage, pattern, groups, coll::Op::AllReduce,
+                  static_cast<Bytes>(experts * p.grad_bytes), 1);
+  return c.comm("expert-dp gradient reduce-scatter" + stage, pattern, groups, coll::Op::ReduceScatter,
+                static_cast<Bytes>(experts * p.grad_bytes), 1) +
+         c.comm("expert-dp weight allgather" + stage, pattern, groups, coll::Op::AllGather,
+                static_cast<Bytes>(experts * 2), 1);
+}
+
 // Data-parallel gradient synchronisation of pipeline rank s after its last backward, and its optimizer step.
 void sync_and_optimizer(Context& c, std::int64_t s, Time last_backward) {
   const LlmJob& job = c.job;
   const auto& p = c.p;
-  const double params = stage_params(job.shape, p, s);
+  // MoE expert weights are synchronised over their own groups (- 0 and + 0 for a dense shape).
+  const double experts_tp = stage_expert_params_tp(job.shape, p);
+  const double params = stage_params(job.shape, p, s) - experts_tp;
+  const double experts = experts_tp / static_cast<double>(p.ep);
   const int gpn = static_cast<int>(job.platform.gpus_per_node);
   const bool symmetric = (p.tp * p.dp) % gpn == 0;
   const std::string pattern = symmetric ? "dp" : "dp/s" + std::to_string(s);
@@ -204,27 +259,31 @@ void sync_and_optimizer(Context& c, std::int64_t s, Time last_backward) {
            c.comm("zero weight allgather (stage " + std::to_string(s) + ")", pattern, groups, coll::Op::AllGather,
                   static_cast<Bytes>(params * 2), 1);
   }
+  sync += expert_sync(c, s, experts, symmetric ? "" : "/s" + std::to_string(s));
   if (job.grad_overlap) sync = std::max(Time{0}, sync - last_backward);
   c.r.stage_sync[s] = sync;
-  const double shard = p.zero_stage >= 1 ? params / static_cast<double>(p.dp) : params;
+  const double shard = (p.zero_stage >= 1 ? params / static_cast<double>(p.dp) : params) +
+                       (p.zero_stage >= 1 ? experts / static_cast<double>(p.dp / p.ep) : experts);
   c.r.stage_optimizer[s] = scaled(models::optimizer_step_time(shard, p.grad_bytes, job.platform.gpu, job.compute),
                                   job.platform.compute_efficiency);
 }
 
 void breakdown(LlmResult& r, const models::ParallelPlan& p) {
   const std::int64_t s = r.critical_stage;
-  Time busy{0}, tp{0}, z3{0}, p2p{0}, last{0};
+  Time busy{0}, tp{0}, z3{0}, ep{0}, p2p{0}, last{0};
   for (const auto& span : r.timeline.ranks[s]) {
     const std::int64_t v = span.op.chunk * p.pp + s;
     busy = busy + (span.end - span.start);
     tp = tp + (span.op.backward ? r.backward_tp[v] : r.forward_tp[v]);
     z3 = z3 + (span.op.backward ? r.backward_z3[v] : r.forward_z3[v]);
+    ep = ep + (span.op.backward ? r.backward_ep[v] : r.forward_ep[v]);
     p2p = p2p + (span.op.backward ? r.backward_p2p[v] : r.forward_p2p[v]);
     last = std::max(last, span.end);
   }
   r.tp_exposed = tp;
   r.zero3_exposed = z3;
-  r.compute = busy - tp - z3 - p2p;
+  r.ep_exposed = ep;
+  r.compute = busy - tp - z3 - ep - p2p;
   r.pipeline_idle = last - busy + p2p;
   r.dp_exposed = r.stage_sync[s];
   r.optimizer = r.stage_optimizer[s];
@@ -253,6 +312,7 @@ LlmResult simulate_llm_iteration(const LlmJob& job) {
   const auto& p = job.plan;
   Context c(job, nodes_of_ranks(job), r);
   r.memory = models::memory_per_gpu(job.shape, p);
+  r.moe = models::is_moe(job.shape);
   const LayerOps o = layer_ops(c);
   std::vector<Time> p2p;
   build_stage_times(c, o, p2p);

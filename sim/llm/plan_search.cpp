@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/models/moe.hpp"
 
 namespace vgsim::sim::llm {
 
@@ -40,6 +41,15 @@ PlanOutcome first_fit(const LlmJob& job, models::ParallelPlan base, const std::v
   return out;
 }
 
+// MoE: every ep dividing both the experts and dp (Megatron-Core's rule, moe.hpp); a dense shape keeps the job's ep (1).
+std::vector<std::int64_t> ep_choices(const LlmJob& job, std::int64_t dp) {
+  if (!models::is_moe(job.shape)) return {job.plan.ep};
+  std::vector<std::int64_t> out;
+  for (std::int64_t e : divisors(dp))
+    if (job.shape.experts % e == 0) out.push_back(e);
+  return out;
+}
+
 std::vector<models::ParallelPlan> candidates(const LlmJob& job) {
   std::vector<models::ParallelPlan> out;
   const std::int64_t ranks = job.ranks();
@@ -52,8 +62,12 @@ std::vector<models::ParallelPlan> candidates(const LlmJob& job) {
           models::ParallelPlan p = job.plan;
           p.tp = tp, p.pp = pp, p.dp = ranks / (tp * pp), p.micro_batch = mb, p.schedule = sched;
           p.virtual_stages = sched == models::PipelineSchedule::Interleaved ? 2 : 1;
-          p.sequence_parallel = job.plan.sequence_parallel && tp > 1;
-          out.push_back(p);
+          // An MoE shape with tp > 1 needs sequence parallelism (Megatron-LM's rule, moe.hpp).
+          p.sequence_parallel = (job.plan.sequence_parallel || models::is_moe(job.shape)) && tp > 1;
+          for (std::int64_t ep : ep_choices(job, p.dp)) {
+            p.ep = ep;
+            out.push_back(p);
+          }
         }
     }
   return out;
@@ -61,9 +75,10 @@ std::vector<models::ParallelPlan> candidates(const LlmJob& job) {
 
 std::string plan_text(const models::ParallelPlan& p) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "tp %lld pp %lld dp %lld mb %lld %s%s zero %d recompute %s",
+  std::snprintf(buf, sizeof buf, "tp %lld pp %lld dp %lld%s mb %lld %s%s zero %d recompute %s",
                 static_cast<long long>(p.tp), static_cast<long long>(p.pp), static_cast<long long>(p.dp),
-                static_cast<long long>(p.micro_batch), models::to_string(p.schedule),
+                p.ep > 1 ? (" ep " + std::to_string(p.ep)).c_str() : "", static_cast<long long>(p.micro_batch),
+                models::to_string(p.schedule),
                 p.virtual_stages > 1 ? (" x" + std::to_string(p.virtual_stages)).c_str() : "", p.zero_stage,
                 models::to_string(p.recompute));
   return buf;
@@ -97,16 +112,20 @@ void write_plan_search(std::ostream& os, const LlmJob& job, const std::vector<Pl
   os << job.shape.name << " on " << job.ranks() << " GPUs of " << job.platform.cluster->name() << ", global batch "
      << job.plan.global_batch << ": " << outcomes.size() << " plans tried, " << n_fit << " fit in " << job.memory_device
      << "\n";
-  os << "rank  plan                                                        iteration      tokens/s   MFU    "
-        "bubble+p2p  tp comm  dp sync  memory\n";
+  // An MoE shape's plans name ep (a wider plan column) and have an EP column.
+  const bool moe = models::is_moe(job.shape);
+  const int width = moe ? 66 : 58;
+  os << "rank  plan" << std::string(static_cast<std::size_t>(width) - 2, ' ')
+     << "iteration      tokens/s   MFU    bubble+p2p  tp comm  " << (moe ? "ep comm  " : "") << "dp sync  memory\n";
   std::size_t rank = 0;
   for (const auto& o : outcomes) {
     if (!o.fits || rank >= 20) break;
     const LlmResult& r = o.result;
-    char buf[320];
-    std::snprintf(buf, sizeof buf, "%4zu  %-58s %10.1f ms %12.0f %5.1f%% %9.1f ms %6.1f ms %6.1f ms %5.1f GiB\n",
-                  ++rank, plan_text(o.plan).c_str(), r.iteration.ms(), r.tokens_per_s, 100.0 * r.mfu,
-                  r.pipeline_idle.ms(), r.tp_exposed.ms(), r.dp_exposed.ms(), r.memory.total() / double(1 << 30));
+    char buf[320], ep[32] = "";
+    if (moe) std::snprintf(ep, sizeof ep, "%6.1f ms ", r.ep_exposed.ms());
+    std::snprintf(buf, sizeof buf, "%4zu  %-*s %10.1f ms %12.0f %5.1f%% %9.1f ms %6.1f ms %s%6.1f ms %5.1f GiB\n",
+                  ++rank, width, plan_text(o.plan).c_str(), r.iteration.ms(), r.tokens_per_s, 100.0 * r.mfu,
+                  r.pipeline_idle.ms(), r.tp_exposed.ms(), ep, r.dp_exposed.ms(), r.memory.total() / double(1 << 30));
     os << buf;
   }
   if (n_fit == 0) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/workloads/models/moe.hpp"
 
 namespace vgsim::models {
 
@@ -53,6 +54,7 @@ void validate_plan(const TransformerShape& m, const ParallelPlan& p, const std::
          "global_batch / (micro_batch x dp) a multiple of " + std::to_string(p.pp));
   if (p.sequence_parallel && p.tp < 2) fail("tp", p.tp, "sequence parallelism needs tensor parallelism", "tp >= 2");
   if (p.grad_bytes != 2 && p.grad_bytes != 4) fail("grad_bytes", p.grad_bytes, "gradient element size", "2 or 4");
+  validate_moe_plan(m, p, file, where);
 }
 
 MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p) {
@@ -60,23 +62,34 @@ MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p) 
   const double tp = static_cast<double>(p.tp), layers_per_stage = static_cast<double>(m.layers / p.pp);
   const double embedding = static_cast<double>(c.embedding) / tp;
   const double head = static_cast<double>(c.lm_head > 0 ? c.lm_head : m.vocab * m.hidden) / tp;
-  const double layers = layers_per_stage * static_cast<double>(c.per_layer) / tp;
+  // Expert weights (MoE) split over tp x ep; for a dense shape `experts` is 0 and `layers` the dense expression.
+  const double expert_layer = static_cast<double>(expert_params_per_layer(m));
+  const double experts = layers_per_stage * expert_layer / (tp * static_cast<double>(p.ep));
+  const double layers = layers_per_stage * (static_cast<double>(c.per_layer) - expert_layer) / tp + experts;
   // The largest stage: with one stage it holds both ends; else the first (embedding) or the last (head + norm).
   const double first = layers + embedding, last = layers + head + static_cast<double>(c.final_norm) / tp;
   MemoryEstimate e;
   e.parameters =
       p.pp == 1 ? layers + (c.lm_head > 0 ? embedding + head : embedding) + c.final_norm / tp : std::max(first, last);
-  const double dp = static_cast<double>(p.dp);
-  e.weights = 2.0 * e.parameters / (p.zero_stage >= 3 ? dp : 1.0);
-  e.gradients = p.grad_bytes * e.parameters / (p.zero_stage >= 2 ? dp : 1.0);
-  e.optimizer = 12.0 * e.parameters / (p.zero_stage >= 1 ? dp : 1.0);
+  e.expert_parameters = experts;
+  const double dp = static_cast<double>(p.dp), expert_dp = static_cast<double>(p.dp / p.ep);
+  // `bytes` per parameter; ZeRO at `stage` or above shards the rest over dp and the experts over dp / ep (for a dense
+  // shape the second term is + 0 and the first the dense expression, evaluated in the same order).
+  auto state = [&](double bytes, int stage) {
+    if (p.zero_stage < stage) return bytes * e.parameters / 1.0;
+    return bytes * (e.parameters - experts) / dp + bytes * experts / expert_dp;
+  };
+  e.weights = state(2.0, 3);
+  e.gradients = state(p.grad_bytes, 2);
+  e.optimizer = state(12.0, 1);
   const double m_count = static_cast<double>(p.micro_batches());
   double in_flight = p.schedule == PipelineSchedule::GPipe ? m_count : std::min(m_count, static_cast<double>(p.pp));
   if (p.schedule == PipelineSchedule::Interleaved)
     in_flight *= 1.0 + (static_cast<double>(p.pp) - 1.0) / (static_cast<double>(p.pp * p.virtual_stages));
   e.activations =
       in_flight * layers_per_stage *
-      activation_bytes_per_layer(m, static_cast<double>(p.micro_batch), p.tp, p.sequence_parallel, p.recompute);
+      (activation_bytes_per_layer(m, static_cast<double>(p.micro_batch), p.tp, p.sequence_parallel, p.recompute) +
+       moe_extra_activation_bytes(m, p));
   return e;
 }
 

@@ -9,6 +9,7 @@ set(VGSIM_MODELS_SOURCES
   models/transformer_shape.cpp
   models/parallel_plan.cpp
   models/transformer_compute.cpp
+  models/moe.cpp
   models/pipeline_schedule.cpp
 )
 # Where load_model() finds workloads/models/*.json when VGSIM_DATA_DIR is not set in the environment.

@@ -11,6 +11,11 @@
 // within a pattern); patterns do not contend with each other [assumption: in Megatron-LM they rarely overlap in
 // time: TP collectives sit between a layer's GEMMs, p2p between micro-batches, DP after the flush] and TP
 // communication is not overlapped with compute (Megatron-LM 2021: it is on the critical path).
+// MoE shapes (models/moe.hpp, moe_groups.hpp): the layer's MLP is the MoE MLP; per layer and micro-batch two
+// expert-parallel all-to-alls forward (dispatch, combine) and two backward (two more recomputed under full
+// recomputation), each simulated on every EP group of the nodes together and blocking [Megatron-Core of that era: not
+// overlapped]; the expert gradients are synchronised over the expert-data-parallel groups (dp / ep ranks) after the
+// dense ones over dp.
 // Not modelled: the tied-embedding gradient allreduce between the first and last stages, data loading, logging,
 // kernel-launch gaps, the HBM bandwidth NCCL kernels take from compute.
 // Pipeline send/recv is blocking by default (llm.pp_blocking): the op that sends holds its GPU for the transfer, as
@@ -44,6 +49,7 @@ struct LlmResult {
   // Per virtual stage (pp x v), one micro-batch: the op's total, the tensor-parallel communication and the exposed
   // ZeRO-3 weight/gradient traffic inside it (the rest is compute).
   std::vector<Time> forward, backward, forward_tp, backward_tp, forward_z3, backward_z3;
+  std::vector<Time> forward_ep, backward_ep;  // the expert-parallel all-to-alls inside it (0 for a dense shape)
   // Per virtual stage: the blocking pipeline send/recv inside that op (llm.pp_blocking; 0 otherwise). Counted as
   // pipeline idle in the breakdown, not as compute.
   std::vector<Time> forward_p2p, backward_p2p;
@@ -53,10 +59,12 @@ struct LlmResult {
   std::vector<Time> stage_end;        // per pipeline rank: its iteration end
   std::int64_t critical_stage = 0;    // the pipeline rank that ends last
   // Breakdown of the critical stage's iteration (sums to `iteration`): compute, exposed tensor-parallel
-  // communication, exposed ZeRO-3 parameter traffic, pipeline idle (bubble and p2p waits), data-parallel
-  // synchronisation, optimizer step.
+  // communication, exposed ZeRO-3 parameter traffic, expert-parallel all-to-alls (ep_exposed), pipeline idle (bubble
+  // and p2p waits), data-parallel synchronisation, optimizer step.
   Time compute{0}, tp_exposed{0}, zero3_exposed{0}, pipeline_idle{0}, dp_exposed{0}, optimizer{0};
-  double ideal_bubble_fraction = 0.0;              // (p - 1) / (v m), Narayanan et al. (for reference)
+  Time ep_exposed{0};                  // expert-parallel all-to-alls (MoE); reported as "EP" for an MoE shape only
+  bool moe = false;                    // the shape has experts > 1 (the reports add the EP term and the plan's ep)
+  double ideal_bubble_fraction = 0.0;  // (p - 1) / (v m), Narayanan et al. (for reference)
   double model_flops = 0.0, hardware_flops = 0.0;  // per iteration, whole job
   double tokens_per_s = 0.0;
   double model_tflops_per_gpu = 0.0, hardware_tflops_per_gpu = 0.0;

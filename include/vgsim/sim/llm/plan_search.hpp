@@ -1,7 +1,8 @@
 // Plan search (issue 17 item 5): every parallelism plan for a job's ranks and global batch -- tp a divisor of the
 // GPUs per node (tensor parallelism stays inside the NVLink domain), pp a divisor of the layers, dp the rest,
 // micro-batch 1, 2, 4 or 8, 1F1B or interleaved (2 chunks), ZeRO 0 or 1 (3 when nothing else fits), recomputation
-// none, else selective, else full (the least that fits) -- validated, memory-checked and simulated; ranked by
+// none, else selective, else full (the least that fits); for an MoE shape every ep dividing the experts and dp, with
+// sequence parallelism when tp > 1 -- validated, memory-checked and simulated; ranked by
 // throughput (ties: fewer GPUs per model replica first, then the plan's fields, so the order is deterministic).
 #pragma once
 

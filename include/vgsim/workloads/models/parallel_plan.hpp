@@ -11,6 +11,8 @@
 //   activations per layer (transformer_shape.hpp) x layers of the stage x micro-batches in flight on it: GPipe
 //   keeps all m; 1F1B keeps min(m, pp) on the first stage; interleaved 1F1B multiplies that by 1 + (pp-1)/(pp v)
 //   (Korthikanti et al. 2022 section 4.2.3). Embedding, logits and cross-entropy activations are not counted.
+// MoE (moe.hpp): a layer's expert weights are divided by tp x ep instead of tp, and what ZeRO shards over dp for the
+// rest it shards over dp / ep for them; MoE layers keep moe_extra_activation_bytes more activations.
 // P_stage = (layers / pp) x per-layer parameters / tp, plus the token embedding / tp on the first stage and the LM
 // head / tp on the last (a tied embedding is held by both, as Megatron-LM does); norms are divided by tp too (they
 // are replicated in reality: < 0.01 % of a layer's parameters).
@@ -38,6 +40,10 @@ struct ParallelPlan {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::None;
   int grad_bytes = 2;  // bytes per gradient element (2: 16-bit; 4: Megatron-LM's fp32 main gradients)
+  // MoE (moe.hpp): expert-parallel size (Megatron-Core --expert-model-parallel-size; divides the experts and dp) and
+  // llm.moe_capacity_factor (kMoeDropless = 0: dropless).
+  std::int64_t ep = 1;
+  double moe_capacity_factor = 0.0;
 
   std::int64_t gpus() const { return tp * pp * dp; }
   // Micro-batches per iteration per data-parallel replica (gradient accumulation steps): global / (micro x dp).
@@ -47,12 +53,16 @@ struct ParallelPlan {
 // Throws InputError naming `where` + ".<field>" (e.g. "plan.tp"), the value and the rule, for: a size < 1, tp not
 // dividing heads, KV heads or the FFN width, pp x virtual_stages not dividing the layers, global_batch not a multiple
 // of micro_batch x dp, an interleaved schedule whose micro-batches are not a multiple of pp (Megatron-LM's rule),
-// virtual_stages > 1 without the interleaved schedule, zero_stage outside 0..3, sequence parallelism without tp > 1.
+// virtual_stages > 1 without the interleaved schedule, zero_stage outside 0..3, sequence parallelism without tp > 1;
+// and the MoE rules of validate_moe_plan (moe.hpp: ep, capacity factor).
 void validate_plan(const TransformerShape& m, const ParallelPlan& p, const std::string& file = "",
                    const std::string& where = "plan");
 
 struct MemoryEstimate {
   double parameters = 0.0;  // parameters on the largest stage, per GPU before ZeRO sharding
+  // Of them, the MoE expert weights (already split over ep x tp; 0 for a dense shape): their gradients and optimizer
+  // states are ZeRO-sharded over the expert-data-parallel group, dp / ep ranks, the rest over dp.
+  double expert_parameters = 0.0;
   double weights = 0.0, gradients = 0.0, optimizer = 0.0, activations = 0.0;  // bytes per GPU
   double total() const { return weights + gradients + optimizer + activations; }
 };
