@@ -80,11 +80,9 @@ void run_training_point(const SweepPlan& plan, const PlanPoint& point, const tra
 std::pair<std::string, double> llm_bottleneck(const llm::LlmResult& res) {
   // The largest part of the critical stage's iteration (llm_run.hpp's breakdown; the optimizer step is not a
   // candidate: it is compute the plan cannot move). Ties keep the earlier name, so the choice is deterministic.
-  const std::pair<const char*, Time> parts[] = {{"compute", res.compute},
-                                                {"pipeline bubble", res.pipeline_idle},
-                                                {"tp communication", res.tp_exposed},
-                                                {"dp sync", res.dp_exposed},
-                                                {"zero-3 traffic", res.zero3_exposed}};
+  const std::pair<const char*, Time> parts[] = {
+      {"compute", res.compute},    {"pipeline bubble", res.pipeline_idle}, {"tp communication", res.tp_exposed},
+      {"dp sync", res.dp_exposed}, {"zero-3 traffic", res.zero3_exposed},  {"ep communication", res.ep_exposed}};
   std::pair<std::string, double> best{"compute", 0.0};
   Time most{-1};
   for (const auto& [name, t] : parts)
@@ -107,7 +105,7 @@ void run_llm_point(const SweepPlan& plan, const PlanPoint& point, const training
   r.efficiency = 0;  // undefined: the model need not fit one GPU (point_runner.hpp)
   r.iteration_ms = ms_of(res.iteration);
   r.compute_ms = ms_of(res.compute);
-  r.exposed_comm_ms = ms_of(res.tp_exposed + res.zero3_exposed + res.pipeline_idle + res.dp_exposed);
+  r.exposed_comm_ms = ms_of(res.tp_exposed + res.zero3_exposed + res.ep_exposed + res.pipeline_idle + res.dp_exposed);
   const auto [what, share] = llm_bottleneck(res);
   r.bottleneck = what;
   r.bottleneck_share = share;

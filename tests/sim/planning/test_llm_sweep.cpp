@@ -194,4 +194,9 @@ TEST_CASE("llm_bottleneck names the largest part of the iteration", "[planning][
   std::tie(what, share) = llm_bottleneck(res);
   CHECK(what == "compute");
   CHECK(share == Approx(0.40));
+  // An MoE job's expert-parallel all-to-alls are a candidate too: 500 of 1000 ps beats compute 400.
+  res.ep_exposed = Time{500};
+  std::tie(what, share) = llm_bottleneck(res);
+  CHECK(what == "ep communication");
+  CHECK(share == Approx(0.50));
 }
