@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 
 #include "vgsim/sim/llm/group_collectives.hpp"
@@ -265,4 +266,179 @@ TEST_CASE("Data-parallel sync: Korthikanti et al. 530B, dp 1 -> dp 8 (known miss
   CHECK(b > a);
   CHECK(err < -0.4);
   CHECK(err > -0.7);
+}
+
+namespace {
+
+// One row of Narayanan et al. SC'21 Table 2 (data/reference/llm-table2-ptdp-vs-zero3.md) with the error band it is
+// asserted in: [-0.10, +0.10] is issue 17's target, anything else a known miss measured as stated at the test case.
+struct T2Row {
+  const char* scheme;  // "PTD-P" or "ZeRO-3"
+  const char* shape;
+  const char* billions;  // the paper's "Number of parameters (billion)"
+  int tp, pp, gpus, micro, global;
+  double published;  // achieved TFLOP/s per GPU
+  double lo, hi;     // asserted band of vgsim / published - 1
+};
+
+struct T2Result {
+  LlmResult res;
+  double cpu_s = 0.0;
+};
+
+// PTD-P: tp, pp, dp = GPUs / (tp pp), 1F1B, local DDP (sync after the flush); ZeRO-3: tp = pp = 1, dp = GPUs,
+// zero_stage 3. Both fp16 with full recomputation (eq. (3) counts the recomputed forward).
+T2Result run_t2(const T2Row& t) {
+  const Row r{t.shape, t.tp, t.pp, t.gpus, t.micro, t.global, 0, false, t.published};
+  std::vector<std::string> extra = {"recompute=full"};
+  if (t.tp == 1 && t.pp == 1) extra.push_back("zero_stage=3");
+  const std::clock_t c0 = std::clock();
+  T2Result out{run(r, extra)};
+  out.cpu_s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  return out;
+}
+
+// The ZeRO-3 traffic one GPU moves per layer and micro-batch: the fp16 weights gathered for the forward and again
+// for the recomputed forward + backward, and the fp16 gradients reduce-scattered (3 x 2 B x the layer's
+// parameters); and the bandwidth at which that traffic would take the whole of a layer's published time (eq. (3)
+// FLOPs per layer / published TFLOP/s), i.e. the effective rate the published run had if it was bound by it.
+double implied_zero3_gbps(const T2Row& t) {
+  static const auto shapes = models::load_transformer_shapes();
+  const models::TransformerShape& m = models::find_transformer_shape(shapes, t.shape);
+  const double flops = models::hardware_flops(m, t.global, models::Recompute::Full);
+  const double layer_s = flops / (t.gpus * t.published * 1e12) / static_cast<double>(m.layers);
+  const double bytes = 3.0 * 2.0 * static_cast<double>(models::parameter_count(m).per_layer);
+  return bytes / layer_s / 1e9;
+}
+
+// The allgather's algorithm bandwidth (per-layer fp16 weights / simulated time) of a ZeRO-3 run, GB/s.
+double zero3_allgather_gbps(const LlmResult& res) {
+  for (const CommRecord& c : res.comms)
+    if (c.what.rfind("zero-3 weight allgather", 0) == 0) return static_cast<double>(c.bytes) / c.time.s() / 1e9;
+  return 0.0;
+}
+
+// Table 2 (data/reference/llm-table2-ptdp-vs-zero3.md): the same Selene runs as Table 1, 175B (174.6B) and 530B with
+// PTD-P (tp 8, pp 12 / 35: cli99/llm-analysis run_train.sh, grade [P] for the table, the tp/pp split is that
+// repository's encoding) or DeepSpeed ZeRO-3 without model parallelism (dp = GPUs, one micro-batch per GPU).
+// Bands: PTD-P rows carry vgsim's Table 1 offset (+10..+16 % measured; Table 1's known-miss band tops at +18 %).
+// ZeRO-3 rows are KNOWN MISSES, measured +64 / +165 / +389 % (175B, mb 4 / 2 / 1) and +81 / +155 / +387 % (530B):
+// vgsim's ZeRO-3 hides its per-layer allgathers and reduce-scatters behind compute (one layer of prefetch) on the
+// engine's ring (~100 GB/s algbw per GPU over 8 HDR NICs per node), so it is compute-bound at tp 1 (~215-250
+// TFLOP/s), while the published mb 1 and mb 2 rows take the same time per layer (0.69 s at 175B, 1.7 s at 530B):
+// bound by ZeRO-3 traffic at an effective 16-18 GB/s per GPU (printed). What DeepSpeed did slower is not in any
+// source here (prefetch bucket, per-parameter gathers, overlap_comm, reduction precision: see the reference file).
+// clang-format off
+const T2Row kT2Rows[] = {
+    {"ZeRO-3", "gpt3-175b",       "174.6", 1,  1,  384, 4, 1536, 144, 0.50, 0.80},
+    {"ZeRO-3", "gpt3-175b",       "174.6", 1,  1,  768, 2, 1536,  88, 1.50, 1.80},
+    {"ZeRO-3", "gpt3-175b",       "174.6", 1,  1, 1536, 1, 1536,  44, 3.70, 4.10},
+    {"ZeRO-3", "megatron-529.6b", "529.6", 1,  1,  640, 4, 2560, 138, 0.65, 0.95},
+    {"ZeRO-3", "megatron-529.6b", "529.6", 1,  1, 1120, 2, 2240,  98, 1.40, 1.70},
+    {"ZeRO-3", "megatron-529.6b", "529.6", 1,  1, 2240, 1, 2240,  48, 3.70, 4.10},
+    {"PTD-P",  "gpt3-175b",       "174.6", 8, 12,  384, 1, 1536, 153, -0.10, 0.18},
+    {"PTD-P",  "gpt3-175b",       "174.6", 8, 12,  768, 1, 1536, 149, -0.10, 0.18},
+    {"PTD-P",  "gpt3-175b",       "174.6", 8, 12, 1536, 1, 1536, 141, -0.10, 0.18},
+    {"PTD-P",  "megatron-529.6b", "529.6", 8, 35,  560, 1, 2240, 171, -0.10, 0.18},
+    {"PTD-P",  "megatron-529.6b", "529.6", 8, 35, 1120, 1, 2240, 167, -0.10, 0.18},
+    {"PTD-P",  "megatron-529.6b", "529.6", 8, 35, 2240, 1, 2240, 159, -0.10, 0.18},
+};
+// clang-format on
+constexpr std::size_t kT2Slow = 5;  // ZeRO-3 530B on 2,240 GPUs: 43-72 s CPU measured, in the "[.slow]" case
+
+void print_t2_header() {
+  std::printf("Narayanan et al. SC'21 Table 2 vs vgsim (selene-a100-384): TFLOP/s per GPU\n");
+  std::printf("%-6s %7s %5s %3s %9s %7s %8s %7s %8s %9s %6s\n", "scheme", "params", "gpus", "mb", "published", "vgsim",
+              "error", "zero-3", "pub.GB/s", "vgsimGB/s", "cpu s");
+}
+
+// Runs row i, prints it (when `print`), checks it in its band and returns vgsim's TFLOP/s per GPU.
+double check_t2_row(std::size_t i, bool print) {
+  const T2Row& t = kT2Rows[i];
+  const T2Result r = run_t2(t);
+  const double tf = r.res.hardware_tflops_per_gpu, err = tf / t.published - 1.0;
+  const bool z3 = t.tp == 1;
+  if (print)
+    std::printf("%-6s %7s %5d %3d %9.0f %7.1f %+7.1f%% %6.1f%% %8.1f %9.1f %6.1f\n", t.scheme, t.billions, t.gpus,
+                t.micro, t.published, tf, 100.0 * err,
+                100.0 * double(r.res.zero3_exposed.ps) / double(r.res.iteration.ps), z3 ? implied_zero3_gbps(t) : 0.0,
+                z3 ? zero3_allgather_gbps(r.res) : 0.0, r.cpu_s);
+  std::fflush(stdout);
+  INFO(t.scheme << " " << t.shape << " " << t.gpus << " GPUs: vgsim " << tf << " vs published " << t.published);
+  CHECK(err >= t.lo);
+  CHECK(err <= t.hi);
+  return tf;
+}
+
+// The paper's finding (2): PTD-P beats ZeRO-3 at every GPU count (published ZeRO-3 / PTD-P: 0.94, 0.59, 0.31 at
+// 384 / 768 / 1536 GPUs, 0.59, 0.30 at 1120 / 2240; 530B at 640 vs 560 GPUs: 138 / 171 = 0.81). KNOWN MISS: vgsim has
+// ZeRO-3 ahead at every count (1.26-1.40 measured), because its tp 1 layer has no TP collectives and its ZeRO-3
+// traffic is hidden; asserted as measured (1.2..1.5) so that a model change shows here.
+void check_zero3_over_ptdp(double zero3, double ptdp, int gpus) {
+  INFO("ZeRO-3 vs PTD-P at " << gpus << " GPUs: " << zero3 << " vs " << ptdp);
+  CHECK(zero3 / ptdp > 1.2);
+  CHECK(zero3 / ptdp < 1.5);
+}
+
+}  // namespace
+
+TEST_CASE("Narayanan et al. SC'21 Table 2: PTD-P vs DeepSpeed ZeRO-3 (known misses)", "[llm][validation]") {
+  print_t2_header();
+  std::vector<double> vg(std::size(kT2Rows), 0.0);
+  for (std::size_t i = 0; i < std::size(kT2Rows); ++i)
+    if (i != kT2Slow) vg[i] = check_t2_row(i, true);
+  // The paper's finding (1): ZeRO-3's TFLOP/s falls as GPUs grow at a fixed batch (175B: 144 > 88 > 44; the 530B
+  // 1120 -> 2240 pair is in the "[.slow]" case). vgsim reproduces the order, strictly, but not the size (published
+  // 144 / 44 = 3.3x, vgsim 236 / 215 = 1.10x: the known miss above, asserted as measured, 1.05..1.2x).
+  CHECK(vg[1] < vg[0]);
+  CHECK(vg[2] < vg[1]);
+  CHECK(vg[0] / vg[2] > 1.05);
+  CHECK(vg[0] / vg[2] < 1.2);
+  for (std::size_t z = 0; z < 5; ++z) check_zero3_over_ptdp(vg[z], vg[z + 6], kT2Rows[z].gpus);
+}
+
+TEST_CASE("Narayanan et al. SC'21 Table 2: ZeRO-3 530B on 2,240 GPUs", "[llm][validation][.slow]") {
+  // The 2,240-rank ZeRO-3 row alone (43-72 s of CPU measured on the shared 2-core machine, over the brief's 60 s):
+  // its band as in kT2Rows, finding (1) for 530B at batch 2240 (published 98 > 48 from 1,120 to 2,240 GPUs; vgsim
+  // 249.7 > 234.0) and finding (2) against PTD-P on 2,240 GPUs (known miss, as above).
+  print_t2_header();
+  const double z = check_t2_row(kT2Slow, true), z1120 = check_t2_row(4, false), p = check_t2_row(11, false);
+  CHECK(z < z1120);
+  check_zero3_over_ptdp(z, p, kT2Rows[kT2Slow].gpus);
+}
+
+TEST_CASE("Narayanan et al. SC'21 Table 2: ZeRO-3 memory per GPU (80 GiB)", "[llm][validation]") {
+  // 175B under ZeRO-3 at dp 384, micro-batch 4 ran (Table 2), so it fits 80 GiB (85.9 GB): vgsim's estimate (16 B of
+  // weights, gradients and Adam states per parameter / 384 = 7.3 GB, plus 96 layer checkpoints of 2 s b h B = 19.3 GB
+  // under full recomputation) is well under. The paper's footnote says 530B at micro-batch 4 did not fit on 560 GPUs
+  // (hence 640): vgsim's estimate (15.1 GB + 105 x 0.34 GB = 50.4 GB) fits. KNOWN MISS: vgsim's memory model
+  // counts neither the ZeRO-3 working set (one layer's gathered fp16 weights, 10.1 GB for 530B, more with prefetch,
+  // and its unsharded fp16 gradients before the reduce-scatter, 10.1 GB) nor the one layer whose activations the
+  // full recomputation rebuilds (s b h (34 + 5 a s / h) = 16.4 GB for 530B at mb 4; Korthikanti eq. (1)); with them
+  // the 560-GPU run would need ~87 GB > 85.9 GB. Asserted as measured so that a memory-model change shows here.
+  auto estimate = [](const char* shape, int gpus, int micro, int global) {
+    training::JobSpec s;
+    s.cluster = "selene-a100-384";
+    s.workload = shape;
+    s.nodes = static_cast<std::uint32_t>(gpus / 8);
+    s.gpus_per_node = 8;
+    s.sets = {"tp=1",
+              "pp=1",
+              "zero_stage=3",
+              "recompute=full",
+              "precision=fp16",
+              "micro_batch=" + std::to_string(micro),
+              "global_batch=" + std::to_string(global)};
+    const LlmJob job = resolve_llm_job(s, cat(), false);
+    return std::make_pair(models::memory_per_gpu(job.shape, job.plan).total(), job.memory_bytes);
+  };
+  const auto [m175, cap] = estimate("gpt3-175b", 384, 4, 1536);
+  const auto [m530, cap2] = estimate("megatron-529.6b", 560, 4, 2240);
+  std::printf(
+      "ZeRO-3 memory per GPU: 175B dp 384 mb 4 %.1f GB (ran), 530B dp 560 mb 4 %.1f GB (did not fit), "
+      "of %.1f GB\n",
+      m175 / 1e9, m530 / 1e9, cap / 1e9);
+  CHECK(m175 < cap);
+  CHECK(m530 < cap2);  // known miss: published "did not fit"
+  CHECK(m530 > 0.55 * cap2);
 }
