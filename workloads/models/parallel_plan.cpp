@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/models/moe.hpp"
@@ -57,6 +58,39 @@ void validate_plan(const TransformerShape& m, const ParallelPlan& p, const std::
   validate_moe_plan(m, p, file, where);
 }
 
+double zero_sharded_bytes(const MemoryEstimate& e, const ParallelPlan& p, double bytes, int stage) {
+  if (p.zero_stage < stage) return bytes * e.parameters / 1.0;
+  // The dense part over dp, the experts over dp / ep (for a dense shape the second term is + 0).
+  const double dp = static_cast<double>(p.dp), expert_dp = static_cast<double>(p.dp / p.ep);
+  return bytes * (e.parameters - e.expert_parameters) / dp + bytes * e.expert_parameters / expert_dp;
+}
+
+std::pair<double, double> zero3_working_set(const TransformerShape& m, const ParallelPlan& p) {
+  if (p.zero_stage < 3 || p.dp < 2) return {0.0, 0.0};
+  const ParameterCount c = parameter_count(m);
+  const double expert_layer = static_cast<double>(expert_params_per_layer(m));
+  const double layer = static_cast<double>(c.per_layer) - expert_layer + expert_layer / static_cast<double>(p.ep);
+  // The largest unit gathered at once, per TP rank: a layer, the token embedding or an untied LM head.
+  const double unit =
+      std::max({layer, static_cast<double>(c.embedding), static_cast<double>(c.lm_head)}) / static_cast<double>(p.tp);
+  // Alive while a layer's backward runs: its weights and the prefetched layer's (kZero3PrefetchLayers), its gradients
+  // and those of the layer before it, still being reduce-scattered behind this one's compute.
+  const double buffers = 1.0 + kZero3PrefetchLayers;
+  return {buffers * 2.0 * unit, buffers * static_cast<double>(p.grad_bytes) * unit};
+}
+
+double recompute_layer_bytes(const TransformerShape& m, const ParallelPlan& p) {
+  if (p.recompute == Recompute::None) return 0.0;
+  ParallelPlan whole = p;  // the same layer kept without recomputation
+  whole.recompute = Recompute::None;
+  const double b = static_cast<double>(p.micro_batch);
+  const double kept = activation_bytes_per_layer(m, b, p.tp, p.sequence_parallel, Recompute::None) +
+                      moe_extra_activation_bytes(m, whole);
+  const double stored =
+      activation_bytes_per_layer(m, b, p.tp, p.sequence_parallel, p.recompute) + moe_extra_activation_bytes(m, p);
+  return kept - stored;
+}
+
 MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p) {
   const ParameterCount c = parameter_count(m);
   const double tp = static_cast<double>(p.tp), layers_per_stage = static_cast<double>(m.layers / p.pp);
@@ -72,24 +106,20 @@ MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p) 
   e.parameters =
       p.pp == 1 ? layers + (c.lm_head > 0 ? embedding + head : embedding) + c.final_norm / tp : std::max(first, last);
   e.expert_parameters = experts;
-  const double dp = static_cast<double>(p.dp), expert_dp = static_cast<double>(p.dp / p.ep);
-  // `bytes` per parameter; ZeRO at `stage` or above shards the rest over dp and the experts over dp / ep (for a dense
-  // shape the second term is + 0 and the first the dense expression, evaluated in the same order).
-  auto state = [&](double bytes, int stage) {
-    if (p.zero_stage < stage) return bytes * e.parameters / 1.0;
-    return bytes * (e.parameters - experts) / dp + bytes * experts / expert_dp;
-  };
-  e.weights = state(2.0, 3);
-  e.gradients = state(p.grad_bytes, 2);
-  e.optimizer = state(12.0, 1);
+  std::tie(e.zero3_gathered, e.zero3_unsharded_gradients) = zero3_working_set(m, p);
+  e.weights = zero_sharded_bytes(e, p, 2.0, 3) + e.zero3_gathered;
+  e.gradients = zero_sharded_bytes(e, p, p.grad_bytes, 2) + e.zero3_unsharded_gradients;
+  e.optimizer = zero_sharded_bytes(e, p, 12.0, 1);
   const double m_count = static_cast<double>(p.micro_batches());
   double in_flight = p.schedule == PipelineSchedule::GPipe ? m_count : std::min(m_count, static_cast<double>(p.pp));
   if (p.schedule == PipelineSchedule::Interleaved)
     in_flight *= 1.0 + (static_cast<double>(p.pp) - 1.0) / (static_cast<double>(p.pp * p.virtual_stages));
+  e.recompute_layer = recompute_layer_bytes(m, p);
   e.activations =
       in_flight * layers_per_stage *
-      (activation_bytes_per_layer(m, static_cast<double>(p.micro_batch), p.tp, p.sequence_parallel, p.recompute) +
-       moe_extra_activation_bytes(m, p));
+          (activation_bytes_per_layer(m, static_cast<double>(p.micro_batch), p.tp, p.sequence_parallel, p.recompute) +
+           moe_extra_activation_bytes(m, p)) +
+      e.recompute_layer;
   return e;
 }
 
@@ -101,11 +131,16 @@ void require_fits(const MemoryEstimate& e, double capacity, const std::string& d
     std::snprintf(s, sizeof s, "%.1f GiB", b / (1024.0 * 1024.0 * 1024.0));
     return std::string(s);
   };
+  std::string working;  // the transients, when there are any
+  if (e.zero3_gathered > 0.0)
+    working += "; of them the ZeRO-3 working set: gathered weights " + gib(e.zero3_gathered) +
+               ", unsharded gradients " + gib(e.zero3_unsharded_gradients);
+  if (e.recompute_layer > 0.0) working += "; the recomputed layer " + gib(e.recompute_layer);
   throw InputError(
       file, where,
       "the plan does not fit " + device + ": it needs " + gib(e.total()) + " per GPU (weights " + gib(e.weights) +
           ", gradients " + gib(e.gradients) + ", optimizer " + gib(e.optimizer) + ", activations " +
-          gib(e.activations) + "), short by " + gib(e.total() - capacity),
+          gib(e.activations) + working + "), short by " + gib(e.total() - capacity),
       gib(e.total()),
       "at most " + gib(capacity) + " (more tp or pp, a ZeRO stage, recomputation or a smaller micro-batch)");
 }

@@ -355,8 +355,8 @@ double optimizer_bytes_per_param(int grad_bytes) {
 }
 
 double optimizer_params_per_gpu(const TransformerShape& m, const ParallelPlan& plan) {
-  const double per_gpu = memory_per_gpu(m, plan).parameters;
-  return plan.zero_stage >= 1 ? per_gpu / static_cast<double>(plan.dp) : per_gpu;
+  // ZeRO-1 and up shard the dense states over dp and the MoE experts' over dp / ep (zero_sharded_bytes).
+  return zero_sharded_bytes(memory_per_gpu(m, plan), plan, 1.0, 1);
 }
 
 Time optimizer_step_time(double params, int grad_bytes, const GpuComputeSpec& gpu, const TransformerComputeParams& p) {

@@ -162,6 +162,21 @@ TEST_CASE("optimizer step: mixed-precision Adam bytes per parameter") {
   const double whole = optimizer_params_per_gpu(shape("korthikanti-22b"), plan);
   plan.dp = 4, plan.global_batch = 16, plan.zero_stage = 1;
   CHECK(optimizer_params_per_gpu(shape("korthikanti-22b"), plan) == Approx(whole / 4.0));
+  // MoE: ZeRO-1 shards the expert weights' states over the expert-data-parallel group, dp / ep ranks, not dp
+  // (moe.hpp; sim/llm/llm_run.cpp's optimizer step). Mixtral 8x7B, pp 4, dp 8, ep 8: a stage's experts are
+  // 8 layers x 1,409,286,144 / ep 8, each rank the only holder of its experts (dp / ep = 1), so it updates
+  // dense / 8 + experts / 1 parameters, 7/8 of the experts more than dividing everything by dp would give.
+  const TransformerShape& mix = shape("mixtral-8x7b");
+  ParallelPlan moe;
+  moe.pp = 4, moe.dp = 8, moe.ep = 8, moe.global_batch = 32, moe.zero_stage = 1;
+  const MemoryEstimate e = memory_per_gpu(mix, moe);
+  const double experts = 8.0 * 1409286144.0 / 8.0;
+  REQUIRE(e.expert_parameters == Approx(experts).epsilon(1e-12));
+  const double updated = optimizer_params_per_gpu(mix, moe);
+  CHECK(updated == Approx((e.parameters - experts) / 8.0 + experts).epsilon(1e-12));
+  CHECK(updated - e.parameters / 8.0 == Approx(experts * 7.0 / 8.0).epsilon(1e-9));
+  // The same quantity as the optimizer states' memory: 12 B per parameter updated.
+  CHECK(12.0 * updated == Approx(e.optimizer).epsilon(1e-12));
 }
 
 TEST_CASE("llm.* parameters are declared and checked") {

@@ -194,8 +194,9 @@ EmbeddingHeadTime embedding_head_time(const TransformerShape& m, const ParallelP
 // grad_bytes == 2), unscale + inf check 8, gradient norm 4, Adam 28 (read the fp32 gradient, read and write fp32
 // master weight, m and v), copy to the 16-bit weights 6: 46 B with fp32 main gradients, 52 B with 16-bit ones.
 double optimizer_bytes_per_param(int grad_bytes);
-// The parameters whose optimizer states one GPU updates: the largest stage's share after TP (memory_per_gpu), divided
-// by dp when zero_stage >= 1.
+// The parameters whose optimizer states one GPU updates: the largest stage's share after TP and ep (memory_per_gpu);
+// when zero_stage >= 1 its dense part divided by dp and its MoE expert part by the expert-data-parallel group, dp / ep
+// (zero_sharded_bytes, as sim/llm/llm_run.cpp's per-stage optimizer step).
 double optimizer_params_per_gpu(const TransformerShape& m, const ParallelPlan& plan);
 Time optimizer_step_time(double params, int grad_bytes, const GpuComputeSpec& gpu, const TransformerComputeParams& p);
 
