@@ -133,9 +133,10 @@ void require_fits(const MemoryEstimate& e, double capacity, const std::string& d
   };
   std::string working;  // the transients, when there are any
   if (e.zero3_gathered > 0.0)
-    working += "; of them the ZeRO-3 working set: gathered weights " + gib(e.zero3_gathered) +
-               ", unsharded gradients " + gib(e.zero3_unsharded_gradients);
-  if (e.recompute_layer > 0.0) working += "; the recomputed layer " + gib(e.recompute_layer);
+    working += "; included: ZeRO-3 gathered weights " + gib(e.zero3_gathered) + " and unsharded gradients " +
+               gib(e.zero3_unsharded_gradients);
+  if (e.recompute_layer > 0.0)
+    working += std::string(working.empty() ? "; included: " : ", ") + "the recomputed layer " + gib(e.recompute_layer);
   throw InputError(
       file, where,
       "the plan does not fit " + device + ": it needs " + gib(e.total()) + " per GPU (weights " + gib(e.weights) +

@@ -117,7 +117,10 @@ TEST_CASE("a dense shape's report is byte-identical to the one before MoE existe
   // recompute=selective zero_stage=1 --json` from main at c3d188f, before any MoE code (its checkout's path replaced by
   // @DATA_DIR@). The MoE hooks add exactly 0
   // for experts = 1, so every number, name and source must come out the same, byte for byte. (If the layer model
-  // changes on purpose, regenerate the file with that command and say so in the commit.)
+  // changes on purpose, regenerate the file with that command and say so in the commit.) Regenerated once since, for
+  // the recomputed layer in memory_per_gpu (issue 17 item 4): memory_bytes.activations and .total grew by one layer's
+  // recomputed attention scores, softmax and mask, 5 a s / (h t) s b h = 40 x 4096 x 4096 = 671,088,640 B; nothing
+  // else changed.
   const LlmJob j =
       resolve_llm_job(spec("dgx-a100", "llama2-7b", {"tp=4", "pp=2", "recompute=selective", "zero_stage=1"}), cat());
   std::ifstream f(std::string(VGSIM_DATA_DIR) + "/tests/sim/llm/data/llama2-7b-dense.json");
