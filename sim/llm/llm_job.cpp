@@ -213,8 +213,8 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
   complete_plan(job, origin.count("dp") != 0, origin.count("global_batch") != 0, spec.sets_origin);
   models::validate_plan(job.shape, job.plan, spec.sets_origin, "plan");
   if (check_memory)
-    models::require_fits(models::memory_per_gpu(job.shape, job.plan), job.memory_bytes, job.memory_device,
-                         spec.sets_origin, "plan");
+    models::require_fits(models::memory_per_gpu(job.shape, job.plan, job.compute.flash_attention), job.memory_bytes,
+                         job.memory_device, spec.sets_origin, "plan");
   job.params = job.platform.params;
   job.params.push_back(
       {"workload", job.shape.name, "workloads/llm/transformer_shapes.json: " + job.shape.source, false});
@@ -243,7 +243,8 @@ LlmJob with_plan(const LlmJob& job, const models::ParallelPlan& plan) {
   LlmJob j = job;
   j.plan = plan;
   models::validate_plan(j.shape, j.plan, "", "plan");
-  models::require_fits(models::memory_per_gpu(j.shape, j.plan), j.memory_bytes, j.memory_device, "", "plan");
+  models::require_fits(models::memory_per_gpu(j.shape, j.plan, j.compute.flash_attention), j.memory_bytes,
+                       j.memory_device, "", "plan");
   for (const auto* decls : {&llm_plan_params(), &moe_plan_params()})  // ep's record exists for an MoE shape only
     for (const ParamDecl& d : *decls)
       for (auto& p : j.params)

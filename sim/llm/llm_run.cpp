@@ -311,7 +311,7 @@ LlmResult simulate_llm_iteration(const LlmJob& job) {
   LlmResult r;
   const auto& p = job.plan;
   Context c(job, nodes_of_ranks(job), r);
-  r.memory = models::memory_per_gpu(job.shape, p);
+  r.memory = models::memory_per_gpu(job.shape, p, job.compute.flash_attention);
   r.moe = models::is_moe(job.shape);
   const LayerOps o = layer_ops(c);
   std::vector<Time> p2p;

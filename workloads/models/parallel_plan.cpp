@@ -79,19 +79,19 @@ std::pair<double, double> zero3_working_set(const TransformerShape& m, const Par
   return {buffers * 2.0 * unit, buffers * static_cast<double>(p.grad_bytes) * unit};
 }
 
-double recompute_layer_bytes(const TransformerShape& m, const ParallelPlan& p) {
+double recompute_layer_bytes(const TransformerShape& m, const ParallelPlan& p, bool flash) {
   if (p.recompute == Recompute::None) return 0.0;
   ParallelPlan whole = p;  // the same layer kept without recomputation
   whole.recompute = Recompute::None;
   const double b = static_cast<double>(p.micro_batch);
-  const double kept = activation_bytes_per_layer(m, b, p.tp, p.sequence_parallel, Recompute::None) +
+  const double kept = activation_bytes_per_layer(m, b, p.tp, p.sequence_parallel, Recompute::None, flash) +
                       moe_extra_activation_bytes(m, whole);
-  const double stored =
-      activation_bytes_per_layer(m, b, p.tp, p.sequence_parallel, p.recompute) + moe_extra_activation_bytes(m, p);
+  const double stored = activation_bytes_per_layer(m, b, p.tp, p.sequence_parallel, p.recompute, flash) +
+                        moe_extra_activation_bytes(m, p);
   return kept - stored;
 }
 
-MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p) {
+MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p, bool flash) {
   const ParameterCount c = parameter_count(m);
   const double tp = static_cast<double>(p.tp), layers_per_stage = static_cast<double>(m.layers / p.pp);
   const double embedding = static_cast<double>(c.embedding) / tp;
@@ -114,12 +114,12 @@ MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p) 
   double in_flight = p.schedule == PipelineSchedule::GPipe ? m_count : std::min(m_count, static_cast<double>(p.pp));
   if (p.schedule == PipelineSchedule::Interleaved)
     in_flight *= 1.0 + (static_cast<double>(p.pp) - 1.0) / (static_cast<double>(p.pp * p.virtual_stages));
-  e.recompute_layer = recompute_layer_bytes(m, p);
-  e.activations =
-      in_flight * layers_per_stage *
-          (activation_bytes_per_layer(m, static_cast<double>(p.micro_batch), p.tp, p.sequence_parallel, p.recompute) +
-           moe_extra_activation_bytes(m, p)) +
-      e.recompute_layer;
+  e.recompute_layer = recompute_layer_bytes(m, p, flash);
+  e.activations = in_flight * layers_per_stage *
+                      (activation_bytes_per_layer(m, static_cast<double>(p.micro_batch), p.tp, p.sequence_parallel,
+                                                  p.recompute, flash) +
+                       moe_extra_activation_bytes(m, p)) +
+                  e.recompute_layer;
   return e;
 }
 

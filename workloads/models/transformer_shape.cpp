@@ -79,14 +79,16 @@ double hardware_flops(const TransformerShape& m, double B, Recompute r) {
   return base;
 }
 
-double activation_bytes_per_layer(const TransformerShape& m, double b, std::int64_t tp, bool sp, Recompute r) {
+double activation_bytes_per_layer(const TransformerShape& m, double b, std::int64_t tp, bool sp, Recompute r,
+                                  bool flash) {
   const double h = static_cast<double>(m.hidden), s = static_cast<double>(m.seq), t = static_cast<double>(tp);
   const double sbh = s * b * h;
   if (r == Recompute::Full) return 2.0 * sbh / (sp ? t : 1.0);
   const double whole = 10.0;
   const double mlp = (m.swiglu ? 8.0 : 4.0) * static_cast<double>(m.ffn_hidden) / h;
   const double split = 4.0 + 4.0 * kv_fraction(m) + mlp;
-  const double scores = r == Recompute::Selective ? 0.0 : 5.0 * static_cast<double>(m.heads) * s / h;
+  const double a = static_cast<double>(m.heads);
+  const double scores = flash ? 4.0 * a / h : r == Recompute::Selective ? 0.0 : 5.0 * a * s / h;
   return sbh * ((sp ? whole / t : whole) + (split + scores) / t);
 }
 

@@ -133,6 +133,11 @@ TEST_CASE("the recomputed layer holds its whole activations once, on top of the 
   // Without recomputation nothing is rebuilt.
   p.recompute = Recompute::None;
   CHECK(memory_per_gpu(m, p).recompute_layer == 0.0);
+  // FlashAttention (llm.attention = flash) never stores the scores: with full recomputation the rebuilt layer is
+  // s b h (8 + 24/t) + 4 b a s / t = s b h (8 + 3) + 4 x 96 x 2048 / 8 bytes (no sequence parallelism, b 1).
+  p.sequence_parallel = false, p.recompute = Recompute::Full, p.schedule = PipelineSchedule::OneFOneB;
+  p.virtual_stages = 1;
+  CHECK(memory_per_gpu(m, p, true).recompute_layer == Approx(sbh * 11 + 4.0 * 96 * 2048 / 8).epsilon(1e-12));
 }
 
 TEST_CASE("1F1B keeps pp micro-batches of activations on the first stage; GPipe keeps all") {

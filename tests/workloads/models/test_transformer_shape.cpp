@@ -113,6 +113,21 @@ TEST_CASE("activation memory per layer follows Korthikanti et al. eqs. (4)-(6)")
   }
 }
 
+TEST_CASE("FlashAttention stores no attention scores, only the softmax log-sum-exp") {
+  const TransformerShape& g = shape("gpt3-175b");
+  const double s = g.seq, h = g.hidden, a = g.heads, b = 2, t = 8;
+  // eq. (5) with the 5 a s / h term (scores, softmax, mask) replaced by one fp32 log-sum-exp per row, 4 b a s / t:
+  //   s b h (34 + 4 a / h) / t.
+  CHECK(activation_bytes_per_layer(g, b, 8, true, Recompute::None, true) ==
+        Approx(s * b * h * (34 + 4 * a / h) / t).epsilon(1e-12));
+  // Selective recomputation only drops the scores term, which FlashAttention never stores: the same bytes.
+  CHECK(activation_bytes_per_layer(g, b, 8, true, Recompute::Selective, true) ==
+        activation_bytes_per_layer(g, b, 8, true, Recompute::None, true));
+  // Full recomputation keeps the layer input either way.
+  CHECK(activation_bytes_per_layer(g, b, 8, true, Recompute::Full, true) ==
+        activation_bytes_per_layer(g, b, 8, true, Recompute::Full));
+}
+
 TEST_CASE("a bad transformer shape names the file, the JSON path and the value") {
   const auto path = std::filesystem::temp_directory_path() / "vgsim-bad-shapes.json";
   std::ofstream(path) << R"({"shapes": [{"name": "x", "source": "test", "layers": 2, "hidden": 100, "heads": 3,

@@ -91,7 +91,9 @@ struct MemoryEstimate {
   // The persistent model states: weights + gradients + optimizer states without the ZeRO-3 transients.
   double model_states() const { return weights - zero3_gathered + gradients - zero3_unsharded_gradients + optimizer; }
 };
-MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p);
+// `flash_attention` (llm.attention = flash): activations without the stored attention scores
+// (activation_bytes_per_layer).
+MemoryEstimate memory_per_gpu(const TransformerShape& m, const ParallelPlan& p, bool flash_attention = false);
 
 // Layers whose weights ZeRO-3 gathers ahead of the one computing: vgsim's ZeRO-3 timing hides each layer's traffic
 // behind one neighbouring layer's compute (sim/llm/llm_run.cpp) [assumption: no source here pins DeepSpeed's
@@ -109,7 +111,7 @@ double zero_sharded_bytes(const MemoryEstimate& e, const ParallelPlan& p, double
 std::pair<double, double> zero3_working_set(const TransformerShape& m, const ParallelPlan& p);
 
 // The recomputed layer's activations beyond its stored ones, bytes per GPU (file comment); 0 without recomputation.
-double recompute_layer_bytes(const TransformerShape& m, const ParallelPlan& p);
+double recompute_layer_bytes(const TransformerShape& m, const ParallelPlan& p, bool flash_attention = false);
 
 // Throws InputError when `e` does not fit `capacity_bytes` (a GPU's memory, a vGPU profile's framebuffer or a MIG
 // slice, named by `device`): the message gives what the plan needs by part, what the device has and by how much it

@@ -72,9 +72,11 @@ double hardware_flops(const TransformerShape& m, double sequences, Recompute r);
 //   with sequence parallelism everything is split over t. For GPT (g = a, f = 4h) this is eq. (4) s b h (10 + 24/t +
 //   5 a s/(h t)) and eq. (5) s b h (34 + 5 a s / h) / t. Selective recomputation drops the 5 a s / h term (eq. 6:
 //   34 s b h / t with sequence parallelism); full recomputation keeps only the layer input, 2 s b h (/ t with
-//   sequence parallelism).
+//   sequence parallelism). With FlashAttention (`flash_attention`: llm.attention = flash) the scores, softmax and
+//   mask are never stored (the kernel recomputes them in its backward), only each row's 4-byte softmax log-sum-exp,
+//   4 b a s / t bytes: the 5 a s / h term becomes 4 a / h (FlashAttention-2, Dao 2023, recalled, grade C).
 double activation_bytes_per_layer(const TransformerShape& m, double micro_batch, std::int64_t tp,
-                                  bool sequence_parallel, Recompute r);
+                                  bool sequence_parallel, Recompute r, bool flash_attention = false);
 
 // The shapes in workloads/llm/transformer_shapes.json (or `file`): every entry validated (InputError naming the file,
 // JSON path and value).
