@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "vgsim/kernel/parameter.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
@@ -43,6 +44,15 @@ void write_plan(std::ostream& os, const LlmJob& job, const LlmResult& r) {
      << fmt("%.2f", gib(r.memory.gradients)) << " + optimizer " << fmt("%.2f", gib(r.memory.optimizer))
      << " + activations " << fmt("%.2f", gib(r.memory.activations)) << " = " << fmt("%.2f", gib(r.memory.total()))
      << " GiB of " << fmt("%.2f", gib(job.memory_bytes)) << " GiB on " << job.memory_device << "\n";
+  // The transients at the backward's peak, already inside the terms above (parallel_plan.hpp's MemoryEstimate).
+  const std::pair<const char*, double> transients[] = {
+      {"recomputed layer (in activations)", r.memory.recompute_layer},
+      {"ZeRO-3 gathered weights (in weights)", r.memory.zero3_gathered},
+      {"ZeRO-3 unsharded gradients (in gradients)", r.memory.zero3_unsharded_gradients}};
+  std::string parts;
+  for (const auto& [what, bytes] : transients)
+    if (bytes > 0.0) parts += (parts.empty() ? "" : ", ") + std::string(what) + " " + fmt("%.2f", gib(bytes)) + " GiB";
+  if (!parts.empty()) os << "  of which transient at the backward's peak: " << parts << "\n";
 }
 
 void write_breakdown(std::ostream& os, const LlmResult& r) {

@@ -24,6 +24,11 @@ TEST_CASE("train runs a large-model plan and writes its report and per-stage tra
   REQUIRE(r.status == 0);
   CHECK(r.out.find("plan: tp 4 x pp 2 x dp 1 = 8 GPUs") != std::string::npos);
   CHECK(r.out.find("MFU") != std::string::npos);
+  // Selective recomputation rebuilds one layer's attention scores, softmax and mask at the backward's peak: a
+  // transient inside the activations, listed apart; with zero_stage 0 there is no ZeRO-3 working set.
+  CHECK(r.out.find("of which transient at the backward's peak: recomputed layer (in activations)") !=
+        std::string::npos);
+  CHECK(r.out.find("ZeRO-3 gathered") == std::string::npos);
   const vgsim::Json j = read(json);
   CHECK(j.at("iteration_us").get<double>() > 0.0);
   // The breakdown adds up to the iteration (microseconds, rounding of six terms aside).
