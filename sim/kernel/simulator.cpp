@@ -141,11 +141,7 @@ ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t coun
   }
   if (first == kNoResource) return kNoResource;
   // Every flow on the first seed is distinct (a resource listed twice in a route holds its flows twice).
-  if (++epoch_ == 0) {  // wrapped: clear all marks once
-    for (auto& r : resources_) r.mark = 0;
-    for (auto& fl : flows_) fl.mark = fl.own_epoch = 0;
-    epoch_ = 1;
-  }
+  next_epoch();
   for (FlowId g : resources_[first].flows) {
     Flow& fl = flows_[g];
     if (fl.route != route || fl.mark == epoch_) return kNoResource;
@@ -176,22 +172,9 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
   const Flow& head = flows_[comp_flows_[0]];
   double capacity = std::numeric_limits<double>::infinity();  // the tightest resource: the smallest share every round
   for (std::uint32_t h = 0; h < head.hops; ++h) capacity = std::min(capacity, resources_[head.route[h]].capacity);
-  // Progress up to now at the old rates (as recompute() step 2).
-  old_rates_.resize(comp_flows_.size());
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    Flow& fl = flows_[comp_flows_[i]];
-    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
-    fl.last = now_;
-    old_rates_[i] = fl.rate;
-    fl.fixed = false;
-  }
+  bring_progress_up();
   // fill() on one resource: caps in ascending order while not above the share, then everyone left gets the share.
-  cap_order_.clear();
-  for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
-    const double cap = flows_[comp_flows_[i]].max_rate;
-    if (std::isfinite(cap)) cap_order_.emplace_back(cap, i);
-  }
-  if (!std::is_sorted(cap_order_.begin(), cap_order_.end())) std::sort(cap_order_.begin(), cap_order_.end());
+  sort_caps();
   double remaining = capacity;
   auto unfixed = static_cast<std::uint32_t>(comp_flows_.size());
   std::size_t cap_next = 0;
@@ -212,11 +195,14 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
     }
     unfixed = 0;
   }
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-    const FlowId f = comp_flows_[i];
-    const Flow& fl = flows_[f];
-    const double o = old_rates_[i];
-    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o)) schedule_finish(f);
+  reschedule_changed(fresh);
+}
+
+void Simulator::next_epoch() {
+  if (++epoch_ == 0) {  // wrapped: clear all marks once
+    for (auto& r : resources_) r.mark = 0;
+    for (auto& fl : flows_) fl.mark = fl.own_epoch = 0;
+    epoch_ = 1;
   }
 }
 
@@ -266,11 +252,7 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
 }
 
 void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) {
-  if (++epoch_ == 0) {  // wrapped: clear all marks once
-    for (auto& r : resources_) r.mark = 0;
-    for (auto& fl : flows_) fl.mark = fl.own_epoch = 0;
-    epoch_ = 1;
-  }
+  next_epoch();
   comp_resources_.clear();
   comp_flows_.clear();
   candidates_.clear();
@@ -310,12 +292,7 @@ void Simulator::fill() {
   // order on ties). A share changes only when a flow crossing the resource is fixed, so it is kept per candidate
   // (share_) and recomputed there; caps never change, so the flows are visited once in cap order (cap_order_). Both
   // pick exactly what a scan of all resources and flows would.
-  cap_order_.clear();
-  for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
-    const double cap = flows_[comp_flows_[i]].max_rate;
-    if (std::isfinite(cap)) cap_order_.emplace_back(cap, i);
-  }
-  if (!std::is_sorted(cap_order_.begin(), cap_order_.end())) std::sort(cap_order_.begin(), cap_order_.end());
+  sort_caps();
   std::size_t cap_next = 0;
   std::size_t left = comp_flows_.size();
   auto fix = [&](FlowId f, double rate) {
@@ -359,6 +336,14 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     return;
   }
   // 2. Bring every flow's progress up to now at its old rate.
+  bring_progress_up();
+  // 3. Progressive filling.
+  fill();
+  // 4. Reschedule finish events for flows whose rate changed.
+  reschedule_changed(fresh);
+}
+
+void Simulator::bring_progress_up() {
   old_rates_.resize(comp_flows_.size());
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     Flow& fl = flows_[comp_flows_[i]];
@@ -368,9 +353,18 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
     fl.fixed = false;
     fl.rate = 0.0;
   }
-  // 3. Progressive filling.
-  fill();
-  // 4. Reschedule finish events for flows whose rate changed.
+}
+
+void Simulator::sort_caps() {
+  cap_order_.clear();
+  for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
+    const double cap = flows_[comp_flows_[i]].max_rate;
+    if (std::isfinite(cap)) cap_order_.emplace_back(cap, i);
+  }
+  if (!std::is_sorted(cap_order_.begin(), cap_order_.end())) std::sort(cap_order_.begin(), cap_order_.end());
+}
+
+void Simulator::reschedule_changed(FlowId fresh) {
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const FlowId f = comp_flows_[i];
     const Flow& fl = flows_[f];

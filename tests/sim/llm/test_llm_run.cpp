@@ -3,27 +3,16 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "llm_fixtures.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
 
 using namespace vgsim;
 using namespace vgsim::sim;
 using namespace vgsim::sim::llm;
+using namespace vgsim::sim::llm::test;
 
 namespace {
-const topo::Catalog& cat() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
-training::JobSpec spec(const std::string& cluster, const std::string& workload, std::vector<std::string> sets,
-                       std::uint32_t nodes = 0) {
-  training::JobSpec s;
-  s.cluster = cluster;
-  s.workload = workload;
-  s.nodes = nodes;
-  s.sets = std::move(sets);
-  return s;
-}
 std::string error_of(const training::JobSpec& s) {
   try {
     resolve_llm_job(s, cat());

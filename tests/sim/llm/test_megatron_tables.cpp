@@ -17,19 +17,16 @@
 #include <ctime>
 #include <iostream>
 
+#include "llm_fixtures.hpp"
 #include "vgsim/sim/llm/group_collectives.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
 
 using namespace vgsim;
 using namespace vgsim::sim;
 using namespace vgsim::sim::llm;
+using namespace vgsim::sim::llm::test;
 
 namespace {
-
-const topo::Catalog& cat() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
 
 // NVLink calibration on development data (not these tables). The layer model's efficiencies were fitted with the TP
 // collectives at the measured DGX A100 NVLink busbw (tests/workloads/models/test_transformer_compute.cpp), but the

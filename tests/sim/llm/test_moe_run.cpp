@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "llm_fixtures.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
 #include "vgsim/sim/llm/moe_groups.hpp"
@@ -14,19 +15,9 @@
 using namespace vgsim;
 using namespace vgsim::sim;
 using namespace vgsim::sim::llm;
+using namespace vgsim::sim::llm::test;
 
 namespace {
-const topo::Catalog& cat() {
-  static const topo::Catalog c = topo::Catalog::load_default();
-  return c;
-}
-training::JobSpec spec(const std::string& cluster, const std::string& workload, std::vector<std::string> sets) {
-  training::JobSpec s;
-  s.cluster = cluster;
-  s.workload = workload;
-  s.sets = std::move(sets);
-  return s;
-}
 // A small MoE shape (4 layers, h 2048, 16 heads, f 8192 GeLU, 16 experts, top-2, s 2048) that fits an A100-80GB with
 // any ep; the job is resolved with a dense shape of the shapes file, then given this shape and the plan.
 models::TransformerShape small_moe() {

@@ -4,17 +4,15 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "transformer_fixtures.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/models/moe.hpp"
 
 using namespace vgsim;
 using namespace vgsim::models;
+using namespace vgsim::models::test;
 
 namespace {
-const TransformerShape& shape(const std::string& n) {
-  static const std::vector<TransformerShape> s = load_transformer_shapes();
-  return find_transformer_shape(s, n);
-}
 // A small MoE shape for hand arithmetic: L 1, h 1024, 16 heads, f 4096 (GeLU), 8 experts, top-2, s 1024.
 TransformerShape small_moe() {
   TransformerShape m;
@@ -23,28 +21,11 @@ TransformerShape small_moe() {
   m.experts = 8, m.top_k = 2;
   return m;
 }
-// topologies/catalog/gpus.json "a100-sxm-80gb" (NVIDIA A100 datasheet): 312 TFLOP/s bf16 dense, 2,039 GB/s, 108 SMs.
-GpuComputeSpec a100() {
-  GpuComputeSpec g;
-  g.name = "a100-sxm-80gb";
-  g.peak_fp16_flops = 312e12, g.peak_bf16_flops = 312e12;
-  g.memory_bandwidth = Bandwidth{2039e9};
-  g.sm_count = 108;
-  return g;
-}
 double flops_of(const PassTime& pass, const std::string& prefix) {
   double f = 0.0;
   for (const auto& k : pass.kernels)
     if (k.name.rfind(prefix, 0) == 0) f += k.flops;
   return f;
-}
-std::string error_of(const TransformerShape& m, const ParallelPlan& p) {
-  try {
-    validate_plan(m, p, "plan.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 }  // namespace
 
@@ -122,32 +103,32 @@ TEST_CASE("ep is validated as Megatron-Core does, naming the field") {
   const TransformerShape m = small_moe();
   ParallelPlan p;
   p.dp = 8, p.ep = 8, p.global_batch = 8;
-  CHECK(error_of(m, p).empty());
+  CHECK(plan_error(m, p).empty());
   // ep must divide the 8 experts: 3 does not (and dp 6 would hold it).
   p.dp = 6, p.ep = 3, p.global_batch = 6;
-  CHECK(error_of(m, p).find("plan.ep") != std::string::npos);
-  CHECK(error_of(m, p).find("8 experts") != std::string::npos);
+  CHECK(plan_error(m, p).find("plan.ep") != std::string::npos);
+  CHECK(plan_error(m, p).find("8 experts") != std::string::npos);
   // ep must divide dp: 4 does not divide 6.
   p.ep = 2, p.dp = 6;
-  CHECK(error_of(m, p).empty());
+  CHECK(plan_error(m, p).empty());
   p.dp = 2, p.ep = 4, p.global_batch = 2;
-  CHECK(error_of(m, p).find("dp = 2") != std::string::npos);
+  CHECK(plan_error(m, p).find("dp = 2") != std::string::npos);
   // A dense shape takes ep = 1 only.
   ParallelPlan d;
   d.dp = 2, d.ep = 2, d.global_batch = 2;
-  CHECK(error_of(shape("llama2-7b"), d).find("dense") != std::string::npos);
+  CHECK(plan_error(shape("llama2-7b"), d).find("dense") != std::string::npos);
   // Tensor parallelism on an MoE model needs sequence parallelism (Megatron-LM's rule).
   ParallelPlan t;
   t.tp = 2, t.global_batch = 1;
-  CHECK(error_of(m, t).find("plan.sequence_parallel") != std::string::npos);
+  CHECK(plan_error(m, t).find("plan.sequence_parallel") != std::string::npos);
   t.sequence_parallel = true;
-  CHECK(error_of(m, t).empty());
+  CHECK(plan_error(m, t).empty());
   // ZeRO-3 of an MoE model is not modelled; a capacity factor above 16 is refused.
   ParallelPlan z;
   z.dp = 2, z.zero_stage = 3, z.global_batch = 2;
-  CHECK(error_of(m, z).find("plan.zero_stage") != std::string::npos);
+  CHECK(plan_error(m, z).find("plan.zero_stage") != std::string::npos);
   z.zero_stage = 1, z.moe_capacity_factor = 20.0;
-  CHECK(error_of(m, z).find("plan.moe_capacity_factor") != std::string::npos);
+  CHECK(plan_error(m, z).find("plan.moe_capacity_factor") != std::string::npos);
 }
 
 TEST_CASE("expert weights and their optimizer states are sharded by ep (and the expert-data-parallel group)") {

@@ -2,54 +2,41 @@
 // formulas and Korthikanti et al.'s pipeline activation rule; a plan that does not fit says by how much.
 #include <catch2/catch.hpp>
 
+#include "transformer_fixtures.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/models/parallel_plan.hpp"
 
 using namespace vgsim;
 using namespace vgsim::models;
-
-namespace {
-const TransformerShape& shape(const std::string& n) {
-  static const std::vector<TransformerShape> s = load_transformer_shapes();
-  return find_transformer_shape(s, n);
-}
-std::string error_of(const TransformerShape& m, const ParallelPlan& p) {
-  try {
-    validate_plan(m, p, "plan.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using namespace vgsim::models::test;
 
 TEST_CASE("plans are validated as Megatron-LM does, naming the field") {
   const TransformerShape& m = shape("megatron-145.6b");  // 96 heads, 80 layers
   ParallelPlan p;  // Narayanan et al. Table 1 row: tp 8, pp 8, 1,536 GPUs, batch 2,304, micro-batch 2, interleaved
   p.tp = 8, p.pp = 8, p.dp = 24, p.micro_batch = 2, p.global_batch = 2304;
   p.schedule = PipelineSchedule::Interleaved, p.virtual_stages = 2;  // 5 layers per virtual stage: 80 / (8 x 5)
-  CHECK(error_of(m, p).empty());
+  CHECK(plan_error(m, p).empty());
   CHECK(p.gpus() == 1536);
   CHECK(p.micro_batches() == 48);  // 2,304 / (2 x 24)
   ParallelPlan bad = p;
   bad.tp = 7;  // does not divide 96 heads
-  CHECK(error_of(m, bad).find("plan.tp") != std::string::npos);
+  CHECK(plan_error(m, bad).find("plan.tp") != std::string::npos);
   bad = p;
   bad.virtual_stages = 3;  // 8 x 3 does not divide 80 layers
-  CHECK(error_of(m, bad).find("plan.pp") != std::string::npos);
+  CHECK(plan_error(m, bad).find("plan.pp") != std::string::npos);
   bad = p;
   bad.global_batch = 2300;  // not whole micro-batches on 24 replicas
-  CHECK(error_of(m, bad).find("plan.global_batch") != std::string::npos);
+  CHECK(plan_error(m, bad).find("plan.global_batch") != std::string::npos);
   bad = p;
   bad.global_batch = 2 * 24 * 12;  // 12 micro-batches: not a multiple of pp = 8 under interleaving
-  CHECK(error_of(m, bad).find("divisible by pp") != std::string::npos);
+  CHECK(plan_error(m, bad).find("divisible by pp") != std::string::npos);
   bad = p;
   bad.zero_stage = 4;
-  CHECK(error_of(m, bad).find("plan.zero_stage") != std::string::npos);
+  CHECK(plan_error(m, bad).find("plan.zero_stage") != std::string::npos);
   // Llama 2 70B has 8 KV heads: tp 16 cannot split them.
   ParallelPlan llama;
   llama.tp = 16;
-  CHECK(error_of(shape("llama2-70b"), llama).find("KV heads 8") != std::string::npos);
+  CHECK(plan_error(shape("llama2-70b"), llama).find("KV heads 8") != std::string::npos);
 }
 
 TEST_CASE("model-state memory follows the ZeRO paper's formulas") {

@@ -7,27 +7,15 @@
 #include <cstdio>
 #include <string>
 
+#include "transformer_fixtures.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/models/transformer_compute.hpp"
 
 using namespace vgsim;
 using namespace vgsim::models;
+using namespace vgsim::models::test;
 
 namespace {
-const TransformerShape& shape(const std::string& n) {
-  static const std::vector<TransformerShape> s = load_transformer_shapes();
-  return find_transformer_shape(s, n);
-}
-// topologies/catalog/gpus.json "a100-sxm-80gb" (NVIDIA A100 datasheet): 312 TFLOP/s fp16/bf16 dense, HBM2e
-// 2,039 GB/s, 108 SMs.
-GpuComputeSpec a100() {
-  GpuComputeSpec g;
-  g.name = "a100-sxm-80gb";
-  g.peak_fp32_flops = 19.5e12, g.peak_tf32_flops = 156e12, g.peak_fp16_flops = 312e12, g.peak_bf16_flops = 312e12;
-  g.memory_bandwidth = Bandwidth{2039e9};
-  g.sm_count = 108;
-  return g;
-}
 // Korthikanti et al. 2022 Table 3 / 4 setup: 22B, TP 8, micro-batch 4 (s = 2048 from the shape).
 ParallelPlan korthikanti_plan(bool sp, Recompute r) {
   ParallelPlan p;
