@@ -20,15 +20,15 @@
 //     the prefetched layer's gathered weights, its own gradients being produced and the previous layer's being
 //     reduce-scattered: (1 + prefetch) x (2 + g) B x the largest gathered unit (a layer, the embedding or the head,
 //     / tp). Mechanism: ZeRO (Rajbhandari et al. SC'20) stage 3 and PyTorch FSDP FULL_SHARD, recalled, grade C
-//     (/work/shared's notes pin no DeepSpeed prefetch or live-parameter setting, and no FSDP detail beyond Llama 3's
+//     (the reference notes pin no DeepSpeed prefetch or live-parameter setting, and no FSDP detail beyond Llama 3's
 //     "not resharded after forward": data/reference/llm-table2-ptdp-vs-zero3.md). Included in `weights` and
 //     `gradients` (zero3_gathered, zero3_unsharded_gradients).
 //   The recomputed layer: with selective or full recomputation the layer whose backward runs holds the activations
 //     it would keep without recomputation (activation_bytes_per_layer with Recompute::None, the formula used for
 //     stored activations) in place of its stored ones: one layer's difference, once per GPU (one backward at a
-//     time). Korthikanti et al. 2022 section 4 (eqs. 1-6; /work/shared has eq. 6 only, grade T), the extra layer
-//     derived from the mechanism (recompute rebuilds then frees one layer). Included in `activations`
-//     (recompute_layer).
+//     time). Korthikanti et al. 2022 section 4 (eqs. 1-6; the reference notes hold eq. 6 only,
+//     data/reference/llm-training-results.md, grade T), the extra layer derived from the mechanism (recompute rebuilds
+//     then frees one layer). Included in `activations` (recompute_layer).
 // MoE (moe.hpp): a layer's expert weights are divided by tp x ep instead of tp, and what ZeRO shards over dp for the
 // rest it shards over dp / ep for them; MoE layers keep moe_extra_activation_bytes more activations.
 // P_stage = (layers / pp) x per-layer parameters / tp, plus the token embedding / tp on the first stage and the LM
