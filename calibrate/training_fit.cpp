@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "detail/golden_section.hpp"
+#include "vgsim/calibrate/llm_fit.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/analytical.hpp"
 #include "vgsim/sim/training/job.hpp"
@@ -103,38 +105,46 @@ struct Fitter {
   std::vector<double> fit(std::size_t skip) const {
     std::vector<double> v;
     for (const auto& p : params) v.push_back(p.catalog);
-    const double g = (std::sqrt(5.0) - 1.0) / 2.0;
     for (int round = 0; round < 2; ++round)
       for (std::size_t k = 0; k < params.size(); ++k) {
-        double a = params[k].lo, b = params[k].hi;
         auto at = [&](double x) {
           std::vector<double> w = v;
           w[k] = x;
           return loss(w, skip);
         };
-        double c = b - g * (b - a), d = a + g * (b - a), fc = at(c), fd = at(d);
-        for (int it = 0; it < 16; ++it) {
-          if (fc <= fd)
-            b = d, d = c, fd = fc, c = b - g * (b - a), fc = at(c);
-          else
-            a = c, c = d, fc = fd, d = a + g * (b - a), fd = at(d);
-        }
-        const double x = 0.5 * (a + b);
+        const double x = detail::golden_section(at, params[k].lo, params[k].hi, 16);
         if (at(x) <= loss(v, skip)) v[k] = x;  // never worse than where the round started
       }
     return v;
   }
 };
 
-double median_abs(std::vector<double> v) {
+}  // namespace
+
+sim::training::JobSpec training_case_spec(const TrainingCase& c, const std::string& file) {
+  sim::training::JobSpec spec;
+  spec.cluster = c.cluster;
+  spec.workload = c.workload;
+  spec.nodes = c.nodes;
+  spec.gpus_per_node = c.gpus_per_node;
+  spec.sets = c.sets;
+  spec.sets_origin = file + " line " + std::to_string(c.line);
+  spec.nccl_origin = spec.sets_origin;
+  spec.cluster_at = {file, "line " + std::to_string(c.line) + ": cluster"};
+  spec.workload_at = {file, "line " + std::to_string(c.line) + ": workload"};
+  if (c.ib_disable) spec.nccl.ib_disable = true;
+  if (c.gdr_disable) spec.nccl.gdr_disable = true;
+  if (!c.gdr_level.empty()) spec.nccl.gdr_level = c.gdr_level;
+  return spec;
+}
+
+double median_abs_error(std::vector<double> v) {
   if (v.empty()) return 0;
   for (auto& x : v) x = std::abs(x);
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
-
-}  // namespace
 
 std::vector<TrainingCase> read_training_cases(const std::string& path) {
   std::ifstream in(path);
@@ -260,6 +270,13 @@ Json TrainingProfile::to_json() const {
 
 TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo::Catalog& catalog,
                              const std::string& file) {
+  std::size_t llm_rows = 0;
+  for (const auto& c : cases) llm_rows += is_llm_case(c);
+  if (llm_rows == cases.size()) return fit_llm(cases, catalog, file);
+  if (llm_rows > 0)
+    throw InputError(file, "", "mixes large-model rows (a Transformer shape) with data-parallel rows",
+                     std::to_string(llm_rows) + " of " + std::to_string(cases.size()) + " rows",
+                     "one kind per file: the two fits calibrate different parameters");
   std::map<std::string, const TrainingCase*> single;
   for (const auto& c : cases)
     if (c.nodes * c.gpus_per_node == 1) single[compute_key(c)] = &c;
@@ -269,19 +286,7 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
   bool multi_node = false, sockets = false;
   for (const auto& c : cases) {
     if (c.nodes * c.gpus_per_node == 1) continue;
-    sim::training::JobSpec spec;
-    spec.cluster = c.cluster;
-    spec.workload = c.workload;
-    spec.nodes = c.nodes;
-    spec.gpus_per_node = c.gpus_per_node;
-    spec.sets = c.sets;
-    spec.sets_origin = file + " line " + std::to_string(c.line);
-    spec.nccl_origin = spec.sets_origin;
-    spec.cluster_at = {file, "line " + std::to_string(c.line) + ": cluster"};
-    spec.workload_at = {file, "line " + std::to_string(c.line) + ": workload"};
-    if (c.ib_disable) spec.nccl.ib_disable = true;
-    if (c.gdr_disable) spec.nccl.gdr_disable = true;
-    if (!c.gdr_level.empty()) spec.nccl.gdr_level = c.gdr_level;
+    sim::training::JobSpec spec = training_case_spec(c, file);
     TrainingRow row;
     row.case_id = c.case_id;
     row.measured = c.value;
@@ -325,9 +330,9 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
     e_fit.push_back(r.fitted / r.measured - 1);
     e_held.push_back(r.held_out / r.measured - 1);
   }
-  prof.median_catalog = median_abs(e_cat);
-  prof.median_fitted = median_abs(e_fit);
-  prof.median_held_out = median_abs(e_held);
+  prof.median_catalog = median_abs_error(e_cat);
+  prof.median_fitted = median_abs_error(e_fit);
+  prof.median_held_out = median_abs_error(e_held);
   for (std::size_t k = 0; k < fit.params.size(); ++k) {
     const Param& p = fit.params[k];
     prof.params.push_back({p.key, p.lo, p.hi, p.catalog, best[k], p.meaning});

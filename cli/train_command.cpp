@@ -47,9 +47,11 @@ struct TrainArgs {
 
 // Large-model training (sim/llm): the workload is a Transformer shape; the plan comes from --set tp=... pp=...
 void run_llm(const TrainArgs& a, const sim::training::JobSpec& spec) {
-  if (!a.calibration.empty() || a.overlap_collectives || a.no_replay)
+  // --calibration is in `spec` already: a large-model profile (calibrate fit-training on large-model rows) sets
+  // llm.eff_*; a parameter a large-model job does not take is refused by resolve_llm_job, naming the profile.
+  if (a.overlap_collectives || a.no_replay)
     throw InputError("", "--workload " + spec.workload, "option not available for large-model (Transformer shape) jobs",
-                     "--calibration / --overlap-collectives / --no-replay", "none of them");
+                     "--overlap-collectives / --no-replay", "none of them");
   const topo::Catalog catalog = topo::Catalog::load_default();
   const sim::llm::LlmJob job = sim::llm::resolve_llm_job(spec, catalog, !a.search_plans);
   std::ostringstream out;

@@ -70,3 +70,69 @@ TEST_CASE("vgsim params lists a large-model job's names with their sources") {
   CHECK(r.out.find("llm.eff_gemm = ") != std::string::npos);
   CHECK(r.out.find("batch_per_gpu") == std::string::npos);  // a data-parallel setting is not an LLM name
 }
+
+TEST_CASE("calibrate fit-training fits a large-model kernel-speed factor that train --calibration applies") {
+  // Narayanan et al. SC'21 Table 1's two smallest runs (data/training/megatron-sc21-table1.csv, iteration seconds
+  // from the published TFLOP/s by eq. (3)): uncalibrated vgsim is faster than both (-6.6 %, -8.3 % in seconds), so
+  // the factor that fits them is below 1 and every efficiency falls by it.
+  const std::string csv = tmp("sc21.csv"), profile = tmp("sc21-profile.json");
+  {
+    std::ifstream in(std::string(VGSIM_DATA_DIR) + "/data/training/megatron-sc21-table1.csv");
+    REQUIRE(in);  // missing data fails, it does not skip
+    std::ofstream out(csv);
+    std::string line;
+    int rows = 0;
+    while (std::getline(in, line) && rows < 2) {
+      out << line << "\n";
+      rows += line.rfind("sc21-t1-", 0) == 0;
+    }
+  }
+  const auto fit = run_vgsim("calibrate fit-training " + csv + " --out " + profile);
+  REQUIRE(fit.status == 0);
+  const vgsim::Json p = read(profile);
+  REQUIRE(p.at("parameters").size() == 4);
+  for (const auto& x : p.at("parameters")) {
+    INFO(x.dump());
+    CHECK(x.at("value").get<double>() < x.at("catalog").get<double>());
+    CHECK(x.at("value").get<double>() > 0.85 * x.at("catalog").get<double>());
+  }
+  // The fit lowers the error on both rows (catalog -> fitted, median |error|).
+  CHECK(p.at("median_abs_error").at("fitted").get<double>() < p.at("median_abs_error").at("catalog").get<double>());
+  const std::string eff = std::to_string(p.at("parameters")[0].at("value").get<double>()).substr(0, 6);
+  const auto r = run_vgsim(
+      "train --cluster selene-a100-384 --workload megatron-1.7b --nodes 4 --gpus-per-node 8 "
+      "--set micro_batch=16 global_batch=512 precision=fp16 recompute=full --calibration " +
+      profile);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("llm.eff_gemm = " + eff) != std::string::npos);
+  CHECK(r.out.find("# calibration " + profile) != std::string::npos);
+  std::filesystem::remove(csv);
+  std::filesystem::remove(profile);
+}
+
+TEST_CASE("calibrate fit-training refuses a large-model row it cannot fit, naming the file, line and column") {
+  const std::string head = "case_id,cluster,workload,nodes,gpus_per_node,settings,metric,value\n";
+  const std::string good = "a,selene-a100-384,megatron-1.7b,4,8,micro_batch=16;global_batch=512,iteration_s,3.5\n";
+  const std::string out = tmp("never-profile.json");
+  struct Bad {
+    std::string rows, expect;
+  };
+  const Bad bad[] = {
+      // The fit owns the four efficiencies.
+      {"b,selene-a100-384,megatron-1.7b,4,8,llm.eff_gemm=0.8,iteration_s,3.5\n", "line 3, column settings"},
+      // A metric that is neither tokens/s nor iteration_s.
+      {"b,selene-a100-384,megatron-1.7b,4,8,,tflops,137\n", "line 3, column metric"},
+      // A data-parallel row beside a large-model row.
+      {"b,dgx-a100,resnet50,1,8,,,2000\n", "mixes large-model rows"},
+  };
+  for (const Bad& b : bad) {
+    const std::string csv = tmp("bad-llm.csv");
+    std::ofstream(csv) << head << good << b.rows;
+    const auto r = run_vgsim("calibrate fit-training " + csv + " --out " + out);
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(csv) != std::string::npos);
+    CHECK(r.out.find(b.expect) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}

@@ -594,7 +594,8 @@ def llm_section(build):
            "TFLOP/s per GPU are counted as the paper's eq. (3). The layer model's three efficiencies are fitted to "
            "three values of Korthikanti Table 4 (one 22B layer) with the TP collectives at the measured DGX A100 "
            "NVLink busbw; these tables are held out. Target of issue 17: within 10 %. The test asserts the rows "
-           "within 10 % as such and the others as a known-miss band (+10..+18 %).", "",
+           "within 10 % as such and the others as a known-miss band (+10..+18 %); calibrated on one run of the "
+           "SC'21 software (next sections), all held-out rows are within 10 %.", "",
            f"NVLink calibration (development data, \"{nv[0]}\"): the engine's 8-GPU NVLink allreduce is faster than "
            "measured at the tables' TP sizes, so both tables run with `capacity_scale.nvlink` = "
            f"{scale[0]}, fitted to the total time of stas00's DGX A100 allreduce rows "
@@ -632,7 +633,42 @@ def llm_section(build):
     out += md_table(["batch", "1F1B (plot)", "vgsim", "error", "interleaved (plot)", "vgsim", "error",
                      "ratio (plot)", "ratio vgsim"], "rrrrrrrrr",
                     [(m[1], m[2], m[3], pct(float(m[4])), m[5], m[6], pct(float(m[7])), m[8], m[9]) for m in fig12])
-    return out + [""] + llm_table2(exe, cases)
+    return out + [""] + llm_calibrated(exe, cases) + llm_table2(exe, cases)
+
+
+LLM_CAL_X = re.compile(r"^kernel-speed factor fitted on the 1\.7B row \(32 GPUs\): x = ([\d.]+) "
+                       r"\(llm\.eff_gemm ([\d.]+) -> ([\d.]+)\)\s*$")
+LLM_CAL_ROW = re.compile(r"^(\S+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([+-][\d.]+)%\s+([\d.]+)\s+([+-][\d.]+)%\s+"
+                         r"(Table 1|Table 2 PTD-P)\s*$")
+
+
+def llm_calibrated(exe, cases):
+    # tests/sim/llm/test_megatron_calibrated.cpp: fit on Table 1's 1.7B row, Tables 1 and 2 (PTD-P) held out.
+    cal = [c for c in cases if c.startswith("Narayanan et al. SC'21 Tables 1 and 2 calibrated")]
+    if len(cal) != 1:
+        raise ReportError("test_llm: expected one calibrated Tables 1 and 2 [validation] case")
+    lines = run_case(exe, cal[0])
+    x = [m for line in lines if (m := LLM_CAL_X.match(line))]
+    rows = [m for line in lines if (m := LLM_CAL_ROW.match(line))]
+    if len(x) != 1 or len(rows) != 15:
+        raise ReportError("test_llm: the calibrated Tables 1 and 2 printout (factor line, 15 rows) changed")
+    errs = [abs(float(m[7])) for m in rows]
+    out = ["### Narayanan et al. SC'21 Tables 1 and 2 calibrated on one run of the same software", "",
+           f"Written by `test_llm` (tests/sim/llm/test_megatron_calibrated.cpp, \"{cal[0]}\"). A user's protocol: "
+           "measure the smallest configuration, fit, predict the larger ones. `calibrate::fit_training` (the "
+           "`vgsim calibrate fit-training` of large-model rows, calibrate/llm_fit.hpp) sees only Table 1's 1.7B row "
+           "(32 GPUs, tp 1, no exposed communication) and fits one factor x that scales the layer kernels' four "
+           f"efficiencies together: x = {x[0][1]} (llm.eff_gemm {x[0][2]} -> {x[0][3]}), i.e. the SC'21 stack's "
+           "kernels about 7 % slower than the 2022 stack the layer model was fitted on, as the same-work comparison "
+           "above shows. The nine other Table 1 rows and Table 2's six PTD-P rows (the same Selene runs) are held "
+           "out. Asserted: every held-out row within 10 % (issue 17's target).", ""]
+    out += md_table(["model", "GPUs", "published TFLOP/s", "uncalibrated", "error", "calibrated", "error", "table"],
+                    "lrrrrrrl", [(m[1], m[2], m[3], m[4], pct(float(m[5])), m[6], pct(float(m[7])), m[8])
+                                 for m in rows])
+    out += ["", f"Held-out rows within 10 %: {sum(e <= 10.0 for e in errs)} of {len(errs)}; median |error| "
+            f"{median(errs):.1f} %, largest {max(errs):.1f} % (every row still optimistic: the fitted row has no "
+            "communication, so what the larger rows lose to it beyond vgsim's model stays)."]
+    return out + [""]
 
 
 def llm_table2(exe, cases):

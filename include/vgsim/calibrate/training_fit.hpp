@@ -11,12 +11,16 @@
 //   precision, framework, horovod.*, ...), batch_per_gpu, precision, framework (as in training-cases.csv; a
 //   framework containing "horovod" means horovod, "ddp" means ddp), transport (tcp -> NCCL_IB_DISABLE=1),
 //   gdr_level, gdr_disable (true/false), metric, source.
+// Large-model rows (workload a Transformer shape, the plan in settings: "tp=8;pp=4;micro_batch=1;global_batch=512")
+// measure tokens/s or, with metric "iteration_s", seconds per iteration, and fit the layer kernels' speed
+// (llm_fit.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "vgsim/kernel/json_input.hpp"
+#include "vgsim/sim/training/job.hpp"
 #include "vgsim/topologies/catalog.hpp"
 
 namespace vgsim::calibrate {
@@ -58,12 +62,20 @@ struct TrainingProfile {
   Json to_json() const;
 };
 
-// Fits the parameters the rows exercise (capacity_scale.nic-port on every multi-node row, capacity_scale.socket-threads
-// only when a row uses TCP sockets, compute.nccl_sm_per_channel always) by coordinate descent with golden-section
-// search inside the bounds, minimising the sum of squared log errors; then re-fits once per multi-GPU row without it
-// (leave-one-out). Throws InputError when the file has no multi-GPU row.
+// Large-model rows (every row's workload a Transformer shape) go to fit_llm (llm_fit.hpp); a file that mixes them
+// with data-parallel rows is an InputError. Otherwise: fits the parameters the rows exercise (capacity_scale.nic-port
+// on every multi-node row, capacity_scale.socket-threads only when a row uses TCP sockets, compute.nccl_sm_per_channel
+// always) by coordinate descent with golden-section search inside the bounds, minimising the sum of squared log errors;
+// then re-fits once per multi-GPU row without it (leave-one-out). Throws InputError when the file has no multi-GPU row.
 TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo::Catalog& catalog,
                              const std::string& file);
+
+// The job a row describes: cluster, workload, hosts, GPUs per host, the row's settings (origin "<file> line N") and
+// its NCCL path (transport, gdr_level, gdr_disable).
+sim::training::JobSpec training_case_spec(const TrainingCase& c, const std::string& file);
+
+// Median of |v_i| (0 for none): the profiles' summary of relative errors.
+double median_abs_error(std::vector<double> v);
 
 // Reads a profile written by fit_training (to_json) and returns its --set pairs; InputError naming the file and
 // JSON path on anything else.
