@@ -187,7 +187,8 @@ std::vector<ParamDecl> llm_workload_params() {
 
 bool is_llm_workload(const std::string& workload) {
   const auto& all = shapes();
-  return std::any_of(all.begin(), all.end(), [&](const auto& s) { return s.name == workload; });
+  return std::any_of(all.begin(), all.end(), [&](const auto& s) { return s.name == workload; }) ||
+         models::is_transformer_shape_file(workload);
 }
 
 LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catalog, bool check_memory) {
@@ -195,8 +196,12 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
   std::vector<training::WorkloadValue> given;
   job.platform = training::resolve_platform(spec, catalog, llm_workload_params(), given);
   try {
-    job.shape = models::find_transformer_shape(shapes(), spec.workload);
+    // A shape file's own errors name that file and JSON path; an unknown name is reported where it was given.
+    job.shape = models::is_transformer_shape_file(spec.workload)
+                    ? models::load_transformer_shape_file(spec.workload)
+                    : models::find_transformer_shape(shapes(), spec.workload);
   } catch (const InputError& e) {
+    if (models::is_transformer_shape_file(spec.workload)) throw;
     throw spec.workload_at.first.empty() ? e : e.located(spec.workload_at.first, spec.workload_at.second);
   }
   resolve_memory(job);
@@ -216,8 +221,10 @@ LlmJob resolve_llm_job(const training::JobSpec& spec, const topo::Catalog& catal
     models::require_fits(models::memory_per_gpu(job.shape, job.plan, job.compute.flash_attention), job.memory_bytes,
                          job.memory_device, spec.sets_origin, "plan");
   job.params = job.platform.params;
-  job.params.push_back(
-      {"workload", job.shape.name, "workloads/llm/transformer_shapes.json: " + job.shape.source, false});
+  const std::string shapes_file = models::is_transformer_shape_file(spec.workload)
+                                      ? spec.workload.substr(0, spec.workload.rfind('#'))
+                                      : "workloads/llm/transformer_shapes.json";
+  job.params.push_back({"workload", job.shape.name, shapes_file + ": " + job.shape.source, false});
   for (const ParamDecl& d : llm_plan_params()) {
     const auto it = origin.find(d.name);
     job.params.push_back({d.name, plan_value(job, d.name), it != origin.end() ? it->second : d.source});

@@ -136,3 +136,45 @@ TEST_CASE("calibrate fit-training refuses a large-model row it cannot fit, namin
     CHECK_FALSE(std::filesystem::exists(out));
   }
 }
+
+TEST_CASE("a user's shape file is a large-model workload; its bad entries exit 2 naming the file and JSON path") {
+  // The built-in llama2-7b entry copied under another name: the same shape must give the same iteration.
+  const vgsim::Json all = read(std::string(VGSIM_DATA_DIR) + "/workloads/llm/transformer_shapes.json");
+  vgsim::Json shape;
+  for (const auto& s : all.at("shapes"))
+    if (s.at("name") == "llama2-7b") shape = s;
+  REQUIRE(shape.is_object());
+  shape["name"] = "my-7b";
+  const std::string one = tmp("one-shape.json"), two = tmp("two-shapes.json"), bad_file = tmp("bad-shape.json");
+  std::ofstream(one) << vgsim::Json{{"shapes", {shape}}}.dump(1);
+  vgsim::Json other = shape;
+  other["name"] = "my-7b-b";
+  std::ofstream(two) << vgsim::Json{{"shapes", {shape, other}}}.dump(1);
+  other["heads"] = 33;  // does not divide hidden 4096
+  std::ofstream(bad_file) << vgsim::Json{{"shapes", {other}}}.dump(1);
+  const std::string a = tmp("file.json"), b = tmp("builtin.json");
+  const std::string plan = " --cluster dgx-a100 --set tp=4 pp=2 recompute=selective --json ";
+  REQUIRE(run_vgsim("train --workload " + one + plan + a).status == 0);
+  REQUIRE(run_vgsim("train --workload llama2-7b" + plan + b).status == 0);
+  CHECK(read(a).at("iteration_us") == read(b).at("iteration_us"));
+  CHECK(read(a).at("workload") == "my-7b");
+  struct Bad {
+    std::string workload, file, expect;
+  };
+  const Bad bad[] = {
+      {two, two, "needs #name"},  // two shapes, no #name
+      {two + "#nope", two, "no transformer shape named 'nope'"},
+      {bad_file, bad_file, "$.shapes[0].heads"},  // validated as the built-in file is
+  };
+  for (const Bad& x : bad) {
+    const auto r = run_vgsim("train --workload " + x.workload + " --cluster dgx-a100 --set tp=4 pp=2");
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(x.file) != std::string::npos);
+    CHECK(r.out.find(x.expect) != std::string::npos);
+  }
+  // #name picks one shape of several.
+  CHECK(run_vgsim("train --workload " + two + "#my-7b-b" + plan + a).status == 0);
+  CHECK(read(a).at("workload") == "my-7b-b");
+  for (const auto& f : {one, two, bad_file, a, b}) std::filesystem::remove(f);
+}

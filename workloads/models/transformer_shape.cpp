@@ -2,6 +2,7 @@
 #include "vgsim/workloads/models/transformer_shape.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 #include "vgsim/kernel/data_root.hpp"
 #include "vgsim/kernel/json_input.hpp"
@@ -140,6 +141,42 @@ std::vector<TransformerShape> load_transformer_shapes(const std::string& file) {
   }
   root.finish();
   return out;
+}
+
+namespace {
+// "path.json#name" -> {"path.json", "name"}; no '#' -> {workload, ""}.
+std::pair<std::string, std::string> split_shape_file(const std::string& workload) {
+  const std::size_t hash = workload.rfind('#');
+  if (hash == std::string::npos) return {workload, ""};
+  return {workload.substr(0, hash), workload.substr(hash + 1)};
+}
+}  // namespace
+
+bool is_transformer_shape_file(const std::string& workload) {
+  const std::string path = split_shape_file(workload).first;
+  if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return false;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path);
+  const Json j = Json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("shapes");
+}
+
+TransformerShape load_transformer_shape_file(const std::string& workload) {
+  const auto [path, name] = split_shape_file(workload);
+  const std::vector<TransformerShape> all = load_transformer_shapes(path);
+  if (!name.empty()) {
+    for (const TransformerShape& s : all)
+      if (s.name == name) return s;
+    std::string list;
+    for (const TransformerShape& s : all) list += (list.empty() ? "" : ", ") + s.name;
+    throw InputError(path, "$.shapes", "no transformer shape named '" + name + "'", name, "one of " + list);
+  }
+  if (all.empty()) throw InputError(path, "$.shapes", "no shape", "[]", "one shape object");
+  if (all.size() != 1)
+    throw InputError(path, "$.shapes", "a file of several shapes needs #name after the path",
+                     std::to_string(all.size()) + " shapes", "'" + path + "#<name>' or a file of one shape");
+  return all.front();
 }
 
 const TransformerShape& find_transformer_shape(const std::vector<TransformerShape>& shapes, const std::string& name) {

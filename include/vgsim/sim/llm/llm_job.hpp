@@ -52,7 +52,8 @@ const std::vector<ParamDecl>& llm_plan_params();
 // Everything an LLM job accepts beside the platform's: llm_plan_params() + models::transformer_compute_params().
 std::vector<ParamDecl> llm_workload_params();
 
-// True when `workload` names a Transformer shape of workloads/llm/transformer_shapes.json (an LLM job).
+// True when `workload` names a Transformer shape of workloads/llm/transformer_shapes.json or a user's shape file
+// ("my-model.json" or "shapes.json#name", models::is_transformer_shape_file): an LLM job.
 bool is_llm_workload(const std::string& workload);
 
 // Validates and resolves (InputError naming the option or file, the value and the expectation). dp = 0 (not given)

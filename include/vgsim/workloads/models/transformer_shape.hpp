@@ -1,7 +1,8 @@
 // A decoder-only Transformer (GPT, Llama) described by its shape, and what follows from the shape alone: parameter
 // counts, FLOPs per iteration (model FLOPs as Megatron-LM counts them; hardware FLOPs with activation recomputation)
 // and activation memory per layer (Korthikanti et al. 2022). The large-model parallelism plans (issue 17) build on
-// these. Shapes are loaded from workloads/llm/transformer_shapes.json, each entry with its source.
+// these. Shapes are loaded from workloads/llm/transformer_shapes.json, each entry with its source, or from a user's
+// file in the same format (is_transformer_shape_file).
 // Formulas (sources and their grades in data/reference/llm-training-results.md, section 6):
 //   model FLOPs / iteration (Megatron-LM training.py num_floating_point_operations @ f2e5db40, fwd + bwd, no
 //   recompute) = 12 B s L h^2 [ (1 + g/a + s/h) q/h + (f/h) k (3/2 if SwiGLU) + V / (2 L h) ]
@@ -83,5 +84,13 @@ double activation_bytes_per_layer(const TransformerShape& m, double micro_batch,
 std::vector<TransformerShape> load_transformer_shapes(const std::string& file = "");
 const TransformerShape& find_transformer_shape(const std::vector<TransformerShape>& shapes, const std::string& name);
 std::string default_transformer_shapes_file();
+
+// A user's shape file as a workload: "path.json" (a file in the format of transformer_shapes.json, {"shapes": [...]},
+// holding exactly one shape) or "path.json#name" (one of several). True when `workload` names such a file: it ends
+// in .json (before any #name), exists, parses, and its top level has "shapes" (a data-parallel model file has not).
+bool is_transformer_shape_file(const std::string& workload);
+// That shape; InputError naming the file, JSON path and value for an invalid entry, a file of several shapes without
+// #name, or a #name the file does not hold.
+TransformerShape load_transformer_shape_file(const std::string& workload);
 
 }  // namespace vgsim::models
