@@ -17,6 +17,7 @@
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/calibrate/horovod_timeline_import.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
+#include "vgsim/calibrate/megatron_log_import.hpp"
 #include "vgsim/calibrate/mpi_fit.hpp"
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
@@ -92,6 +93,38 @@ void run_fit_training(const TrainingFitArgs& a) {
   std::cout << buf;
   write_file_atomically(a.out, p.to_json().dump(2) + "\n");
   std::cout << "profile: " << a.out << " (apply with --calibration on train, sweep, compare and jobs)\n";
+}
+
+struct MegatronImportArgs {
+  std::vector<std::string> logs;
+  std::string cluster, out, shape_dir;
+  std::uint32_t nodes = 0, gpus_per_node = 0;
+  int skip = 1;
+};
+
+// Megatron-LM logs -> a fit-training CSV; a log whose shape is not a built-in one gets a shape file beside the CSV
+// (or in --shape-dir), which the row names as its workload. Every output is written, or none.
+void run_import_megatron(const MegatronImportArgs& a) {
+  std::vector<TrainingCase> cases;
+  std::vector<OutputFile> outputs;
+  const fs::path dir = a.shape_dir.empty() ? fs::path(a.out).parent_path() : fs::path(a.shape_dir);
+  for (const std::string& path : a.logs) {
+    const MegatronLog log = read_megatron_log(path);
+    const std::string stem = fs::path(path).stem().string();
+    const models::TransformerShape shape = megatron_shape(log, stem);
+    std::string workload = matching_builtin_shape(shape);
+    if (workload.empty()) {
+      workload = (dir / (stem + "-shape.json")).string();
+      outputs.push_back({"--shape-dir", workload, shape_file_json(shape).dump(2) + "\n"});
+    }
+    cases.push_back(megatron_case(log, a.cluster, a.nodes, a.gpus_per_node, workload, a.skip));
+    const TrainingCase& c = cases.back();
+    std::cout << c.case_id << ": " << workload << ", " << log.iteration_ms.size() << " interval(s), median of the last "
+              << log.iteration_ms.size() - static_cast<std::size_t>(a.skip) << ": " << c.value << " s per iteration\n";
+  }
+  outputs.push_back({"--out", a.out, training_cases_csv(cases)});
+  write_files_atomically(outputs);
+  std::cout << "rows: " << a.out << " (fit with: vgsim calibrate fit-training " << a.out << " --out profile.json)\n";
 }
 
 bool looks_like_osu(const std::string& path) {
@@ -449,6 +482,23 @@ void add_calibrate_command(CLI::App& app) {
   t->add_option("--out", tf->out, "training profile JSON to write")->required();
   add_catalog_option(t);
   t->callback([tf] { run_fit_training(*tf); });
+
+  auto mg = std::make_shared<MegatronImportArgs>();
+  CLI::App* m =
+      cal->add_subcommand("import-megatron", "Megatron-LM training logs -> large-model rows for fit-training");
+  m->add_option("logs", mg->logs, "Megatron-LM logs (the arguments block and the iteration lines)")->required();
+  m->add_option("--cluster", mg->cluster, "the cluster the logs ran on (preset or file)")->required();
+  m->add_option("--nodes", mg->nodes, "hosts (or VMs) the run used")->required()->check(CLI::PositiveNumber);
+  m->add_option("--gpus-per-node", mg->gpus_per_node, "GPUs per host the run used")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  m->add_option("--out", mg->out, "CSV to write (fit-training's format)")->required();
+  m->add_option("--skip", mg->skip, "logged intervals to skip at the start (start-up, warm-up)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  m->add_option("--shape-dir", mg->shape_dir,
+                "folder for shape files of models vgsim has no shape for (default: the CSV's)");
+  m->callback([mg] { run_import_megatron(*mg); });
 
   auto val = std::make_shared<ValidateArgs>();
   add_calibrate_mpi_command(cal);  // fit-mpi (calibrate_mpi.cpp)

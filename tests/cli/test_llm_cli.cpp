@@ -178,3 +178,95 @@ TEST_CASE("a user's shape file is a large-model workload; its bad entries exit 2
   CHECK(read(a).at("workload") == "my-7b-b");
   for (const auto& f : {one, two, bad_file, a, b}) std::filesystem::remove(f);
 }
+
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+// The constructed Megatron-LM log of Narayanan et al. SC'21 Table 1's 1.7B run (tests/calibrate/data), with
+// `from` replaced by `to` in its text (to vary one argument).
+std::string megatron_log(const std::string& name, const std::string& from = "", const std::string& to = "") {
+  std::string text = read_text(std::string(VGSIM_DATA_DIR) + "/tests/calibrate/data/megatron-sc21-1.7b.log");
+  REQUIRE(!text.empty());  // missing data fails, it does not skip
+  if (!from.empty()) {
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  const std::string path = tmp(name);
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("calibrate import-megatron turns a Megatron-LM log into a fit-training row") {
+  const std::string log = megatron_log("sc21-1.7b.log"), csv = tmp("mg.csv"), prof = tmp("mg-profile.json");
+  const auto r = run_vgsim("calibrate import-megatron " + log +
+                           " --cluster selene-a100-384 --nodes 4 --gpus-per-node 8 --out " + csv);
+  REQUIRE(r.status == 0);
+  const std::string rows = read_text(csv);
+  // The SC'21 launch settings (run_table_1.sh: --checkpoint-activations -> full, --DDP-impl torch -> gradient sync
+  // overlapping the backward, --fp16), the built-in shape with the same dimensions (24 x 2304, 24 heads, vocabulary
+  // 51,200 from the tokenizer's padded-vocab line) and the median of the intervals after the first: 3528.0 ms.
+  CHECK(rows.find(",megatron-1.7b,4,8,tp=1;pp=1;micro_batch=16;global_batch=512;recompute=full;precision=fp16;"
+                  "llm.grad_overlap=true,iteration_s,3.528,") != std::string::npos);
+  // Fitted alone it gives the factor of the Table 1 validation (x = 0.9332 on 3.52802 s): within 0.5 %.
+  REQUIRE(run_vgsim("calibrate fit-training " + csv + " --out " + prof).status == 0);
+  const vgsim::Json p = read(prof);
+  const double x = p.at("parameters")[0].at("value").get<double>() / p.at("parameters")[0].at("catalog").get<double>();
+  CHECK(x == Approx(0.9332).epsilon(0.005));
+  for (const auto& f : {log, csv, prof}) std::filesystem::remove(f);
+}
+
+TEST_CASE("calibrate import-megatron writes a shape file for a model vgsim has no shape for") {
+  // 24 layers of 3072 hidden: no built-in shape has it (megatron-3.6b has 30), so the row's workload is a shape
+  // file written beside the CSV.
+  const std::string log = megatron_log("custom.log", "hidden_size ..................................... 2304",
+                                       "hidden_size ..................................... 3072");
+  const std::string csv = tmp("custom.csv");
+  const auto r = run_vgsim("calibrate import-megatron " + log +
+                           " --cluster selene-a100-384 --nodes 4 "
+                           "--gpus-per-node 8 --out " +
+                           csv);
+  REQUIRE(r.status == 0);
+  const std::string rows = read_text(csv);
+  const std::size_t at = rows.find("-shape.json");
+  REQUIRE(at != std::string::npos);
+  const std::size_t start = rows.rfind(',', at) + 1;
+  const std::string file = rows.substr(start, at + 11 - start);
+  const vgsim::Json s = read(file);
+  CHECK(s.at("shapes")[0].at("hidden") == 3072);
+  CHECK(s.at("shapes")[0].at("vocab") == 51200);
+  // The shape file is a workload `train` takes.
+  CHECK(run_vgsim("train --cluster selene-a100-384 --workload " + file +
+                  " --nodes 4 --gpus-per-node 8 --set micro_batch=16 global_batch=512 precision=fp16 recompute=full")
+            .status == 0);
+  for (const auto& f : {log, csv, file}) std::filesystem::remove(f);
+}
+
+TEST_CASE("calibrate import-megatron refuses what it cannot model, naming the log and argument, writing nothing") {
+  struct Bad {
+    std::string from, to, expect;
+  };
+  const Bad bad[] = {
+      {"world_size ...................................... 32", "world_size ...................................... 64",
+       "arguments: world_size"},  // not 4 hosts x 8 GPUs
+      {"fp16 ............................................ True",
+       "fp16 ............................................ False", "arguments: fp16"},  // fp32 training
+      {"elapsed time per iteration (ms): 3527.1", "elapsed time per iteration (ms): -1", "elapsed time per iteration"},
+      {"------------------------ arguments ------------------------", "(no block)", "no arguments block"},
+  };
+  const std::string csv = tmp("never.csv");
+  for (const Bad& b : bad) {
+    const std::string log = megatron_log("bad.log", b.from, b.to);
+    const auto r = run_vgsim("calibrate import-megatron " + log +
+                             " --cluster selene-a100-384 --nodes 4 --gpus-per-node 8 --out " + csv);
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(log) != std::string::npos);
+    CHECK(r.out.find(b.expect) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(csv));
+    std::filesystem::remove(log);
+  }
+}
