@@ -59,12 +59,6 @@ double number(const MegatronLog& log, const std::string& name, double fallback) 
   return x;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // recompute=full / selective / none from the 2022+ arguments (recompute_granularity, recompute_method,
 // recompute_num_layers) or the 2021 ones (checkpoint_activations: every layer's input kept, the layer recomputed).
 std::string recompute(const MegatronLog& log, std::int64_t layers_per_stage) {

@@ -138,12 +138,16 @@ sim::training::JobSpec training_case_spec(const TrainingCase& c, const std::stri
   return spec;
 }
 
-double median_abs_error(std::vector<double> v) {
+double median(std::vector<double> v) {
   if (v.empty()) return 0;
-  for (auto& x : v) x = std::abs(x);
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double median_abs_error(std::vector<double> v) {
+  for (auto& x : v) x = std::abs(x);
+  return median(std::move(v));
 }
 
 std::vector<TrainingCase> read_training_cases(const std::string& path) {

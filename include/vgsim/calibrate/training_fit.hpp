@@ -74,7 +74,8 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
 // its NCCL path (transport, gdr_level, gdr_disable).
 sim::training::JobSpec training_case_spec(const TrainingCase& c, const std::string& file);
 
-// Median of |v_i| (0 for none): the profiles' summary of relative errors.
+// Median of v (0 for none), and of |v_i|: the profiles' summary of relative errors.
+double median(std::vector<double> v);
 double median_abs_error(std::vector<double> v);
 
 // Reads a profile written by fit_training (to_json) and returns its --set pairs; InputError naming the file and
