@@ -98,18 +98,18 @@ TEST_CASE("the 7B design study runs: every point has a row or an error", "[plann
   // Memory per GPU (parallel_plan.hpp): tp 2 + ZeRO-1 over 2 replicas keeps 16-bit weights and gradients of half
   // the model plus half of the 12 B/parameter optimizer state: 6.7e9 x (2 + 2 + 12 / 2) / 2 B = 31 GiB before
   // activations, so 2 hosts (dp 2) are short; 4 hosts (dp 4) fit.
-  // The ZeRO-3 designs run micro-batch 8 with full recomputation: the layer whose backward runs rebuilds the
+  // The ZeRO-3 designs run micro-batch 2 with full recomputation: the layer whose backward runs rebuilds the
   // activations it stores without recomputation, including the unfused attention's a s^2 b scores, softmax and mask
   // (parallel_plan.hpp; Korthikanti eq. (1) term by term for Llama 2's SwiGLU MLP: s b h (10 + (29.5 + 5 a s / h) / t)
-  // with s 4096, b 8, h 4096, a 32), 24.7 GiB beyond its stored input at tp 1, 12.8 GiB at tp 2. tp 1 over 2 hosts
-  // (dp 4): 25.1 GiB of model states + 8.0 GiB of stored layer inputs (32 x 2 s b h) + 1.5 GiB of ZeRO-3 working set
-  // (2 x 4 B x 202,383,360) + 24.7 GiB = 59.3 GiB, short of 40 GiB by 19.3; tp 2 over 4 hosts (dp 4) fits. (Before
-  // the recomputed layer and the working set were counted tp 1 over 2 hosts needed 33.0 GiB and fitted.)
+  // with s 4096, b 2, h 4096, a 32), 6.17 GiB beyond its stored input at tp 1. tp 1 over 2 hosts (dp 4): 25.1 GiB of
+  // model states (16 B x 6.74e9 / 4) + 2.0 GiB of stored layer inputs (32 x 2 s b h) + 1.5 GiB of ZeRO-3 working
+  // set (2 x 4 B x 202,383,360) + 6.17 GiB = 34.8 GiB: fits 40 GiB. (At micro-batch 8 the recomputed layer alone is
+  // 24.7 GiB and the same design is short by 19.3 GiB: why the plan runs 2.)
   for (const char* nic : {"25gbe", "100gbe"}) {
     CHECK_FALSE(s.at("tp2-zero1", nic, 2, "gdr").error.empty());
     CHECK(s.at("tp2-zero1", nic, 4, "gdr").error.empty());
-    CHECK(s.at("tp1-zero3", nic, 2, "gdr").error.find("short by 19.3 GiB") != std::string::npos);
-    CHECK(s.at("tp2-zero3", nic, 4, "gdr").error.empty());
+    CHECK(s.at("tp1-zero3", nic, 2, "gdr").error.empty());
+    CHECK(s.at("tp2-zero3", nic, 2, "gdr").error.empty());
   }
 }
 
@@ -136,6 +136,17 @@ TEST_CASE("7B study: the network moves what it should", "[planning][llm]") {
   const PointResult& z100 = s.at("tp2-zero1", "100gbe", 4, "gdr");
   CHECK(z25.exposed_comm_ms / z100.exposed_comm_ms > 3.0);
   CHECK(z25.exposed_comm_ms / z100.exposed_comm_ms <= 4.0);
+  // ZeRO-3 without TP on 2 hosts is the most network-bound design: per layer and micro-batch each GPU gathers the
+  // layer's 16-bit weights twice and reduce-scatters its gradients, 3 rings of 386 MiB over 4 GPUs whose every byte
+  // crosses the host's port once per direction: 3 x 0.75 x 404.8 MB / 12.5 GB/s = 72.9 ms at 100 GbE (hidden behind
+  // the layer's 106 ms of compute), 291.5 ms at 25 GbE (exposed: the layer takes the traffic's time). So 100 / 25 GbE
+  // throughput is about 291.5 / 106.4 = 2.74 (within [2.5, 3.0]: the first layer's gather and the optimizer step
+  // aside), while the pipeline design without TP (only one activation per micro-batch crosses hosts) moves < 10 %.
+  const double zero3_gain =
+      s.at("tp1-zero3", "100gbe", 2, "gdr").throughput / s.at("tp1-zero3", "25gbe", 2, "gdr").throughput;
+  CHECK(zero3_gain > 2.5);
+  CHECK(zero3_gain < 3.0);
+  CHECK(s.at("tp1-pp-dp2", "100gbe", 2, "gdr").throughput / s.at("tp1-pp-dp2", "25gbe", 2, "gdr").throughput < 1.1);
   // ZeRO-3 over 25 GbE: its per-layer traffic is a larger share of the iteration than over 100 GbE.
   const PointResult& t25 = s.at("tp2-zero3", "25gbe", 4, "gdr");
   const PointResult& t100 = s.at("tp2-zero3", "100gbe", 4, "gdr");
