@@ -3,6 +3,7 @@
 #include "calibrate_command.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,12 @@ void run_fit_training(const TrainingFitArgs& a) {
                   x.hi);
     std::cout << buf;
   }
+  // A parameter that ends at a bound explains the rows only as far as its physical range allows: say so.
+  for (const auto& x : p.params)
+    if (std::abs(x.value - x.lo) <= 1e-6 * (x.hi - x.lo) || std::abs(x.value - x.hi) <= 1e-6 * (x.hi - x.lo))
+      std::cerr << "vgsim calibrate fit-training: warning: " << x.key << " ended at its bound ("
+                << (std::abs(x.value - x.lo) < std::abs(x.value - x.hi) ? "lower" : "upper")
+                << "): the rows ask for more than its range allows; check the measurements (errors below)\n";
   std::snprintf(buf, sizeof buf, "%-28s %12s %12s %8s %12s %8s %12s %8s\n", "case", "measured", "catalog", "err",
                 "fitted", "err", "held-out", "err");
   std::cout << buf;

@@ -270,3 +270,15 @@ TEST_CASE("calibrate import-megatron refuses what it cannot model, naming the lo
     std::filesystem::remove(log);
   }
 }
+
+TEST_CASE("calibrate fit-training warns when a fitted factor ends at its bound") {
+  // 1 ns per iteration cannot be reached: the kernel-speed factor runs to its upper bound (where llm.eff_gemm is 1),
+  // and the command says that the rows ask for more than the range allows.
+  const std::string csv = tmp("absurd.csv"), out = tmp("absurd.json");
+  std::ofstream(csv) << "case_id,cluster,workload,nodes,gpus_per_node,settings,metric,value\n"
+                        "a,selene-a100-384,megatron-1.7b,4,8,micro_batch=16;global_batch=512,iteration_s,1e-9\n";
+  const auto r = run_vgsim("calibrate fit-training " + csv + " --out " + out);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("llm.eff_gemm ended at its bound (upper)") != std::string::npos);
+  for (const auto& f : {csv, out}) std::filesystem::remove(f);
+}
