@@ -633,7 +633,36 @@ def llm_section(build):
     out += md_table(["batch", "1F1B (plot)", "vgsim", "error", "interleaved (plot)", "vgsim", "error",
                      "ratio (plot)", "ratio vgsim"], "rrrrrrrrr",
                     [(m[1], m[2], m[3], pct(float(m[4])), m[5], m[6], pct(float(m[7])), m[8], m[9]) for m in fig12])
-    return out + [""] + llm_calibrated(exe, cases) + llm_table2(exe, cases)
+    return out + [""] + llm_figures(exe, cases) + llm_calibrated(exe, cases) + llm_table2(exe, cases)
+
+
+LLM_FIG_POINT = re.compile(r"^batch\s+(\d+): (.+)$")
+LLM_FIG_RATIO = re.compile(r"^\s+(.+): plot ([\d.]+) \[([\d.]+), ([\d.]+)\], vgsim ([\d.]+)\s*$")
+
+
+def llm_figures(exe, cases):
+    # tests/sim/llm/test_megatron_figures.cpp: Fig. 11 (pipeline weak scaling) and Fig. 18 (scatter/gather).
+    out = []
+    for prefix, title in (("Pipeline weak scaling", "Pipeline weak scaling, Narayanan et al. Fig. 11"),
+                          ("Scatter/gather of pipeline", "Scatter/gather, Narayanan et al. Fig. 18")):
+        found = [c for c in cases if c.startswith(prefix)]
+        if len(found) != 1:
+            raise ReportError(f"test_llm: expected one '{prefix}' [validation] case")
+        lines = run_case(exe, found[0])
+        points = [m for line in lines if (m := LLM_FIG_POINT.match(line))]
+        ratios = [m for line in lines if (m := LLM_FIG_RATIO.match(line))]
+        if len(points) != 2 or len(ratios) != 2:
+            raise ReportError(f"test_llm: the '{prefix}' printout (2 points, 2 ratios) changed")
+        out += [f"### {title} (plot-read, trend only)", "",
+                f"Written by `test_llm` (tests/sim/llm/test_megatron_figures.cpp, \"{found[0]}\"); values read off "
+                "the plot (+-5 TFLOP/s), so only the ratio between two points is asserted, within the interval the "
+                "read-off error allows; absolute errors are printed, not asserted.", ""]
+        out += [f"- batch {m[1]}: {m[2]}" for m in points]
+        out += [""]
+        out += md_table(["ratio", "plot", "interval", "vgsim"], "lrrr",
+                        [(m[1], m[2], f"[{m[3]}, {m[4]}]", m[5]) for m in ratios])
+        out += [""]
+    return out
 
 
 LLM_CAL_X = re.compile(r"^kernel-speed factor fitted on the 1\.7B row \(32 GPUs\): x = ([\d.]+) "
