@@ -419,7 +419,7 @@ void Simulator::finish(FlowId f) {
 }
 
 void Simulator::run(Time until) {
-  while (!queue_.empty() && queue_.top().at <= until) {
+  while (!queue_.empty() && queue_.top_time() <= until) {
     const Event e = queue_.pop();
     now_ = e.at;
     ++events_processed_;
