@@ -1,11 +1,12 @@
 // Event queue: FIFO lanes beside a 4-ary min-heap on (time, sequence); see include/vgsim/kernel/event_queue.hpp.
-// The heap sifts with a hole instead of swaps, and a pop moves the hole down to a leaf before placing the last
-// entry (bottom-up: one comparison per level fewer, since that entry usually belongs near the bottom); a 4-ary heap
-// halves the depth of a binary one and keeps the children of a node in one or two cache lines. A heap entry holds
-// its (time, sequence) as one 128-bit key, and the smallest of four children is picked by a tournament of
-// conditional moves: in a symmetric collective thousands of events share a time, which makes branchy comparisons
-// unpredictable. Lanes take every push that keeps them sorted (best fit: the lane whose last time is the latest one
-// not after the new event's), so they hold sorted runs and never need reordering.
+// The heap sifts with a hole instead of swaps; a 4-ary heap halves the depth of a binary one and keeps the children
+// of a node in one or two cache lines. A heap entry holds its (time, sequence) as one 128-bit key, and the smallest
+// of four children is picked by a tournament of conditional moves: in a symmetric collective thousands of events
+// share a time, which makes branchy comparisons unpredictable. (A bottom-up pop, the hole moved to a leaf before the
+// last entry is placed, saved 0.2 % of the instructions of a ResNet-50 iteration at 512 hosts but touches every
+// level of a large heap, so the pop stops as soon as the last entry fits.) Lanes take every push that keeps them
+// sorted (best fit: the lane whose last time is the latest one not after the new event's), so they hold sorted runs
+// and never need reordering.
 #include "vgsim/kernel/event_queue.hpp"
 
 namespace vgsim {
@@ -44,8 +45,8 @@ void EventQueue::heap_pop_front() {
     front_key_[kHeap] = kNoKey;
     return;
   }
-  // Bottom-up: move the hole left by the root down to a leaf along the smallest children (no comparison with
-  // `last`, which usually belongs near the bottom anyway), then sift `last` up from there.
+  // The hole left by the root moves down along the smallest children until `last` fits.
+  const Key lk = last.key;
   Node* const h = heap_.data();
   std::size_t i = 0;
   for (;;) {
@@ -61,15 +62,9 @@ void EventQueue::heap_pop_front() {
       for (std::size_t c = first + 1; c < n; ++c)
         if (h[c].key < h[best].key) best = c;
     }
+    if (!(h[best].key < lk)) break;
     h[i] = h[best];
     i = best;
-  }
-  const Key lk = last.key;
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kArity;
-    if (!(lk < h[parent].key)) break;
-    h[i] = h[parent];
-    i = parent;
   }
   h[i] = last;
   front_key_[kHeap] = h[0].key;
