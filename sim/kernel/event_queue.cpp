@@ -1,15 +1,17 @@
 // Event queue: FIFO lanes beside a 4-ary min-heap on (time, sequence); see include/vgsim/kernel/event_queue.hpp.
 // The heap sifts with a hole instead of swaps; a 4-ary heap halves the depth of a binary one and keeps the children
-// of a node in one or two cache lines. (time, sequence) is compared as one 128-bit key, and the smallest of four
-// children is picked with conditional moves: in a symmetric collective thousands of events share a time, which makes
-// branchy comparisons unpredictable. Lanes take every push that keeps them sorted (best fit: the lane whose last
-// key is the largest one not above the new key), so they hold sorted runs and never need reordering.
+// of a node in one or two cache lines. A heap entry holds its (time, sequence) as one 128-bit key, and the smallest
+// of four children is picked by a tournament of conditional moves: in a symmetric collective thousands of events
+// share a time, which makes branchy comparisons unpredictable. (A bottom-up pop, the hole moved to a leaf before the
+// last entry is placed, saved 0.2 % of the instructions of a ResNet-50 iteration at 512 hosts but touches every
+// level of a large heap, so the pop stops as soon as the last entry fits.) Lanes take every push that keeps them
+// sorted (best fit: the lane whose last time is the latest one not after the new event's), so they hold sorted runs
+// and never need reordering.
 #include "vgsim/kernel/event_queue.hpp"
 
 namespace vgsim {
 
 namespace {
-inline EventQueue::Key key(const Event& e) { return EventQueue::key_of(e.at, e.seq); }
 constexpr std::size_t kArity = 4;
 }  // namespace
 
@@ -23,52 +25,49 @@ void EventQueue::Lane::grow() {  // unroll the ring into a buffer twice the size
 
 void EventQueue::heap_push(const Event& e, Key k) {
   std::size_t i = heap_.size();
-  heap_.push_back(e);
+  heap_.emplace_back();
+  Node* const h = heap_.data();
   while (i > 0) {
     const std::size_t parent = (i - 1) / kArity;
-    if (!(k < key(heap_[parent]))) break;
-    heap_[i] = heap_[parent];
+    if (!(k < h[parent].key)) break;
+    h[i] = h[parent];
     i = parent;
   }
-  heap_[i] = e;
+  h[i] = Node{k, e.kind, e.a, e.b};
   if (i == 0) front_key_[kHeap] = k;
 }
 
 void EventQueue::heap_pop_front() {
-  const Event last = heap_.back();
+  const Node last = heap_.back();
   heap_.pop_back();
   const std::size_t n = heap_.size();
   if (n == 0) {
     front_key_[kHeap] = kNoKey;
     return;
   }
-  const Key lk = key(last);
-  const Event* h = heap_.data();
+  // The hole left by the root moves down along the smallest children until `last` fits.
+  const Key lk = last.key;
+  Node* const h = heap_.data();
   std::size_t i = 0;
   for (;;) {
     const std::size_t first = i * kArity + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    Key bk = key(h[first]);
-    if (first + kArity <= n) {  // all four children present: branch-free selection
-      for (std::size_t c = first + 1; c < first + kArity; ++c) {
-        const Key ck = key(h[c]);
-        const bool lt = ck < bk;
-        best = lt ? c : best;
-        bk = lt ? ck : bk;
-      }
+    std::size_t best;
+    if (first + kArity <= n) {  // all four children present: a branch-free tournament
+      const std::size_t b01 = h[first + 1].key < h[first].key ? first + 1 : first;
+      const std::size_t b23 = h[first + 3].key < h[first + 2].key ? first + 3 : first + 2;
+      best = h[b23].key < h[b01].key ? b23 : b01;
     } else {
-      for (std::size_t c = first + 1; c < n; ++c) {
-        const Key ck = key(h[c]);
-        if (ck < bk) best = c, bk = ck;
-      }
+      if (first >= n) break;
+      best = first;
+      for (std::size_t c = first + 1; c < n; ++c)
+        if (h[c].key < h[best].key) best = c;
     }
-    if (!(bk < lk)) break;
-    heap_[i] = heap_[best];
+    if (!(h[best].key < lk)) break;
+    h[i] = h[best];
     i = best;
   }
-  heap_[i] = last;
-  front_key_[kHeap] = key(heap_.front());
+  h[i] = last;
+  front_key_[kHeap] = h[0].key;
 }
 
 }  // namespace vgsim

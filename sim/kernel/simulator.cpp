@@ -174,7 +174,6 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
   for (std::uint32_t h = 0; h < head.hops; ++h) capacity = std::min(capacity, resources_[head.route[h]].capacity);
   bring_progress_up();
   // fill() on one resource: caps in ascending order while not above the share, then everyone left gets the share.
-  sort_caps();
   double remaining = capacity;
   auto unfixed = static_cast<std::uint32_t>(comp_flows_.size());
   std::size_t cap_next = 0;
@@ -240,9 +239,14 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
     fl.own = static_cast<std::uint32_t>(candidates_.size());
   } else if (!candidates_.empty()) {
     const Resource& prev = resources_[candidates_.back()];
-    if (prev.flows.size() == n && prev.capacity <= r.capacity &&
-        std::equal(r.flows.begin(), r.flows.end(), prev.flows.begin()))
-      return;
+    if (prev.flows.size() == n && prev.capacity <= r.capacity) {
+      // std::equal, as a loop: the lists are a few entries long, shorter than a call of memcmp
+      const FlowId* const a = r.flows.data();
+      const FlowId* const b = prev.flows.data();
+      std::uint32_t k = 0;
+      while (k < n && a[k] == b[k]) ++k;
+      if (k == n) return;
+    }
   }
   r.remaining = r.capacity;
   r.unfixed = n;
@@ -292,7 +296,6 @@ void Simulator::fill() {
   // order on ties). A share changes only when a flow crossing the resource is fixed, so it is kept per candidate
   // (share_) and recomputed there; caps never change, so the flows are visited once in cap order (cap_order_). Both
   // pick exactly what a scan of all resources and flows would.
-  sort_caps();
   std::size_t cap_next = 0;
   std::size_t left = comp_flows_.size();
   auto fix = [&](FlowId f, double rate) {
@@ -344,24 +347,24 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
 }
 
 void Simulator::bring_progress_up() {
-  old_rates_.resize(comp_flows_.size());
-  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+  const auto n = static_cast<std::uint32_t>(comp_flows_.size());
+  old_rates_.resize(n);
+  cap_order_.clear();
+  bool sorted = true;  // std::is_sorted's test, made while appending: no entry below its predecessor
+  for (std::uint32_t i = 0; i < n; ++i) {
     Flow& fl = flows_[comp_flows_[i]];
     if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
     fl.last = now_;
     old_rates_[i] = fl.rate;
     fl.fixed = false;
     fl.rate = 0.0;
+    if (std::isfinite(fl.max_rate)) {
+      const std::pair<double, std::uint32_t> entry{fl.max_rate, i};
+      if (!cap_order_.empty() && entry < cap_order_.back()) sorted = false;
+      cap_order_.push_back(entry);
+    }
   }
-}
-
-void Simulator::sort_caps() {
-  cap_order_.clear();
-  for (std::uint32_t i = 0; i < comp_flows_.size(); ++i) {
-    const double cap = flows_[comp_flows_[i]].max_rate;
-    if (std::isfinite(cap)) cap_order_.emplace_back(cap, i);
-  }
-  if (!std::is_sorted(cap_order_.begin(), cap_order_.end())) std::sort(cap_order_.begin(), cap_order_.end());
+  if (!sorted) std::sort(cap_order_.begin(), cap_order_.end());
 }
 
 void Simulator::reschedule_changed(FlowId fresh) {
@@ -419,7 +422,7 @@ void Simulator::finish(FlowId f) {
 }
 
 void Simulator::run(Time until) {
-  while (!queue_.empty() && queue_.top().at <= until) {
+  while (!queue_.empty() && queue_.top_time() <= until) {
     const Event e = queue_.pop();
     now_ = e.at;
     ++events_processed_;

@@ -75,3 +75,47 @@ TEST_CASE("lanes and heap together pop in exact (time, sequence) order") {
   CHECK(popped == seq);
   CHECK(mismatches == 0);
 }
+
+// More interleaved monotone runs than the queue has lanes (12 fixed latencies, as a tree collective's delivery timers
+// and finish events), beside random times, with a deep heap (thousands of events queued): pops must still follow
+// the reference order, i.e. every popped (time, sequence) equals the minimum of those not yet popped.
+TEST_CASE("many interleaved runs and a deep heap pop in exact (time, sequence) order") {
+  EventQueue q;
+  std::uint64_t state = 987654321;
+  auto rnd = [&](std::uint64_t mod) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % mod;
+  };
+  std::vector<std::pair<std::int64_t, std::uint64_t>> live;
+  std::int64_t now = 0;
+  std::uint64_t seq = 0;
+  std::size_t mismatches = 0, popped = 0;
+  for (int round = 0; round < 60000; ++round) {
+    const int pushes = round < 5000 ? 2 : static_cast<int>(rnd(3));
+    for (int i = 0; i < pushes; ++i) {
+      const std::uint64_t kind = rnd(16);
+      const std::int64_t at =
+          kind < 12 ? now + 700 * static_cast<std::int64_t>(kind + 1) : now + static_cast<std::int64_t>(rnd(50000));
+      q.push(Time{at}, 0, 0, seq);
+      live.emplace_back(at, seq++);
+    }
+    if (!q.empty() && (round < 5000 ? rnd(4) == 0 : rnd(2) == 0)) {
+      const auto it = std::min_element(live.begin(), live.end());
+      REQUIRE(q.top_time().ps == it->first);
+      const Event e = q.pop();
+      if (e.at.ps != it->first || e.seq != it->second || e.b != it->second) ++mismatches;
+      now = e.at.ps;
+      live.erase(it);
+      ++popped;
+    }
+  }
+  while (!q.empty()) {
+    const auto it = std::min_element(live.begin(), live.end());
+    const Event e = q.pop();
+    if (e.at.ps != it->first || e.seq != it->second || e.b != it->second) ++mismatches;
+    live.erase(it);
+    ++popped;
+  }
+  CHECK(popped == seq);
+  CHECK(mismatches == 0);
+}

@@ -5,12 +5,16 @@
 // appended to that lane (best fit), so each lane stays sorted; the rest go to the heap. pop() takes the smallest
 // front of the heap and the lanes. Simulations push long monotone runs (every flow of a collective starts after the
 // same latency, identical steps finish after the same time), which then cost O(1) instead of O(log n). The order
-// is exactly the (time, sequence) order whichever structure holds an event. The key of every lane's back and of
-// every structure's front is cached, so a push or a pop compares cached integers instead of rereading events.
+// is exactly the (time, sequence) order whichever structure holds an event. The time of every lane's back and the
+// key of every structure's front are cached, so a push or a pop compares cached integers instead of rereading events.
+// Eight lanes, not four: a tree collective's delivery timers and finish events form more monotone runs than four
+// lanes hold (ResNet-50 DDP, 512 hosts x 8 GPUs: with four lanes 3.8 M of 4.1 M events went through the heap, with
+// eight 0.6 M; docs/BENCHMARKS.md, "2026-11-27, session 24").
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "vgsim/kernel/units.hpp"
@@ -30,8 +34,8 @@ class EventQueue {
   inline void push(Time at, std::uint32_t kind, std::uint32_t a, std::uint64_t b);
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  // precondition: !empty()
-  const Event& top() const { return min_src_ == kHeap ? heap_.front() : lanes_[min_src_].front(); }
+  // Time of the next event to pop; precondition: !empty().
+  Time top_time() const { return time_of(front_key_[min_src_]); }
   inline Event pop();  // precondition: !empty()
   std::uint64_t pushed() const { return seq_; }
 
@@ -40,16 +44,18 @@ class EventQueue {
   static Key key_of(Time at, std::uint64_t seq) {
     return (static_cast<Key>(static_cast<std::uint64_t>(at.ps) ^ (std::uint64_t{1} << 63)) << 64) | seq;
   }
+  static Time time_of(Key k) {
+    return Time{static_cast<std::int64_t>(static_cast<std::uint64_t>(k >> 64) ^ (std::uint64_t{1} << 63))};
+  }
 
  private:
-  static constexpr std::size_t kLanes = 4;
+  static constexpr std::size_t kLanes = 8;
   static constexpr std::size_t kHeap = kLanes;  // index of the heap among the structures
   static constexpr Key kNoKey = ~Key{0};        // front key of an empty structure: above every real key
   // A FIFO as a growable ring buffer (capacity a power of two).
   struct Lane {
     std::vector<Event> buf;
     std::size_t head = 0, count = 0, mask = 0;  // mask = capacity - 1 once allocated
-    Key back_key = 0;                           // key of the last event; 0 (not above any key) while empty
     const Event& front() const { return buf[head]; }
     void push_back(const Event& e) {
       if (count == buf.size()) grow();
@@ -57,6 +63,14 @@ class EventQueue {
       ++count;
     }
     void grow();
+  };
+  // A heap entry: the event's key stored once (time and sequence are recovered from it), so a sift compares loaded
+  // keys; 32 bytes like an Event, four children in two cache lines.
+  struct Node {
+    Key key;
+    std::uint32_t kind;
+    std::uint32_t a;
+    std::uint64_t b;
   };
   void heap_push(const Event& e, Key k);
   void heap_pop_front();  // removes the heap's root and updates its front key
@@ -71,7 +85,7 @@ class EventQueue {
     min_src_ = src;
   }
 
-  std::vector<Event> heap_;
+  std::vector<Node> heap_;
   std::array<Lane, kLanes> lanes_;
   static constexpr std::array<Key, kLanes + 1> no_keys() {
     std::array<Key, kLanes + 1> keys{};
@@ -79,7 +93,16 @@ class EventQueue {
     return keys;
   }
   std::array<Key, kLanes + 1> front_key_ = no_keys();  // lanes, then the heap
-  std::size_t min_src_ = kHeap;                        // structure holding the smallest event (meaningless while empty)
+  // Per lane the time of its last event (kEmptyBack while empty), side by side for the push's scan. A new event
+  // fits behind a last event at the same or an earlier time: its sequence is larger than every queued one.
+  static constexpr std::int64_t kEmptyBack = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::array<std::int64_t, kLanes> no_backs() {
+    std::array<std::int64_t, kLanes> backs{};
+    for (std::int64_t& b : backs) b = kEmptyBack;
+    return backs;
+  }
+  std::array<std::int64_t, kLanes> back_ps_ = no_backs();
+  std::size_t min_src_ = kHeap;  // structure holding the smallest event (meaningless while empty)
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };
@@ -88,13 +111,15 @@ class EventQueue {
 inline void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::uint64_t b) {
   const Event e{at, seq_++, kind, a, b};
   const Key k = key_of(at, e.seq);
-  // Best-fit lane: the lane with the largest last key <= k. An empty lane's last key is 0, so it is taken (the first
-  // one) only when no occupied lane fits; with no lane at all, the heap.
+  // Best-fit lane: a lane with the latest last time <= at (the first of them). An empty lane's last time is
+  // kEmptyBack, so it is taken (the first one) only when no occupied lane fits; with no lane at all, the heap.
   std::size_t best = kHeap;
-  Key best_key = 0;
+  std::int64_t best_ps = kEmptyBack;
   for (std::size_t l = 0; l < kLanes; ++l) {
-    const Key lk = lanes_[l].back_key;
-    if (lk <= k && (best == kHeap || lk > best_key)) best = l, best_key = lk;
+    const std::int64_t lt = back_ps_[l];
+    const bool fits = lt <= at.ps && (lt > best_ps || best == kHeap);
+    best = fits ? l : best;
+    best_ps = fits ? lt : best_ps;
   }
   // The new event is the minimum only if it is below the current one (a new key always has the largest sequence);
   // an empty queue's fronts are all kNoKey.
@@ -103,7 +128,7 @@ inline void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::
     Lane& lane = lanes_[best];
     if (lane.count == 0) front_key_[best] = k;
     lane.push_back(e);
-    lane.back_key = k;
+    back_ps_[best] = at.ps;
   } else {
     heap_push(e, k);
   }
@@ -114,7 +139,8 @@ inline void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::
 inline Event EventQueue::pop() {
   Event e;
   if (min_src_ == kHeap) {
-    e = heap_.front();
+    const Node& n = heap_.front();
+    e = Event{time_of(n.key), static_cast<std::uint64_t>(n.key), n.kind, n.a, n.b};
     heap_pop_front();
   } else {
     Lane& lane = lanes_[min_src_];
@@ -122,7 +148,7 @@ inline Event EventQueue::pop() {
     lane.head = (lane.head + 1) & lane.mask;
     if (--lane.count == 0) {
       front_key_[min_src_] = kNoKey;
-      lane.back_key = 0;
+      back_ps_[min_src_] = kEmptyBack;
     } else {
       front_key_[min_src_] = key_of(lane.buf[lane.head].at, lane.buf[lane.head].seq);
     }

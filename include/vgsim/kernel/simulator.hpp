@@ -129,10 +129,9 @@ class Simulator {
   void add_candidate(ResourceId id, Resource& r);
   // Search marks of a new search (all marks cleared once when the counter wraps).
   void next_epoch();
-  // The component's flows (comp_flows_): progress brought up to now at the old rates (kept in old_rates_), unfixed.
+  // The component's flows (comp_flows_): progress brought up to now at the old rates (kept in old_rates_), unfixed;
+  // and cap_order_: their finite per-flow caps with their component position, ascending (collected in the same pass).
   void bring_progress_up();
-  // cap_order_: the component's finite per-flow caps with their component position, ascending.
-  void sort_caps();
   // A finish event for `fresh` and for every component flow whose rate changed (old_rates_).
   void reschedule_changed(FlowId fresh);
   // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
