@@ -18,13 +18,34 @@
 
 namespace vgsim {
 
+namespace {
+
+// The position of the smallest of v[0, n) (n > 0; no NaN and no negative zero, as the fill's shares), the first one
+// on ties: what `best = v[i] < v[best] ? i : best` over i = 1 .. n-1 picks. That scan makes every comparison wait for
+// the previous one's load; here four independent minimum chains, then the first position holding the minimum.
+std::size_t first_min(const double* v, std::size_t n) {
+  double m0 = v[0], m1 = v[0], m2 = v[0], m3 = v[0];
+  std::size_t i = 1;
+  for (; i + 4 <= n; i += 4) {
+    m0 = std::min(m0, v[i]);
+    m1 = std::min(m1, v[i + 1]);
+    m2 = std::min(m2, v[i + 2]);
+    m3 = std::min(m3, v[i + 3]);
+  }
+  for (; i < n; ++i) m0 = std::min(m0, v[i]);
+  const double m = std::min(std::min(m0, m1), std::min(m2, m3));
+  std::size_t k = 0;
+  while (v[k] != m) ++k;
+  return k;
+}
+
+}  // namespace
+
 ResourceId Simulator::add_resource(std::string name, Bandwidth capacity) {
   if (!(capacity.bytes_per_s > 0.0) || !std::isfinite(capacity.bytes_per_s))
     throw std::invalid_argument("resource '" + name + "' needs a positive finite capacity");
-  Resource r;
-  r.name = std::move(name);
-  r.capacity = capacity.bytes_per_s;
-  resources_.push_back(std::move(r));
+  resources_.emplace_back().capacity = capacity.bytes_per_s;
+  names_.push_back(std::move(name));
   return static_cast<ResourceId>(resources_.size() - 1);
 }
 
@@ -53,19 +74,18 @@ FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::
   } else {
     f = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
+    payloads_.emplace_back();
   }
   Flow& fl = flows_[f];
-  const std::uint64_t version = fl.version + 1;  // versions never repeat for a slot, so stale events are ignored
+  const std::uint32_t version = fl.version + 1;  // a slot's versions differ, so stale events are ignored
   fl = Flow{};
   fl.version = version;
   fl.route = spec.route;
   fl.hops = spec.hops;
-  fl.bytes = spec.bytes;
   fl.remaining = spec.bytes;
   fl.max_rate = spec.max_rate;
-  fl.observer = observer;
-  fl.tag = tag;
   fl.in_use = true;
+  payloads_[f] = FlowPayload{spec.bytes, observer, tag};
   if (spec.latency.ps > 0)
     queue_.push(now_ + spec.latency, kFlowActivate, f, version);
   else
@@ -132,7 +152,7 @@ ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t coun
   std::uint32_t hops = 0;
   std::size_t m = 0;
   for (std::uint32_t i = 0; i < count && first == kNoResource; ++i) {
-    const std::vector<FlowId>& on = resources_[seeds[i]].flows;
+    const FlowList& on = resources_[seeds[i]].flows;
     if (on.empty()) continue;
     first = seeds[i];
     route = flows_[on[0]].route;
@@ -154,7 +174,7 @@ ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t coun
         if (flows_[g].route != route) return kNoResource;
   // ... and every resource of the route carries exactly those m flows.
   for (std::uint32_t h = 0; h < hops; ++h) {
-    const std::vector<FlowId>& on = resources_[route[h]].flows;
+    const FlowList& on = resources_[route[h]].flows;
     if (on.size() != m) return kNoResource;
     for (FlowId g : on)
       if (flows_[g].mark != epoch_) return kNoResource;
@@ -163,7 +183,7 @@ ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t coun
 }
 
 void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
-  const std::vector<FlowId>& on = resources_[first].flows;
+  const FlowList& on = resources_[first].flows;
   if (on.size() == 1) {
     rerate_alone(on[0], fresh);
     return;
@@ -248,11 +268,11 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
       if (k == n) return;
     }
   }
-  r.remaining = r.capacity;
   r.unfixed = n;
   r.comp_index = static_cast<std::uint32_t>(candidates_.size());
   candidates_.push_back(id);
-  share_.push_back(r.remaining / r.unfixed);
+  remaining_.push_back(r.capacity);
+  share_.push_back(r.capacity / n);
 }
 
 void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) {
@@ -261,7 +281,9 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
   comp_flows_.clear();
   candidates_.clear();
   share_.clear();
-  if (share_.capacity() < resources_.size()) share_.reserve(resources_.size()), candidates_.reserve(resources_.size());
+  remaining_.clear();
+  if (share_.capacity() < resources_.size())
+    share_.reserve(resources_.size()), candidates_.reserve(resources_.size()), remaining_.reserve(resources_.size());
   for (std::uint32_t i = 0; i < count; ++i) {
     Resource& r = resources_[seeds[i]];
     if (r.mark == epoch_) continue;
@@ -305,18 +327,18 @@ void Simulator::fill() {
     --left;
     for (std::uint32_t h = 0; h < fl.hops; ++h) {
       Resource& rr = resources_[fl.route[h]];
-      if (rr.comp_index == kNoCandidate) continue;
-      rr.remaining -= rate;
+      const std::uint32_t c = rr.comp_index;
+      if (c == kNoCandidate) continue;
+      remaining_[c] -= rate;
       --rr.unfixed;
-      share_[rr.comp_index] =
-          rr.unfixed > 0 ? std::max(0.0, rr.remaining) / rr.unfixed : std::numeric_limits<double>::infinity();
+      share_[c] = rr.unfixed > 0 ? std::max(0.0, remaining_[c]) / rr.unfixed : std::numeric_limits<double>::infinity();
     }
   };
   const double* const share = share_.data();
   const std::size_t n = share_.size();
   while (left > 0) {
-    std::size_t best = 0;  // resources with every flow fixed have an infinite share and are never picked
-    for (std::size_t i = 1; i < n; ++i) best = share[i] < share[best] ? i : best;
+    // resources with every flow fixed have an infinite share and are never picked
+    const std::size_t best = n > 0 ? first_min(share, n) : 0;
     const double best_share = n > 0 ? share[best] : std::numeric_limits<double>::infinity();
     const bool found_res = best_share < std::numeric_limits<double>::infinity();
     while (cap_next < cap_order_.size() && flows_[comp_flows_[cap_order_[cap_next].second]].fixed) ++cap_next;
@@ -395,7 +417,7 @@ void Simulator::finish(FlowId f) {
     if (it != end) {
       *it = end[-1];
       r.flows.pop_back();
-      r.bytes_carried += fl.bytes;
+      r.bytes_carried += payloads_[f].bytes;
       ++r.flow_count;
     }
     shared |= !r.flows.empty();  // only ever too early for a resource listed twice: checked again below
@@ -415,8 +437,8 @@ void Simulator::finish(FlowId f) {
     else
       recompute(fl.route, fl.hops, kNone);
   }
-  FlowObserver* obs = fl.observer;
-  const std::uint64_t tag = fl.tag;
+  FlowObserver* obs = payloads_[f].observer;
+  const std::uint64_t tag = payloads_[f].tag;
   free_flows_.push_back(f);
   if (obs) obs->on_flow_done(*this, tag);
 }
@@ -442,7 +464,7 @@ void Simulator::run(Time until) {
 
 ResourceStats Simulator::resource_stats(ResourceId r) const {
   const Resource& res = resources_[r];
-  return ResourceStats{res.name, res.capacity, res.bytes_carried, res.flow_count, res.peak};
+  return ResourceStats{names_[r], res.capacity, res.bytes_carried, res.flow_count, res.peak};
 }
 
 double Simulator::resource_load(ResourceId r) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vgsim/kernel/event_queue.hpp"
+#include "vgsim/kernel/flow_list.hpp"
 #include "vgsim/kernel/units.hpp"
 
 namespace vgsim {
@@ -60,7 +61,7 @@ class Simulator {
 
   ResourceId add_resource(std::string name, Bandwidth capacity);
   std::size_t resource_count() const { return resources_.size(); }
-  const std::string& resource_name(ResourceId r) const { return resources_[r].name; }
+  const std::string& resource_name(ResourceId r) const { return names_[r]; }
   Bandwidth resource_capacity(ResourceId r) const { return Bandwidth{resources_[r].capacity}; }
 
   Time now() const { return now_; }
@@ -85,36 +86,41 @@ class Simulator {
  private:
   enum EventKind : std::uint32_t { kTimer = 0, kFlowActivate = 1, kFlowFinish = 2 };
 
-  struct Resource {
-    std::string name;
-    double capacity;
-    std::vector<FlowId> flows;  // active flows crossing it
-    double bytes_carried = 0.0;
+  // The records the search, the fill and every event touch are one 64-byte line each (a resource's flow list holds
+  // up to four ids in place); names, a flow's payload and the fill's per-candidate arithmetic are kept apart. At
+  // 100,000 GPUs the resources and flows an event touches are rarely in cache, so each line read is a miss.
+  struct alignas(64) Resource {
+    double capacity = 0.0;
+    double bytes_carried = 0.0;  // sum of the bytes of all completed flows that crossed it
     std::uint64_t flow_count = 0;
     std::uint32_t peak = 0;
     // scratch for the fair-share fill
     std::uint32_t mark = 0;
-    std::uint32_t unfixed = 0;
     std::uint32_t comp_index = 0;  // position among the fill's candidates (kNoCandidate: never picked)
-    double remaining = 0.0;
+    std::uint32_t unfixed = 0;
+    FlowList flows;  // active flows crossing it
   };
-  struct Flow {
+  struct alignas(64) Flow {
     const ResourceId* route = nullptr;
-    std::uint32_t hops = 0;
-    std::uint32_t mark = 0;
-    std::uint32_t own = 0;        // scratch for the fill: the candidate of its tightest private resource
-    std::uint32_t own_epoch = 0;  // search in which `own` was set
-    std::uint64_t version = 0;
-    double bytes = 0.0;
     double remaining = 0.0;
     double rate = 0.0;
     double max_rate = 0.0;
     Time last{0};
-    FlowObserver* observer = nullptr;
-    std::uint64_t tag = 0;
+    std::uint32_t hops = 0;
+    std::uint32_t mark = 0;
+    std::uint32_t own = 0;        // scratch for the fill: the candidate of its tightest private resource
+    std::uint32_t own_epoch = 0;  // search in which `own` was set
+    // A stale event matches only after 2^32 reschedules of one slot while it waits in the queue.
+    std::uint32_t version = 0;
     bool active = false;
     bool fixed = false;
     bool in_use = false;
+  };
+  // What only a flow's start and completion read.
+  struct FlowPayload {
+    double bytes = 0.0;
+    FlowObserver* observer = nullptr;
+    std::uint64_t tag = 0;
   };
 
   void activate(FlowId f);
@@ -157,7 +163,9 @@ class Simulator {
   EventQueue queue_;
   Time now_{0};
   std::vector<Resource> resources_;
+  std::vector<std::string> names_;  // per resource
   std::vector<Flow> flows_;
+  std::vector<FlowPayload> payloads_;  // per flow slot
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
   std::uint32_t last_handler_ = 0;  // index of the handler of the last timer (a lookup hint)
@@ -171,6 +179,7 @@ class Simulator {
   std::vector<double> old_rates_;
   std::vector<ResourceId> candidates_;  // the component's resources that a round of the fill can pick
   std::vector<double> share_;           // per candidate: max(0, remaining) / unfixed (infinite once all are fixed)
+  std::vector<double> remaining_;       // per candidate: capacity not yet given to fixed flows
   std::vector<std::pair<double, std::uint32_t>> cap_order_;  // finite caps with their component position, sorted
 };
 
