@@ -40,15 +40,26 @@ void EventQueue::heap_push(const Event& e, Key k) {
 void EventQueue::heap_pop_front() {
   const Node last = heap_.back();
   heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) {
+  if (heap_.empty()) {
     front_key_[kHeap] = kNoKey;
     return;
   }
-  // The hole left by the root moves down along the smallest children until `last` fits.
+  sift_down(0, last);  // the hole left by the root
+  front_key_[kHeap] = heap_.front().key;
+}
+
+void EventQueue::heapify() {
+  const std::size_t n = heap_.size();
+  for (std::size_t i = n > 1 ? (n - 2) / kArity + 1 : 0; i-- > 0;) sift_down(i, heap_[i]);
+  front_key_[kHeap] = n > 0 ? heap_.front().key : kNoKey;
+}
+
+void EventQueue::sift_down(std::size_t i, const Node& node) {
+  // The hole at i moves down along the smallest children until `node` fits.
+  const Node last = node;
+  const std::size_t n = heap_.size();
   const Key lk = last.key;
   Node* const h = heap_.data();
-  std::size_t i = 0;
   for (;;) {
     const std::size_t first = i * kArity + 1;
     std::size_t best;
@@ -67,7 +78,6 @@ void EventQueue::heap_pop_front() {
     i = best;
   }
   h[i] = last;
-  front_key_[kHeap] = h[0].key;
 }
 
 }  // namespace vgsim

@@ -101,6 +101,7 @@ void Simulator::activate(FlowId f) {
   if (fl.remaining <= 0.0 || (fl.hops == 0 && std::isinf(fl.max_rate))) {
     // Nothing to share: completes as soon as its latency is over.
     fl.rate = 0.0;
+    fl.finish_queued = true;
     queue_.push(now_, kFlowFinish, f, fl.version);
     return;
   }
@@ -132,6 +133,23 @@ void Simulator::schedule_finish(FlowId f) {
   Flow& fl = flows_[f];
   ++fl.version;
   queue_.push(now_ + transfer_time(fl.remaining, Bandwidth{fl.rate}), kFlowFinish, f, fl.version);
+  if (!fl.finish_queued) {
+    fl.finish_queued = true;
+    return;
+  }
+  // The flow's previous finish event is now stale. When stale events are most of the queue (many flows re-rated at
+  // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
+  // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
+  // would have when popped.
+  if (++stale_queued_ > 4096 && stale_queued_ > queue_.size() / 2) {
+    const std::size_t removed = queue_.remove_if([this](const Event& e) {
+      if (e.kind != kFlowFinish) return false;
+      const Flow& g = flows_[e.a];
+      return !(g.in_use && g.active && g.version == e.b);
+    });
+    events_processed_ += removed;
+    stale_queued_ -= removed;
+  }
 }
 
 void Simulator::rerate_alone(FlowId f, FlowId fresh) {
@@ -456,7 +474,10 @@ void Simulator::run(Time until) {
         if (flows_[e.a].in_use && flows_[e.a].version == e.b && !flows_[e.a].active) activate(e.a);
         break;
       case kFlowFinish:
-        if (flows_[e.a].in_use && flows_[e.a].active && flows_[e.a].version == e.b) finish(e.a);
+        if (flows_[e.a].in_use && flows_[e.a].active && flows_[e.a].version == e.b)
+          finish(e.a);
+        else
+          --stale_queued_;
         break;
     }
   }

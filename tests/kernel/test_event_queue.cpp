@@ -119,3 +119,56 @@ TEST_CASE("many interleaved runs and a deep heap pop in exact (time, sequence) o
   CHECK(popped == seq);
   CHECK(mismatches == 0);
 }
+
+TEST_CASE("remove_if drops the matching events and keeps the others' exact order") {
+  // Lanes and heap both filled (as above), then every 2,000 rounds the events whose payload has a chosen residue
+  // are removed: the queue must report how many matched, and pop the rest in (time, sequence) order.
+  EventQueue q;
+  std::uint64_t state = 42;
+  auto rnd = [&](std::uint64_t mod) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % mod;
+  };
+  std::vector<std::pair<std::int64_t, std::uint64_t>> live;
+  std::int64_t now = 0;
+  std::uint64_t seq = 0;
+  std::size_t mismatches = 0, removed = 0;
+  for (int round = 0; round < 40000; ++round) {
+    for (int i = 0, n = static_cast<int>(rnd(3)); i < n; ++i) {
+      const std::uint64_t kind = rnd(16);
+      const std::int64_t at =
+          kind < 12 ? now + 700 * static_cast<std::int64_t>(kind + 1) : now + static_cast<std::int64_t>(rnd(50000));
+      q.push(Time{at}, 0, 0, seq);
+      live.emplace_back(at, seq++);
+    }
+    if (!q.empty() && rnd(2) == 0) {
+      const auto it = std::min_element(live.begin(), live.end());
+      const Event e = q.pop();
+      if (e.at.ps != it->first || e.b != it->second) ++mismatches;
+      now = e.at.ps;
+      live.erase(it);
+    }
+    if (round % 2000 == 1999) {
+      const std::uint64_t residue = rnd(3);
+      const std::size_t expected = static_cast<std::size_t>(
+          std::count_if(live.begin(), live.end(), [&](const auto& x) { return x.second % 3 == residue; }));
+      const std::size_t size_before = q.size();
+      const std::size_t n = q.remove_if([&](const Event& e) { return e.b % 3 == residue; });
+      REQUIRE(n == expected);
+      REQUIRE(q.size() == size_before - n);
+      live.erase(std::remove_if(live.begin(), live.end(), [&](const auto& x) { return x.second % 3 == residue; }),
+                 live.end());
+      removed += n;
+      if (!q.empty()) REQUIRE(q.top_time().ps == std::min_element(live.begin(), live.end())->first);
+    }
+  }
+  while (!q.empty()) {
+    const auto it = std::min_element(live.begin(), live.end());
+    const Event e = q.pop();
+    if (e.at.ps != it->first || e.b != it->second) ++mismatches;
+    live.erase(it);
+  }
+  CHECK(live.empty());
+  CHECK(removed > 1000);  // the removals really happened (about a third of ~200 queued events, 19 times)
+  CHECK(mismatches == 0);
+}

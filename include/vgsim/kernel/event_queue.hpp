@@ -38,6 +38,11 @@ class EventQueue {
   Time top_time() const { return time_of(front_key_[min_src_]); }
   inline Event pop();  // precondition: !empty()
   std::uint64_t pushed() const { return seq_; }
+  // Removes every queued event for which stale(event) holds and returns how many went; the others keep their keys,
+  // so they pop in the same order as before. O(size): for an owner whose events go out of date in bulk (a flow's
+  // finish event is replaced whenever its rate changes), so that dead entries do not fill the heap.
+  template <class Stale>
+  std::size_t remove_if(Stale stale);
 
   // (time, sequence) as one unsigned 128-bit integer in the same order (the sign bit of the time is flipped).
   using Key = unsigned __int128;
@@ -73,8 +78,10 @@ class EventQueue {
     std::uint64_t b;
   };
   void heap_push(const Event& e, Key k);
-  void heap_pop_front();  // removes the heap's root and updates its front key
-  void find_min() {       // sets min_src_ to the structure holding the smallest front key
+  void heap_pop_front();                            // removes the heap's root and updates its front key
+  void sift_down(std::size_t i, const Node& node);  // places `node` in the hole at i or below
+  void heapify();                                   // restores the heap order of heap_ (Floyd), sets its front key
+  void find_min() {                                 // sets min_src_ to the structure holding the smallest front key
     std::size_t src = kHeap;
     Key best = front_key_[kHeap];
     for (std::size_t l = 0; l < kLanes; ++l) {
@@ -156,6 +163,37 @@ inline Event EventQueue::pop() {
   --size_;
   find_min();
   return e;
+}
+
+template <class Stale>
+std::size_t EventQueue::remove_if(Stale stale) {
+  std::size_t removed = 0;
+  for (std::size_t l = 0; l < kLanes; ++l) {  // filter each lane in place, in its order
+    Lane& lane = lanes_[l];
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < lane.count; ++i) {
+      const Event& e = lane.buf[(lane.head + i) & lane.mask];
+      if (!stale(e)) lane.buf[(lane.head + kept++) & lane.mask] = e;
+    }
+    removed += lane.count - kept;
+    lane.count = kept;
+    if (kept == 0) {
+      front_key_[l] = kNoKey;
+      back_ps_[l] = kEmptyBack;
+    } else {
+      front_key_[l] = key_of(lane.front().at, lane.front().seq);
+      back_ps_[l] = lane.buf[(lane.head + kept - 1) & lane.mask].at.ps;
+    }
+  }
+  std::size_t kept = 0;
+  for (const Node& n : heap_)
+    if (!stale(Event{time_of(n.key), static_cast<std::uint64_t>(n.key), n.kind, n.a, n.b})) heap_[kept++] = n;
+  removed += heap_.size() - kept;
+  heap_.resize(kept);
+  heapify();
+  size_ -= removed;
+  find_min();
+  return removed;
 }
 
 }  // namespace vgsim

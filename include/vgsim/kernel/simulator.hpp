@@ -115,7 +115,9 @@ class Simulator {
     bool active = false;
     bool fixed = false;
     bool in_use = false;
+    bool finish_queued = false;  // a finish event of it is in the queue (earlier ones are stale)
   };
+  static_assert(sizeof(Resource) == 64 && sizeof(Flow) == 64, "one cache line per record");
   // What only a flow's start and completion read.
   struct FlowPayload {
     double bytes = 0.0;
@@ -168,8 +170,9 @@ class Simulator {
   std::vector<FlowPayload> payloads_;  // per flow slot
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
-  std::uint32_t last_handler_ = 0;  // index of the handler of the last timer (a lookup hint)
-  std::uint64_t events_processed_ = 0;
+  std::uint32_t last_handler_ = 0;      // index of the handler of the last timer (a lookup hint)
+  std::uint64_t events_processed_ = 0;  // popped events, plus stale ones removed from the queue before their time
+  std::size_t stale_queued_ = 0;        // superseded finish events still in the queue
   std::uint64_t flows_completed_ = 0;
   std::size_t active_flow_count_ = 0;
   std::uint32_t epoch_ = 0;
