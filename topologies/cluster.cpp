@@ -682,15 +682,17 @@ const std::vector<GpuInfo>& Cluster::gpus() const { return impl_->gpus; }
 const std::vector<NicInfo>& Cluster::nics() const { return impl_->nics; }
 const GpuModel& Cluster::gpu_model(std::uint32_t gpu) const { return impl_->gpu_models.at(gpu); }
 
+// Linear scans: only tests and tools look names up, and an index of every resource name cost a 100,000-GPU cluster
+// about a million map entries at load time.
 std::optional<std::uint32_t> Cluster::find_gpu(const std::string& n) const {
-  auto it = impl_->gpu_by_name.find(n);
-  if (it == impl_->gpu_by_name.end()) return std::nullopt;
-  return it->second;
+  for (std::uint32_t i = 0; i < impl_->gpus.size(); ++i)
+    if (impl_->gpus[i].name == n) return i;
+  return std::nullopt;
 }
 std::optional<std::uint32_t> Cluster::find_resource(const std::string& n) const {
-  auto it = impl_->res_by_name.find(n);
-  if (it == impl_->res_by_name.end()) return std::nullopt;
-  return it->second;
+  for (std::uint32_t i = 0; i < impl_->resources.size(); ++i)
+    if (impl_->resources[i].name == n) return i;
+  return std::nullopt;
 }
 
 std::optional<std::uint32_t> Cluster::nic_of(std::uint32_t gpu) const {
@@ -858,8 +860,6 @@ Cluster Cluster::from_json(const Json& j, const std::string& file, const Catalog
   r.finish();
 
   detail::build_virtualization(m, cat);
-  for (std::uint32_t i = 0; i < m.gpus.size(); ++i) m.gpu_by_name.emplace(m.gpus[i].name, i);
-  for (std::uint32_t i = 0; i < m.resources.size(); ++i) m.res_by_name.emplace(m.resources[i].name, i);
   return Cluster(std::move(impl));
 }
 

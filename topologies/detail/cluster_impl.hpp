@@ -106,7 +106,6 @@ struct Cluster::Impl {
   std::vector<GpuInfo> gpus;
   std::vector<NicInfo> nics;
   std::vector<ResourceInfo> resources;
-  std::unordered_map<std::string, std::uint32_t> gpu_by_name, res_by_name;
   std::vector<GpuModel> gpu_models;  // per GPU (copies, so the cluster does not depend on the catalog's lifetime)
   // Fabric.
   bool leaf_spine = false;
