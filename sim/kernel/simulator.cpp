@@ -141,12 +141,9 @@ void Simulator::schedule_finish(FlowId f) {
   // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
   // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
   // would have when popped.
-  if (++stale_queued_ > 4096 && stale_queued_ > queue_.size() / 2) {
-    const std::size_t removed = queue_.remove_if([this](const Event& e) {
-      if (e.kind != kFlowFinish) return false;
-      const Flow& g = flows_[e.a];
-      return !(g.in_use && g.active && g.version == e.b);
-    });
+  if (++stale_queued_ > kStaleRemovalMin && stale_queued_ > queue_.size() / 2) {
+    const std::size_t removed =
+        queue_.remove_if([this](const Event& e) { return e.kind == kFlowFinish && !finish_is_live(e.a, e.b); });
     events_processed_ += removed;
     stale_queued_ -= removed;
   }
@@ -474,7 +471,7 @@ void Simulator::run(Time until) {
         if (flows_[e.a].in_use && flows_[e.a].version == e.b && !flows_[e.a].active) activate(e.a);
         break;
       case kFlowFinish:
-        if (flows_[e.a].in_use && flows_[e.a].active && flows_[e.a].version == e.b)
+        if (finish_is_live(e.a, e.b))
           finish(e.a);
         else
           --stale_queued_;

@@ -122,10 +122,11 @@ struct Arrivals : EventHandler {
 }  // namespace
 
 TEST_CASE("processor sharing with hundreds of flows on one link, through the removal of stale finish events") {
-  // 300 flows of 1 MB arrive 1 us apart on a 1 GB/s link: every arrival and every departure changes the rate of all
-  // the others, so each makes up to 299 finish events stale (about 90,000 in all, far above the 4,096 at which the
-  // engine starts removing them from the queue in bulk). Expectation: processor sharing, computed here step by step
-  // in long double: between two events each of the n active flows moves C/n; flows leave in arrival order.
+  // 300 flows of 1 MB arrive 1 us apart on a 1 GB/s link. A flow alone would need 1 ms, so none leaves before the
+  // last arrives (299 us): arrival k changes the rate of the k flows before it and makes their finish events stale,
+  // 0 + 1 + ... + 299 = 44,850 stale events from arrivals alone (as many again from departures), far above the 4,096
+  // at which the engine removes them from the queue in bulk. Expectation: processor sharing, computed here step by
+  // step in long double: between two events each of the n active flows moves C/n; flows leave in arrival order.
   const int n = 300;
   const long double C = 1e9L, B = 1e6L, gap = 1e-6L;
   std::vector<long double> expect(n), left(n, B);

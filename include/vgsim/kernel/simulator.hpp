@@ -145,6 +145,11 @@ class Simulator {
   // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
   void fill();
   void schedule_finish(FlowId f);
+  // Whether a finish event (flow slot, version) is the flow's current one; the others are stale.
+  bool finish_is_live(FlowId f, std::uint64_t version) const {
+    const Flow& fl = flows_[f];
+    return fl.in_use && fl.active && fl.version == version;
+  }
   // The component is the single flow f: brings its progress up to now and gives it min(cap, route capacities).
   void rerate_alone(FlowId f, FlowId fresh);
   // When every flow on the seed resources takes one route array (the same pointer) and each resource of that route
@@ -161,6 +166,10 @@ class Simulator {
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
   static constexpr ResourceId kNoResource = std::numeric_limits<ResourceId>::max();
   static constexpr std::uint32_t kNoCandidate = std::numeric_limits<std::uint32_t>::max();
+  // Stale finish events are removed in bulk only above this many (and when they are most of the queue), so a small
+  // queue is never rescanned. An engineering threshold, not a model parameter: it changes speed only, never a result
+  // (the live events keep their order); chosen, not tuned (no other value was measured).
+  static constexpr std::size_t kStaleRemovalMin = 4096;
 
   EventQueue queue_;
   Time now_{0};
