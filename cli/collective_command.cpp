@@ -303,7 +303,7 @@ void run(const CollectiveArgs& a) {
   const RowContext context{a, comm, op, redop, tsize, per_rank_count, nodes, gpn, profile, cluster, planned};
   const std::vector<sim::NcclTestsRow> rows = print_rows(context, sizes, header);
   if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
-  if (!a.dump_schedule.empty() && !sizes.empty()) {  // the largest size's step schedule, streamed rings stored
+  if (!a.dump_schedule.empty() && !sizes.empty()) {  // the largest size's step schedule, streamed ones stored
     const sim::CallPlan plan = comm_for(context, sizes.back()).plan(op, sizes.back(), a.root);
     const coll::CollectiveSchedule stored =
         plan.schedule->streamed ? coll::materialize(*plan.schedule, a.max_transfers) : coll::CollectiveSchedule{};
@@ -347,7 +347,7 @@ void add_collective_command(CLI::App& app) {
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
   c->add_option("--dump-schedule", args->dump_schedule,
                 "write the largest size's step schedule (transfers, dependencies) as JSON to this file (the first "
-                "1,000,000 transfers; rings are stored for it)");
+                "1,000,000 transfers; streamed rings and trees are stored for it)");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
   c->add_option("--library", args->library, "nccl (GPUs) or mpi (Open MPI on CPU buffers, OSU output)")
       ->check(CLI::IsMember({"nccl", "mpi"}))

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "ring_run.hpp"
+#include "tree_run.hpp"
 
 namespace vgsim::sim {
 
@@ -23,8 +24,11 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
     throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
   if (!(costs_.switch_efficiency > 0.0 && costs_.switch_efficiency <= 1.0))
     throw std::invalid_argument("CollectiveRun: switch efficiency must be in (0, 1]");
-  if (schedule.streamed) {  // a ring generated as it runs (ring_run.hpp): no step DAG to build
-    ring_ = std::make_unique<RingRun>(schedule, channel_gpus_, costs_, fabric_);
+  if (schedule.streamed) {  // a ring or tree generated as it runs (streamed_run.hpp): no step DAG to build
+    if (coll::tree_streamable(schedule))
+      stream_ = std::make_unique<TreeRun>(schedule, channel_gpus_, costs_, fabric_);
+    else
+      stream_ = std::make_unique<RingRun>(schedule, channel_gpus_, costs_, fabric_);
     return;
   }
   // Memory per transfer is what limits the rank count (a 1,024-rank ring has millions of transfers), so the
@@ -97,7 +101,7 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
 
 CollectiveRun::~CollectiveRun() = default;
 
-std::uint64_t CollectiveRun::transfers() const { return ring_ ? ring_->transfers() : schedule_.transfers.size(); }
+std::uint64_t CollectiveRun::transfers() const { return stream_ ? stream_->transfers() : schedule_.transfers.size(); }
 
 const Route& CollectiveRun::route_of(std::uint32_t t) const { return *routes_[route_index_[t]]; }
 
@@ -112,9 +116,9 @@ constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; ever
 void CollectiveRun::start_at(Time at, std::function<void(Time)> on_done) {
   on_done_ = std::move(on_done);
   start_time_ = at;
-  if (ring_) {
+  if (stream_) {
     remaining_ = 1;
-    ring_->start_at(at + costs_.base_latency + costs_.launch_overhead, [this](Time finish) {
+    stream_->start_at(at + costs_.base_latency + costs_.launch_overhead, [this](Time finish) {
       remaining_ = 0;
       finish_time_ = finish;
       if (on_done_) on_done_(finish_time_);

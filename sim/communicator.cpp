@@ -318,7 +318,7 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
 
   coll::GenOptions gen;
   gen.max_transfers = options_.max_transfers;
-  gen.stream_rings = options_.stream_rings;
+  gen.steps = options_.steps;
   gen.channels = channels;
   gen.root = root;
   if (op == coll::Op::AllToAll) {

@@ -1,10 +1,8 @@
 // The engine side of a streamed ring (coll::RingStream): per (channel, ring position) a cursor instead of a stored
 // step DAG, so memory is O(ranks x channels) and a step exists only once its dependencies have resolved. Private to
 // sim/: CollectiveRun runs a streamed schedule through it.
-// Invariant (tested against the materialized DAG in tests/sim/test_ring_run.cpp): the same flows start and finish
-// in the same order at the same picosecond as CollectiveRun on the materialized schedule. That holds because a
-// transfer launches at the event that resolves its last dependency, and the dependents one event resolves launch in
-// ascending transfer index, exactly as the DAG executor releases them.
+// Invariant (streamed_run.hpp; tested against the materialized DAG in tests/sim/test_ring_run.cpp): the same flows
+// start and finish in the same order at the same picosecond as CollectiveRun on the materialized schedule.
 // Cursor state per connection (ch, p): how many of its sends have left (they leave in order: each waits for the
 // previous one, dependency (b)) and which have been delivered (latencies differ by bytes, so deliveries may
 // overtake: a base plus a 64-step window bitmask).
@@ -14,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "streamed_run.hpp"
 #include "vgsim/kernel/simulator.hpp"
 #include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/fabric.hpp"
@@ -21,15 +20,14 @@
 
 namespace vgsim::sim {
 
-class RingRun : public FlowObserver, public EventHandler {
+class RingRun : public StreamedRun {
  public:
   // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
   RingRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
           const StepCosts& costs, Fabric& fabric);
 
-  std::uint64_t transfers() const { return stream_.count(); }
-  // Schedules the first steps at `at` (the caller has added the base latency); `on_done` runs at the last delivery.
-  void start_at(Time at, std::function<void(Time)> on_done);
+  std::uint64_t transfers() const override { return stream_.count(); }
+  void start_at(Time at, std::function<void(Time)> on_done) override;
 
   void on_flow_done(Simulator& sim, std::uint64_t tag) override;
   void on_event(Simulator& sim, std::uint64_t tag) override;

@@ -64,7 +64,7 @@ void max_min(std::vector<Connection>& conns, const Simulator& sim) {
 }  // namespace
 
 AnalyticalCollective analytical_collective(const Communicator& comm, const CallPlan& plan, Fabric& fabric) {
-  // A streamed ring is materialized here: this fidelity sums bytes per connection over the stored transfers.
+  // A streamed ring or tree is materialized here: this fidelity sums bytes per connection over the stored transfers.
   const coll::CollectiveSchedule stored = plan.schedule->streamed
                                               ? coll::materialize(*plan.schedule, comm.options().max_transfers)
                                               : coll::CollectiveSchedule{};

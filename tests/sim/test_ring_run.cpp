@@ -29,7 +29,7 @@ sim::CollectiveResult run(const topo::Cluster& cl, const Case& c, coll::Op op, B
   opt.proto = c.proto;
   if (c.channels) opt.channels = c.channels;
   if (c.gdr) opt.path.gdr_level = topo::PathType::SYS;
-  opt.stream_rings = stream;
+  opt.steps = stream ? coll::StepStorage::Streamed : coll::StepStorage::Stored;
   sim::Communicator comm(cl, sim::place_ranks(cl, c.nodes, c.gpus), opt);
   return sim::simulate_collective(comm, op, size);
 }
@@ -77,7 +77,7 @@ TEST_CASE("two streamed rings contending for a NIC finish as their DAGs do") {
     opt.algo = coll::Algo::Ring;
     opt.proto = coll::Proto::Simple;
     opt.channels = 2;
-    opt.stream_rings = stream;
+    opt.steps = stream ? coll::StepStorage::Streamed : coll::StepStorage::Stored;
     sim::Communicator a(cl, sim::place_ranks(cl, 4, 1), opt);
     sim::Communicator b(cl, sim::place_ranks(cl, 4, 2), opt);  // shares GPU 0 and the NIC of every host with a
     const sim::CallPlan pa = a.plan(coll::Op::AllReduce, 20 * MiB), pb = b.plan(coll::Op::AllGather, 9 * MiB + 3);
@@ -103,7 +103,7 @@ TEST_CASE("a streamed ring header materializes to the generated schedule; the tr
   const Bytes size = 7 * MiB + 11;
   const coll::CollectiveSchedule stored =
       coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o);
-  o.stream_rings = true;
+  o.steps = coll::StepStorage::Streamed;
   const coll::CollectiveSchedule header =
       coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o);
   REQUIRE(header.streamed);
@@ -123,7 +123,7 @@ TEST_CASE("a streamed ring header materializes to the generated schedule; the tr
   CHECK_THROWS_WITH(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o),
                     Catch::Contains("streamed") && Catch::Contains("--max-transfers"));
   CHECK_THROWS_AS(coll::materialize(header, 10), InputError);
-  o.stream_rings = false;
+  o.steps = coll::StepStorage::Stored;
   CHECK_THROWS_WITH(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 5, 1, size, o),
                     Catch::Contains("MiB") && Catch::Contains("--max-transfers"));
 }

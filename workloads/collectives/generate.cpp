@@ -1,11 +1,13 @@
-// Generator dispatch (through the algorithm registry), NCCL's default chunk/slot geometry and the shared argument
-// checks (see generators.hpp).
+// Generator dispatch (through the algorithm registry), materializing a streamed header, NCCL's default chunk/slot
+// geometry and the shared argument checks (see generators.hpp).
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "builder.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
+#include "vgsim/workloads/collectives/ring_stream.hpp"
+#include "vgsim/workloads/collectives/tree_stream.hpp"
 
 namespace vgsim::coll {
 
@@ -115,6 +117,22 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
   return order;
 }
 }  // namespace detail
+
+CollectiveSchedule materialize(const CollectiveSchedule& header, std::uint64_t max_transfers) {
+  if (!header.streamed) throw std::invalid_argument("materialize: the schedule is not streamed");
+  CollectiveSchedule s = header;
+  s.streamed = false;
+  GenOptions o;
+  o.max_transfers = max_transfers;
+  if (tree_streamable(header)) {
+    detail::check_transfers(TreeStream(header).count(), o, "tree allreduce");
+    detail::materialize_tree(s);
+  } else {
+    detail::check_transfers(RingStream(header).count(), o, std::string("ring ") + to_string(header.op));
+    detail::materialize_ring(s);
+  }
+  return s;
+}
 
 CollectiveSchedule generate(Op op, Algo algo, Proto proto, std::uint32_t ranks, std::uint32_t ppn, Bytes size,
                             const GenOptions& o) {

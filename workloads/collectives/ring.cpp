@@ -1,7 +1,7 @@
 // Ring allreduce (reduce-scatter then allgather, 2(n-1) steps), ring allgather and ring reduce-scatter (n-1 steps).
 // At step j of a loop, ring position p sends block (p - j) mod n to position p+1 (NCCL's ring prims). The transfers,
 // their bytes and dependencies are RingStream's arithmetic (ring_stream.hpp); this file either returns the header
-// alone (GenOptions::stream_rings: the engine streams the steps) or materializes every transfer in RingStream's
+// alone (GenOptions::steps: the engine streams the steps) or materializes every transfer in RingStream's
 // index order, (g * channels + ch) * n + p, a topological order (every dependency points to step g-1 or earlier).
 #include <utility>
 
@@ -48,7 +48,7 @@ bool ring_streamable(const CollectiveSchedule& s) {
   return s.algo == Algo::Ring && (s.op == Op::AllReduce || s.op == Op::AllGather || s.op == Op::ReduceScatter);
 }
 
-namespace {
+namespace detail {
 void materialize_ring(CollectiveSchedule& s) {
   const RingStream rs(s);
   const std::uint64_t total = rs.count();
@@ -80,7 +80,9 @@ void materialize_ring(CollectiveSchedule& s) {
       }
   }
 }
+}  // namespace detail
 
+namespace {
 CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
                                const GenOptions& o) {
   CollectiveSchedule s;
@@ -89,26 +91,16 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   s.loops = part.loops;
   if (ring_steps(op, n) == 0) return s;  // one rank: nothing moves
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.channels * n;
-  detail::check_transfers(total, o, std::string("ring ") + to_string(op), !o.stream_rings);
-  if (o.stream_rings) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
+  const bool stream = o.steps != StepStorage::Stored;
+  detail::check_transfers(total, o, std::string("ring ") + to_string(op), !stream);
+  if (stream) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
     s.streamed = true;
     return s;
   }
-  materialize_ring(s);
+  detail::materialize_ring(s);
   return s;
 }
 }  // namespace
-
-CollectiveSchedule materialize(const CollectiveSchedule& header, std::uint64_t max_transfers) {
-  if (!header.streamed) throw std::invalid_argument("materialize: the schedule is not streamed");
-  CollectiveSchedule s = header;
-  s.streamed = false;
-  GenOptions o;
-  o.max_transfers = max_transfers;
-  detail::check_transfers(RingStream(header).count(), o, std::string("ring ") + to_string(header.op));
-  materialize_ring(s);
-  return s;
-}
 
 CollectiveSchedule ring_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
   return ring_common(Op::AllReduce, n, ppn, size, proto, o);

@@ -15,7 +15,8 @@ nlohmann::ordered_json endpoint(std::uint32_t rank) {
 }  // namespace
 
 std::string to_json(const CollectiveSchedule& streamed_or_stored, std::size_t max_transfers, int indent) {
-  // A streamed ring is dumped with its transfers (materialized here; the dump is for inspection and small cases).
+  // A streamed ring or tree is dumped with its transfers (materialized here; the dump is for inspection and small
+  // cases).
   const CollectiveSchedule stored =
       streamed_or_stored.streamed ? materialize(streamed_or_stored) : CollectiveSchedule{};
   const CollectiveSchedule& s = streamed_or_stored.streamed ? stored : streamed_or_stored;

@@ -2,11 +2,14 @@
 // through each node's GPUs, reduce up then broadcast down, pipelined in chunks. Channels [0, c/2) use tree 0 and
 // [c/2, c) tree 1 (NCCL's connectTrees duplicates the channels, one copy per tree); c = 1 uses tree 0 only.
 // Layout per (loop, channel): the n-1 up-sends by decreasing depth, then the n-1 down-sends by increasing depth of
-// the receiver, so every dependency (generators.hpp rule) points backwards.
+// the receiver, so every dependency (generators.hpp rule) points backwards. The transfers and their dependencies
+// are TreeStream's arithmetic (tree_stream.hpp): this file returns the header alone (GenOptions::steps: the
+// engine streams the steps) or materializes every transfer in index order.
 #include <algorithm>
 #include <numeric>
 
 #include "builder.hpp"
+#include "vgsim/workloads/collectives/tree_stream.hpp"
 
 namespace vgsim::coll {
 
@@ -97,6 +100,109 @@ RankTree rank_tree(std::uint32_t ranks, std::uint32_t ppn, int which) {
   return t;
 }
 
+TreeStream::TreeStream(const CollectiveSchedule& header) : n_(header.ranks), c_(header.channels), slots_(header.slots) {
+  if (!tree_streamable(header)) throw std::invalid_argument("TreeStream: not a tree allreduce");
+  if (n_ == 0 || c_ == 0 || header.ranks_per_node == 0 || n_ % header.ranks_per_node != 0 || slots_ < 2)
+    throw std::invalid_argument("TreeStream: header without ranks, ranks per node, channels or slots");
+  const detail::Partition part(header.size, header.chunk_bytes, c_);
+  loops_ = part.loops;
+  chunk_ = part.chunk;
+  last_base_ = part.last_base;
+  last_extra_ = part.last_extra;
+  per_ = 2ull * (n_ - 1);
+  for (int w = 0; w < 2; ++w) {
+    const RankTree t = rank_tree(n_, header.ranks_per_node, w);
+    detail::TreeOrder o = detail::tree_order(t.depth, t.root);
+    Tree& x = trees_[w];
+    x.root = t.root;
+    x.nodes.resize(n_);
+    for (std::uint32_t r = 0; r < n_; ++r) {
+      Node& node = x.nodes[r];
+      node.parent = t.parent[r] < 0 ? kNoRank : static_cast<std::uint32_t>(t.parent[r]);
+      node.up_pos = o.up_pos[r];
+      node.down_pos = o.down_pos[r];
+      node.child_begin = static_cast<std::uint32_t>(x.children.size());
+      node.child_count = static_cast<std::uint32_t>(t.children[r].size());
+      x.children.insert(x.children.end(), t.children[r].begin(), t.children[r].end());
+    }
+    x.root_first = n_ > 1 ? x.children[x.nodes[x.root].child_begin] : kNoRank;
+    x.up_order = std::move(o.up_order);
+    x.down_order = std::move(o.down_order);
+  }
+}
+
+TreeStream::Step TreeStream::step(std::uint64_t index) const {
+  const std::uint64_t rest = index / per_, pos = index % per_;
+  Step s;
+  s.ch = static_cast<std::uint32_t>(rest % c_);
+  s.l = static_cast<std::uint32_t>(rest / c_);
+  const Tree& t = tree(s.ch);
+  s.dir = pos < n_ - 1 ? kUp : kDown;
+  s.r = s.dir == kUp ? t.up_order[pos] : t.down_order[pos - (n_ - 1)];
+  return s;
+}
+
+Bytes TreeStream::bytes(std::uint32_t l, std::uint32_t ch) const {
+  if (l + 1 < loops_) return chunk_;
+  return last_base_ + (ch < last_extra_ ? 1 : 0);
+}
+
+Transfer TreeStream::transfer(const Step& s) const {
+  Transfer x;
+  x.src = sender(s);
+  x.dst = receiver(s);
+  x.channel = s.ch;
+  x.step = s.dir;
+  x.bytes = bytes(s.l, s.ch);
+  return x;
+}
+
+std::uint32_t TreeStream::dependencies(const Step& s, Step* out) const {
+  std::uint32_t k = 0;
+  each_dependency(s, [&](const Step& d, bool) {
+    out[k++] = d;
+    return true;
+  });
+  return k;
+}
+
+std::uint32_t TreeStream::dependents(const Step& s, bool delivered, Step* out) const {
+  std::uint32_t k = 0;
+  each_dependent(s, delivered, [&](const Step& d) { out[k++] = d; });
+  return k;
+}
+
+std::vector<TreeStream::Step> TreeStream::sources() const {
+  std::vector<Step> out;
+  if (count() == 0) return out;
+  for (std::uint32_t ch = 0; ch < c_; ++ch) {
+    const Tree& t = tree(ch);
+    for (std::uint32_t r : t.up_order)
+      if (t.nodes[r].child_count == 0) out.push_back(Step{0, ch, kUp, r});
+  }
+  return out;
+}
+
+bool tree_streamable(const CollectiveSchedule& s) { return s.algo == Algo::Tree && s.op == Op::AllReduce; }
+
+namespace detail {
+void materialize_tree(CollectiveSchedule& s) {
+  const TreeStream ts(s);
+  const std::uint64_t total = ts.count();
+  Appender app(s, total, total * 4);
+  std::vector<std::uint64_t> deps;
+  TreeStream::Step d[TreeStream::kMaxEdges];
+  for (std::uint64_t i = 0; i < total; ++i) {
+    const TreeStream::Step st = ts.step(i);
+    const std::uint32_t k = ts.dependencies(st, d);
+    deps.clear();
+    for (std::uint32_t j = 0; j < k; ++j) deps.push_back(ts.index(d[j]));
+    const Transfer x = ts.transfer(st);
+    app.add_list(x.src, x.dst, x.channel, x.step, x.bytes, deps);
+  }
+}
+}  // namespace detail
+
 CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto, const GenOptions& o) {
   CollectiveSchedule s;
   detail::check_and_init(s, Op::AllReduce, Algo::Tree, proto, n, ppn, size, o);
@@ -106,50 +212,14 @@ CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
   const detail::Partition part(size, s.chunk_bytes, c);
   s.loops = part.loops;
   if (n <= 1) return s;
-  struct Layout : detail::TreeOrder {
-    RankTree t;
-  };
-  Layout lay[2];
-  for (int w = 0; w < 2; ++w) {
-    lay[w].t = rank_tree(n, ppn, w);
-    static_cast<detail::TreeOrder&>(lay[w]) = detail::tree_order(lay[w].t.depth, lay[w].t.root);
+  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * 2ull * (n - 1);
+  const bool stream = o.steps == StepStorage::Streamed || (o.steps == StepStorage::Auto && total >= kTreeStreamMin);
+  detail::check_transfers(total, o, "tree allreduce", !stream);
+  if (stream) {  // the engine generates the steps as it runs (sim/tree_run): memory O(ranks x channels)
+    s.streamed = true;
+    return s;
   }
-  const std::uint64_t per = 2ull * (n - 1);
-  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * per;
-  detail::check_transfers(total, o, "tree allreduce");
-  detail::Appender app(s, total, total * 4);
-  constexpr std::uint64_t kNone = detail::Appender::kNone;
-  const std::uint32_t slots = s.slots;
-  std::vector<std::uint64_t> deps;
-  for (std::uint32_t l = 0; l < part.loops; ++l)
-    for (std::uint32_t ch = 0; ch < c; ++ch) {
-      const Layout& L = lay[(c == 1 || ch < c / 2) ? 0 : 1];
-      const RankTree& t = L.t;
-      auto U = [&](std::uint64_t loop, std::uint32_t r) { return (loop * c + ch) * per + L.up_pos[r]; };
-      auto D = [&](std::uint64_t loop, std::uint32_t r) { return (loop * c + ch) * per + (n - 1) + L.down_pos[r]; };
-      const Bytes bytes = part.piece(l, ch);
-      for (std::uint32_t r : L.up_order) {  // reduce: r -> parent
-        const auto P = static_cast<std::uint32_t>(t.parent[r]);
-        deps.clear();
-        for (auto k : t.children[r]) deps.push_back(U(l, k));  // (a) all children's partial sums
-        if (l > 0) deps.push_back(U(l - 1, r));                // (b)
-        if (l >= slots)                                        // (c) parent consumed chunk l-slots
-          deps.push_back(P != t.root ? U(l - slots, P) : D(l - slots, t.children[t.root][0]));
-        app.add_list(r, P, ch, 0, bytes, deps);
-      }
-      for (std::uint32_t r : L.down_order) {  // broadcast: parent -> r
-        const auto P = static_cast<std::uint32_t>(t.parent[r]);
-        deps.clear();
-        if (P == t.root)
-          for (auto k : t.children[t.root]) deps.push_back(U(l, k));  // (a) the root's reduction is complete
-        else
-          deps.push_back(D(l, P));               // (a) P received the result
-        if (l > 0) deps.push_back(D(l - 1, r));  // (b)
-        if (l >= slots && !t.children[r].empty()) deps.push_back(D(l - slots, t.children[r][0]));  // (c)
-        app.add_list(P, r, ch, 1, bytes, deps);
-      }
-    }
-  (void)kNone;
+  detail::materialize_tree(s);
   return s;
 }
 

@@ -25,7 +25,7 @@
 
 namespace vgsim::sim {
 
-class RingRun;  // ring_run.hpp (private): the streamed ring executor
+class StreamedRun;  // streamed_run.hpp (private): the streamed ring and tree executors
 
 struct StepCosts {
   double payload_efficiency = 1.0;  // payload bytes / wire bytes (LL 0.5, LL128 120/128, Simple 1)
@@ -115,7 +115,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   std::uint64_t remaining_ = 0;
   Time start_time_{0}, finish_time_{0};
   std::function<void(Time)> on_done_;
-  std::unique_ptr<RingRun> ring_;  // set for a streamed schedule (CollectiveSchedule::streamed); the DAG is unused
+  // Set for a streamed schedule (CollectiveSchedule::streamed: RingRun or TreeRun); the DAG is then unused.
+  std::unique_ptr<StreamedRun> stream_;
 };
 
 }  // namespace vgsim::sim

@@ -14,6 +14,7 @@
 
 #include "vgsim/sim/collective_run.hpp"
 #include "vgsim/topologies/cluster.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
 #include "vgsim/workloads/collectives/schedule.hpp"
 
@@ -37,11 +38,10 @@ struct CommOptions {
   // Resource guard (coll::GenOptions::max_transfers): a call whose schedule needs more step transfers is refused
   // before it is built. 0 = no limit (the library default); the CLI and jobs use kDefaultMaxTransfers.
   std::uint64_t max_transfers = 0;
-  // Rings (allreduce, allgather, reducescatter) are streamed: the engine generates each step as its dependencies
-  // resolve (coll::GenOptions::stream_rings, sim/ring_run), memory O(ranks x channels), same times to the
-  // picosecond as the stored step DAG. false: every schedule is materialized (a test oracle; analytical fidelity
-  // materializes a streamed ring itself).
-  bool stream_rings = true;
+  // Which schedules the engine generates as it runs instead of storing them (coll::StepStorage): by default rings,
+  // and trees too large to store; same times to the picosecond as the stored step DAG either way. Stored: every
+  // schedule is materialized (a test oracle; analytical fidelity materializes a streamed schedule itself).
+  coll::StepStorage steps = coll::StepStorage::Auto;
 };
 
 // The commands' default for CommOptions::max_transfers: 64 Mi transfers, about 4 GiB of schedule and executor state

@@ -2,8 +2,10 @@
 // schedule accounting and the dependency rule.
 #include <catch2/catch.hpp>
 #include <set>
+#include <utility>
 
 #include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/tree_stream.hpp"
 #include "vgsim/workloads/collectives/validate.hpp"
 
 using namespace vgsim;
@@ -109,4 +111,86 @@ TEST_CASE("tree allreduce: 2(n-1) transfers per chunk and channel, every rank ge
   GenOptions odd;
   odd.channels = 3;
   CHECK_THROWS_WITH(tree_allreduce(n, ppn, S, Proto::Simple, odd), Catch::Contains("even"));
+}
+
+TEST_CASE("a streamed tree's dependents are the inverse of its dependencies, staged by dependency_kind") {
+  // Expectation: for every step t of the stored tree allreduce and every dependency d of t (the stored CSR, read
+  // back through TreeStream::index), t is among dependents(d, stage) exactly for the stage dependency_kind(d, t)
+  // gives (Data: delivered), and every dependent listed has d among its stored dependencies: the edge sets are
+  // equal; each_dependency reports the same dependencies with the same kinds. Covers one node (a chain), one GPU per
+  // node (node trees only), odd node counts (tree 1 shifted), even (mirrored), several loops beyond the slots (buffer
+  // edges, at the root too), 1 and 2 and 4 channels.
+  struct Shape {
+    std::uint32_t n, ppn, channels;
+    Proto proto;
+  };
+  const Shape shapes[] = {{2, 1, 1, Proto::Simple}, {2, 2, 2, Proto::LL},  {5, 1, 2, Proto::LL128},
+                          {6, 2, 2, Proto::Simple}, {8, 8, 1, Proto::LL},  {12, 4, 4, Proto::LL},
+                          {9, 3, 2, Proto::Simple}, {16, 1, 2, Proto::LL}, {14, 2, 2, Proto::LL128}};
+  for (const Shape& sh : shapes) {
+    INFO(sh.n << " ranks, " << sh.ppn << " per node, " << sh.channels << " channels, " << to_string(sh.proto));
+    GenOptions o;
+    o.channels = sh.channels;
+    const Bytes size = 11 * sh.channels * default_chunk_bytes(Op::AllReduce, Algo::Tree, sh.proto) + 5;  // 12 loops
+    const CollectiveSchedule s = tree_allreduce(sh.n, sh.ppn, size, sh.proto, o);
+    const TreeStream ts(s);
+    REQUIRE(ts.loops() == 12);
+    REQUIRE(ts.loops() > ts.slots());
+    REQUIRE(ts.count() == s.transfers.size());
+    std::set<std::pair<std::uint64_t, std::uint64_t>> stored[2], streamed[2];  // [delivered] (dep, dependent)
+    TreeStream::Step out[TreeStream::kMaxEdges];
+    for (std::uint64_t t = 0; t < s.transfers.size(); ++t) {
+      const Transfer& x = s.transfers[t];
+      const TreeStream::Step st = ts.step(t);
+      REQUIRE(ts.index(st) == t);
+      const Transfer y = ts.transfer(st);
+      CHECK((y.src == x.src && y.dst == x.dst && y.channel == x.channel && y.bytes == x.bytes));
+      for (std::uint32_t i = 0; i < x.dep_count; ++i) {
+        const std::uint32_t d = s.deps[x.dep_begin + i];
+        stored[dependency_kind(s.transfers[d], x) == DepKind::Data].insert({d, t});
+      }
+      std::set<std::pair<std::uint64_t, bool>> kinds;  // (dependency, data) as the engine's readiness test sees them
+      ts.each_dependency(st, [&](const TreeStream::Step& d, bool data) {
+        kinds.insert({ts.index(d), data});
+        return true;
+      });
+      std::set<std::pair<std::uint64_t, bool>> stored_kinds;
+      for (std::uint32_t i = 0; i < x.dep_count; ++i) {
+        const std::uint32_t d = s.deps[x.dep_begin + i];
+        stored_kinds.insert({d, dependency_kind(s.transfers[d], x) == DepKind::Data});
+      }
+      CHECK(kinds == stored_kinds);
+      for (int stage = 0; stage < 2; ++stage) {
+        const std::uint32_t k = ts.dependents(st, stage == 1, out);
+        REQUIRE(k <= TreeStream::kMaxEdges);
+        for (std::uint32_t i = 0; i < k; ++i) streamed[stage].insert({t, ts.index(out[i])});
+      }
+    }
+    CHECK(streamed[0] == stored[0]);
+    CHECK(streamed[1] == stored[1]);
+    CHECK(!stored[0].empty());
+    CHECK(!stored[1].empty());
+  }
+}
+
+TEST_CASE("a streamed tree header materializes to the generated schedule") {
+  // Expectation: materialize(header generated with StepStorage::Streamed) equals generating it stored, transfer for
+  // transfer and dependency for dependency (one definition: TreeStream).
+  GenOptions o;
+  o.channels = 4;
+  const Bytes size = 3 * MiB + 7;
+  const CollectiveSchedule stored = tree_allreduce(24, 8, size, Proto::LL, o);
+  o.steps = StepStorage::Streamed;
+  const CollectiveSchedule header = tree_allreduce(24, 8, size, Proto::LL, o);
+  REQUIRE(header.streamed);
+  REQUIRE(header.transfers.empty());
+  const CollectiveSchedule again = materialize(header);
+  REQUIRE(!again.streamed);
+  REQUIRE(again.transfers.size() == stored.transfers.size());
+  CHECK(again.deps == stored.deps);
+  for (std::size_t t = 0; t < stored.transfers.size(); ++t) {
+    const Transfer &a = again.transfers[t], &b = stored.transfers[t];
+    REQUIRE((a.src == b.src && a.dst == b.dst && a.channel == b.channel && a.bytes == b.bytes && a.step == b.step &&
+             a.dep_begin == b.dep_begin && a.dep_count == b.dep_count));
+  }
 }

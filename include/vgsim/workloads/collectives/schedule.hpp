@@ -89,8 +89,9 @@ struct CollectiveSchedule {
       ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv, alltoall)
   std::vector<Transfer> transfers;
   std::vector<std::uint32_t> deps;
-  // true: a ring whose transfers are not stored (GenOptions::stream_rings); the header fields above define them
-  // (RingStream, ring_stream.hpp), the engine generates them as it runs, coll::materialize stores them.
+  // true: a ring or tree allreduce whose transfers are not stored (GenOptions::steps); the header fields
+  // above define them (RingStream, ring_stream.hpp; TreeStream, tree_stream.hpp), the engine generates them as it
+  // runs, coll::materialize stores them.
   bool streamed = false;
 };
 

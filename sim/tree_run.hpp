@@ -1,0 +1,71 @@
+// The engine side of a streamed tree allreduce (coll::TreeStream): per connection (channel, direction, member rank)
+// a cursor instead of a stored step DAG, so memory is O(ranks x channels) and a step exists only once its
+// dependencies have resolved. Private to sim/: CollectiveRun runs a streamed tree through it.
+// Invariant (streamed_run.hpp; tested against the materialized DAG in tests/sim/test_tree_run.cpp): the same flows
+// start and finish in the same order at the same picosecond as CollectiveRun on the materialized schedule.
+// Cursor state per connection: how many of its sends have left (they leave in loop order: each waits for the
+// previous one, dependency (b)) and which have been delivered (latencies differ by bytes, so deliveries may
+// overtake: a base plus a 64-loop window bitmask).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "streamed_run.hpp"
+#include "vgsim/sim/collective_run.hpp"
+#include "vgsim/sim/fabric.hpp"
+#include "vgsim/workloads/collectives/tree_stream.hpp"
+
+namespace vgsim::sim {
+
+class TreeRun : public StreamedRun {
+ public:
+  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
+  TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
+          const StepCosts& costs, Fabric& fabric);
+
+  std::uint64_t transfers() const override { return stream_.count(); }
+  void start_at(Time at, std::function<void(Time)> on_done) override;
+
+  void on_flow_done(Simulator& sim, std::uint64_t tag) override;
+  void on_event(Simulator& sim, std::uint64_t tag) override;
+
+ private:
+  using Step = coll::TreeStream::Step;
+  // A step as an event tag, packed instead of its transfer index, so no division decodes it: member rank (27 bits;
+  // the constructor refuses more ranks), direction, channel (6 bits: NCCL's 64 channels), loop (30 bits: the byte
+  // partition refuses more loops). The start tag (all ones) is never a step's.
+  static std::uint64_t tag_of(const Step& s) {
+    return (std::uint64_t{s.l} << 34) | (std::uint64_t{s.ch} << 28) | (std::uint64_t{s.dir} << 27) | s.r;
+  }
+  static Step step_of(std::uint64_t tag) {
+    return Step{static_cast<std::uint32_t>(tag >> 34), static_cast<std::uint32_t>(tag >> 28) & 63u,
+                static_cast<std::uint32_t>(tag >> 27) & 1u, static_cast<std::uint32_t>(tag) & ((1u << 27) - 1)};
+  }
+  std::size_t conn(const Step& s) const { return (static_cast<std::size_t>(s.ch) * 2 + s.dir) * n_ + s.r; }
+  // Whether dependency `dep` of a step has resolved: delivered for a data edge, its bytes gone for the others.
+  bool resolved(const Step& dep, bool data) const;
+  bool ready(const Step& s) const;
+  void launch(const Step& s);
+  // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others).
+  void release(const Step& s, bool delivered_stage);
+  void deliver(Simulator& sim, const Step& s);
+
+  coll::TreeStream stream_;
+  std::uint32_t n_;
+  StepCosts costs_;
+  Fabric& fabric_;
+  // Per connection, what an event reads and writes of it in one record (one cache miss at 100,000 GPUs, not four).
+  struct Conn {
+    const Route* route = nullptr;      // up r -> parent, down parent -> r (null at the root)
+    std::uint32_t sent = 0;            // sends whose bytes have left (loops 0 .. sent-1)
+    std::uint32_t delivered_base = 0;  // loops below it delivered
+    std::uint64_t delivered_mask = 0;  // delivered loops base .. base+63
+  };
+  std::vector<Conn> conns_;
+  std::uint64_t remaining_ = 0;
+  std::function<void(Time)> on_done_;
+};
+
+}  // namespace vgsim::sim

@@ -1,0 +1,119 @@
+// The streamed tree allreduce (coll::TreeStream + sim/tree_run) against its oracle, the materialized step DAG run by
+// the same CollectiveRun: identical finish times to the picosecond, identical event and flow counts, over one node
+// (a chain), one GPU per node (node trees only), odd and even node counts (tree 1 shifted or mirrored), protocols
+// (LL/LL128/Simple: 8 slots), several loops beyond the slots, host-staged and GPUDirect routes, and two trees
+// contending on one simulator.
+#include <catch2/catch.hpp>
+
+#include "test_clusters.hpp"
+#include "vgsim/sim/communicator.hpp"
+#include "vgsim/workloads/collectives/generators.hpp"
+
+using namespace vgsim;
+
+namespace {
+using vgsim::test::catalog;
+
+struct Case {
+  const char* cluster;
+  std::uint32_t nodes, gpus;
+  coll::Proto proto;
+  std::uint32_t channels;  // 0 = the communicator's choice
+  bool gdr;
+};
+
+sim::CommOptions options(const Case& c, bool stream) {
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::Tree;
+  opt.proto = c.proto;
+  if (c.channels) opt.channels = c.channels;
+  if (c.gdr) opt.path.gdr_level = topo::PathType::SYS;
+  opt.steps = stream ? coll::StepStorage::Streamed : coll::StepStorage::Stored;
+  return opt;
+}
+}  // namespace
+
+TEST_CASE("a streamed tree allreduce runs exactly as its materialized step DAG") {
+  // Expectation: the streamed executor launches each transfer at the event that resolves its last dependency, in
+  // ascending transfer index, as the DAG executor does, so the event order (time, sequence) is the same total order
+  // and every time is equal to the picosecond: time.ps, events and flows equal, not approximately equal.
+  const Case cases[] = {
+      {"r750xa-4x-100gbe", 2, 1, coll::Proto::Simple, 2, false},  // 2 ranks, host-staged (no GPUDirect)
+      {"r750xa-4x-100gbe", 3, 1, coll::Proto::LL, 2, true},       // odd node count: tree 1 shifted
+      {"r750xa-4x-100gbe", 4, 2, coll::Proto::LL128, 2, false},   // NVLink bridge inside, network across
+      {"r750xa-4x-100gbe", 1, 2, coll::Proto::Simple, 1, true},   // one node: a chain, one channel
+      {"dgx-a100-128", 1, 8, coll::Proto::LL, 2, true},           // one node of eight: a chain
+      {"dgx-a100-128", 5, 8, coll::Proto::LL128, 0, true},        // 40 ranks, the communicator's channels
+      {"dgx-a100-128", 4, 8, coll::Proto::Simple, 4, false},     {"aws-p5-2x8xh100", 2, 8, coll::Proto::LL128, 0, true},
+  };
+  const Bytes sizes[] = {1000, 3 * MiB + 7, 24 * MiB};  // one partial loop, remainder bytes, loops beyond the slots
+  for (const Case& c : cases) {
+    const topo::Cluster cl = topo::Cluster::resolve(c.cluster, catalog());
+    for (Bytes size : sizes) {
+      INFO(c.cluster << " " << c.nodes << "x" << c.gpus << " " << coll::to_string(c.proto) << " ch " << c.channels
+                     << " " << size << " B");
+      sim::Communicator dag_comm(cl, sim::place_ranks(cl, c.nodes, c.gpus), options(c, false));
+      sim::Communicator stream_comm(cl, sim::place_ranks(cl, c.nodes, c.gpus), options(c, true));
+      const auto dag = sim::simulate_collective(dag_comm, coll::Op::AllReduce, size);
+      const auto streamed = sim::simulate_collective(stream_comm, coll::Op::AllReduce, size);
+      REQUIRE(dag.plan.algo == coll::Algo::Tree);
+      REQUIRE(!dag.plan.schedule->streamed);
+      if (c.nodes * c.gpus > 1) {
+        REQUIRE(streamed.plan.schedule->streamed);
+        REQUIRE(streamed.plan.schedule->transfers.empty());  // nothing stored
+      }
+      CHECK(streamed.time.ps == dag.time.ps);
+      CHECK(streamed.events == dag.events);
+      CHECK(streamed.flows == dag.flows);
+      CHECK(streamed.flows == dag.plan.schedule->transfers.size());
+    }
+  }
+}
+
+TEST_CASE("two streamed trees contending for the NICs finish as their DAGs do") {
+  // Expectation: as above, with two tree allreduces of different sizes on one simulator sharing GPUs and every
+  // host's NIC, so the max-min rates of one depend on the other's progress: both finish times equal to the
+  // picosecond, and the event counts equal.
+  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
+  auto both = [&](bool stream) {
+    const sim::CommOptions opt = options(Case{"", 0, 0, coll::Proto::LL128, 2, false}, stream);
+    sim::Communicator a(cl, sim::place_ranks(cl, 4, 1), opt);
+    sim::Communicator b(cl, sim::place_ranks(cl, 4, 2), opt);  // shares GPU 0 and the NIC of every host with a
+    const sim::CallPlan pa = a.plan(coll::Op::AllReduce, 20 * MiB), pb = b.plan(coll::Op::AllReduce, 9 * MiB + 3);
+    REQUIRE(pa.schedule->streamed == stream);
+    REQUIRE(pb.schedule->streamed == stream);
+    Simulator s;
+    sim::Fabric f(cl, s, opt.path);
+    sim::CollectiveRun ra(*pa.schedule, pa.channel_gpus, pa.costs, f), rb(*pb.schedule, pb.channel_gpus, pb.costs, f);
+    ra.start();
+    rb.start_at(Time::from_us(7));
+    s.run();
+    REQUIRE((ra.finished() && rb.finished()));
+    return std::make_tuple(ra.finish_time().ps, rb.finish_time().ps, s.events_processed());
+  };
+  CHECK(both(true) == both(false));
+}
+
+TEST_CASE("by default rings are streamed and trees stored until they would not fit the DAG executor") {
+  // Expectation (coll::StepStorage::Auto): a ring allreduce comes back as a header, a tree allreduce of the same
+  // size stored (its 2 (n - 1) x channels x loops transfers are far below kTreeStreamMin = 2^31); generating the
+  // tree directly with Auto and 2^31 or more transfers streams it: 2 (n - 1) x 1 channel x loops with n = 2^20
+  // ranks and 2^11 loops of 32 KiB (LL) = 2^32 - 2^12 >= 2^31.
+  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
+  sim::CommOptions opt;
+  opt.proto = coll::Proto::LL;
+  opt.channels = 2;
+  opt.algo = coll::Algo::Ring;
+  CHECK(sim::Communicator(cl, sim::place_ranks(cl, 4, 1), opt).plan(coll::Op::AllReduce, 8 * MiB).schedule->streamed);
+  opt.algo = coll::Algo::Tree;
+  CHECK(!sim::Communicator(cl, sim::place_ranks(cl, 4, 1), opt).plan(coll::Op::AllReduce, 8 * MiB).schedule->streamed);
+  coll::GenOptions o;
+  o.steps = coll::StepStorage::Auto;
+  const Bytes size = Bytes{2048} * coll::default_chunk_bytes(coll::Op::AllReduce, coll::Algo::Tree, coll::Proto::LL);
+  const coll::CollectiveSchedule big = coll::tree_allreduce(1u << 20, 8, size, coll::Proto::LL, o);
+  CHECK(big.streamed);
+  CHECK(big.transfers.empty());
+  CHECK(big.loops == 2048);
+  const coll::CollectiveSchedule small = coll::tree_allreduce(16, 8, size, coll::Proto::LL, o);
+  CHECK(!small.streamed);
+}
