@@ -33,6 +33,7 @@ void BM_ResNet50Iteration(benchmark::State& state) {
   const auto hosts = static_cast<std::uint32_t>(state.range(0));
   const int iterations = static_cast<int>(state.range(1));
   const bool replay = state.range(2) != 0;
+  const bool stored = state.range(3) != 0;
   const topo::Catalog catalog = topo::Catalog::load_default();
   JobSpec spec;
   spec.cluster = "dgx-a100-128";
@@ -45,6 +46,7 @@ void BM_ResNet50Iteration(benchmark::State& state) {
   TrainingJob job = resolve_job(spec, catalog);
   job.cluster = dgx_cluster(hosts, catalog);
   job = with_ranks(job, hosts, 8);
+  if (stored) job.comm.steps = coll::StepStorage::Stored;  // the step DAG stored, for comparison
   TrainingResult r;
   for (auto _ : state) r = simulate_training(job);
   rusage ru{};
@@ -60,14 +62,18 @@ void BM_ResNet50Iteration(benchmark::State& state) {
 
 }  // namespace
 
-// {hosts (x 8 GPUs), iterations, replay identical collectives}
+// {hosts (x 8 GPUs), iterations, replay identical collectives, step DAGs stored (coll::StepStorage::Stored; 0 = the
+// default: rings and trees streamed)}
 BENCHMARK(BM_ResNet50Iteration)
-    ->Args({128, 1, 1})
-    ->Args({128, 3, 1})
-    ->Args({128, 1, 0})
-    ->Args({512, 1, 1})
-    ->Args({2048, 1, 1})
-    ->Args({12500, 1, 1})
+    ->Args({128, 1, 1, 0})
+    ->Args({128, 3, 1, 0})
+    ->Args({128, 1, 0, 0})
+    ->Args({512, 1, 1, 0})
+    ->Args({512, 1, 1, 1})
+    ->Args({2048, 1, 1, 0})
+    ->Args({2048, 1, 1, 1})
+    ->Args({12500, 1, 1, 0})
+    ->Args({12500, 1, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_MAIN();

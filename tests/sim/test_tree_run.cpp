@@ -94,26 +94,21 @@ TEST_CASE("two streamed trees contending for the NICs finish as their DAGs do") 
   CHECK(both(true) == both(false));
 }
 
-TEST_CASE("by default rings are streamed and trees stored until they would not fit the DAG executor") {
-  // Expectation (coll::StepStorage::Auto): a ring allreduce comes back as a header, a tree allreduce of the same
-  // size stored (its 2 (n - 1) x channels x loops transfers are far below kTreeStreamMin = 2^31); generating the
-  // tree directly with Auto and 2^31 or more transfers streams it: 2 (n - 1) x 1 channel x loops with n = 2^20
-  // ranks and 2^11 loops of 32 KiB (LL) = 2^32 - 2^12 >= 2^31.
+TEST_CASE("by default rings and trees are streamed; other algorithms are stored") {
+  // Expectation (CommOptions::steps = StepStorage::Streamed): a ring and a tree allreduce come back as headers
+  // without transfers; a broadcast (a chain, not streamable) is stored.
   const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
   sim::CommOptions opt;
   opt.proto = coll::Proto::LL;
   opt.channels = 2;
+  for (coll::Algo algo : {coll::Algo::Ring, coll::Algo::Tree}) {
+    opt.algo = algo;
+    const sim::CallPlan p = sim::Communicator(cl, sim::place_ranks(cl, 4, 1), opt).plan(coll::Op::AllReduce, 8 * MiB);
+    CHECK(p.schedule->streamed);
+    CHECK(p.schedule->transfers.empty());
+  }
   opt.algo = coll::Algo::Ring;
-  CHECK(sim::Communicator(cl, sim::place_ranks(cl, 4, 1), opt).plan(coll::Op::AllReduce, 8 * MiB).schedule->streamed);
-  opt.algo = coll::Algo::Tree;
-  CHECK(!sim::Communicator(cl, sim::place_ranks(cl, 4, 1), opt).plan(coll::Op::AllReduce, 8 * MiB).schedule->streamed);
-  coll::GenOptions o;
-  o.steps = coll::StepStorage::Auto;
-  const Bytes size = Bytes{2048} * coll::default_chunk_bytes(coll::Op::AllReduce, coll::Algo::Tree, coll::Proto::LL);
-  const coll::CollectiveSchedule big = coll::tree_allreduce(1u << 20, 8, size, coll::Proto::LL, o);
-  CHECK(big.streamed);
-  CHECK(big.transfers.empty());
-  CHECK(big.loops == 2048);
-  const coll::CollectiveSchedule small = coll::tree_allreduce(16, 8, size, coll::Proto::LL, o);
-  CHECK(!small.streamed);
+  const sim::CallPlan b = sim::Communicator(cl, sim::place_ranks(cl, 4, 1), opt).plan(coll::Op::Broadcast, 8 * MiB);
+  CHECK(!b.schedule->streamed);
+  CHECK(!b.schedule->transfers.empty());
 }

@@ -91,7 +91,7 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   s.loops = part.loops;
   if (ring_steps(op, n) == 0) return s;  // one rank: nothing moves
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.channels * n;
-  const bool stream = o.steps != StepStorage::Stored;
+  const bool stream = o.steps == StepStorage::Streamed;
   detail::check_transfers(total, o, std::string("ring ") + to_string(op), !stream);
   if (stream) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
     s.streamed = true;

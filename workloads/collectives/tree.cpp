@@ -213,7 +213,7 @@ CollectiveSchedule tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size
   s.loops = part.loops;
   if (n <= 1) return s;
   const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * 2ull * (n - 1);
-  const bool stream = o.steps == StepStorage::Streamed || (o.steps == StepStorage::Auto && total >= kTreeStreamMin);
+  const bool stream = o.steps == StepStorage::Streamed;
   detail::check_transfers(total, o, "tree allreduce", !stream);
   if (stream) {  // the engine generates the steps as it runs (sim/tree_run): memory O(ranks x channels)
     s.streamed = true;

@@ -36,13 +36,7 @@ enum class StepStorage : std::uint8_t {
   Stored,    // every transfer stored (what other algorithms always are; the test oracle; fewer than 2^32)
   Streamed,  // a header without transfers (CollectiveSchedule::streamed): the engine generates each step as its
              // dependencies resolve (sim/ring_run, sim/tree_run), memory O(ranks x channels), no 2^32 limit
-  Auto,      // rings streamed; a tree streamed only when its stored DAG would not fit the executor (kTreeStreamMin)
 };
-// Auto streams a tree from this many transfers on: CollectiveRun indexes a stored DAG with 31 bits. Below it the
-// stored DAG is kept because it ran faster than the streamed tree at 100,000 GPUs (docs/BENCHMARKS.md, session 26:
-// ResNet-50 DDP, 12,500 x 8, -33 % memory streamed but +10..18 % CPU in three of four pairs). A limit of the
-// executor, not a model parameter: it changes speed and memory only, never a result.
-constexpr std::uint64_t kTreeStreamMin = std::uint64_t{1} << 31;
 
 struct GenOptions {
   std::uint32_t channels = 1;  // data split evenly over channels; each is an independent ring / tree (tree: even)
@@ -58,8 +52,8 @@ struct GenOptions {
   // Resource guard: a schedule of more transfers than this (about 64 B of memory each, plus the engine's events) is
   // refused before it is built, with an InputError naming --max-transfers and the estimate. 0 = no limit.
   std::uint64_t max_transfers = 0;
-  // Stored, streamed, or streamed where that pays (StepStorage); max_transfers bounds a streamed schedule's work
-  // too (about two engine events per transfer). Other algorithms ignore it.
+  // Stored or streamed (StepStorage); max_transfers bounds a streamed schedule's work too (about two engine events
+  // per transfer). Other algorithms ignore it.
   StepStorage steps = StepStorage::Stored;
 };
 
