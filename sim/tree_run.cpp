@@ -12,14 +12,15 @@ constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; ever
 
 TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
                  const StepCosts& costs, Fabric& fabric)
-    : stream_(header), n_(header.ranks), costs_(costs), fabric_(fabric) {
-  if (n_ >= (1u << 27) - 1 || stream_.channels() > 64 || stream_.loops() >= (1u << 30))
+    : stream_(header), costs_(costs), fabric_(fabric) {
+  const std::uint32_t n = stream_.ranks();
+  if (n >= (1u << 27) - 1 || stream_.channels() > 64 || stream_.loops() >= (1u << 30))
     throw std::invalid_argument("TreeRun: more than 2^27 ranks, 64 channels or 2^30 loops do not fit an event tag");
-  const std::size_t conns = static_cast<std::size_t>(stream_.channels()) * 2 * n_;
+  const std::size_t conns = static_cast<std::size_t>(stream_.channels()) * 2 * n;
   conns_.assign(conns, Conn{});
   for (std::uint32_t ch = 0; ch < stream_.channels(); ++ch) {
     const auto& map = channel_gpus[ch % channel_gpus.size()];
-    for (std::uint32_t r = 0; r < n_; ++r) {
+    for (std::uint32_t r = 0; r < n; ++r) {
       if (stream_.is_root(ch, r)) continue;
       const std::uint32_t p = stream_.parent(ch, r);
       conns_[conn(Step{0, ch, coll::TreeStream::kUp, r})].route = &fabric_.route(map[r], map[p]);

@@ -43,7 +43,7 @@ class TreeRun : public StreamedRun {
     return Step{static_cast<std::uint32_t>(tag >> 34), static_cast<std::uint32_t>(tag >> 28) & 63u,
                 static_cast<std::uint32_t>(tag >> 27) & 1u, static_cast<std::uint32_t>(tag) & ((1u << 27) - 1)};
   }
-  std::size_t conn(const Step& s) const { return (static_cast<std::size_t>(s.ch) * 2 + s.dir) * n_ + s.r; }
+  std::size_t conn(const Step& s) const { return (static_cast<std::size_t>(s.ch) * 2 + s.dir) * stream_.ranks() + s.r; }
   // Whether dependency `dep` of a step has resolved: delivered for a data edge, its bytes gone for the others.
   bool resolved(const Step& dep, bool data) const;
   bool ready(const Step& s) const;
@@ -53,7 +53,6 @@ class TreeRun : public StreamedRun {
   void deliver(Simulator& sim, const Step& s);
 
   coll::TreeStream stream_;
-  std::uint32_t n_;
   StepCosts costs_;
   Fabric& fabric_;
   // Per connection, what an event reads and writes of it in one record (one cache miss at 100,000 GPUs, not four).

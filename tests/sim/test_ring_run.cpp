@@ -4,7 +4,7 @@
 // host-staged and GPUDirect routes, NVLink + network clusters, and two rings contending on one simulator.
 #include <catch2/catch.hpp>
 
-#include "test_clusters.hpp"
+#include "streamed_oracle.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
@@ -14,23 +14,11 @@ using namespace vgsim;
 
 namespace {
 using vgsim::test::catalog;
-
-struct Case {
-  const char* cluster;
-  std::uint32_t nodes, gpus;
-  coll::Proto proto;
-  std::uint32_t channels;  // 0 = the communicator's choice
-  bool gdr;
-};
+using Case = vgsim::test::StreamCase;
 
 sim::CollectiveResult run(const topo::Cluster& cl, const Case& c, coll::Op op, Bytes size, bool stream) {
-  sim::CommOptions opt;
-  opt.algo = coll::Algo::Ring;
-  opt.proto = c.proto;
-  if (c.channels) opt.channels = c.channels;
-  if (c.gdr) opt.path.gdr_level = topo::PathType::SYS;
-  opt.steps = stream ? coll::StepStorage::Streamed : coll::StepStorage::Stored;
-  sim::Communicator comm(cl, sim::place_ranks(cl, c.nodes, c.gpus), opt);
+  sim::Communicator comm(cl, sim::place_ranks(cl, c.nodes, c.gpus),
+                         vgsim::test::stream_options(c, coll::Algo::Ring, stream));
   return sim::simulate_collective(comm, op, size);
 }
 }  // namespace
@@ -71,24 +59,10 @@ TEST_CASE("a streamed ring runs exactly as its materialized step DAG") {
 TEST_CASE("two streamed rings contending for a NIC finish as their DAGs do") {
   // Expectation: as above, with two collectives of different sizes on one simulator sharing every host's NIC, so
   // the max-min rates of one depend on the other's progress: both finish times equal to the picosecond.
-  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
-  auto both = [&](bool stream) {
-    sim::CommOptions opt;
-    opt.algo = coll::Algo::Ring;
-    opt.proto = coll::Proto::Simple;
-    opt.channels = 2;
-    opt.steps = stream ? coll::StepStorage::Streamed : coll::StepStorage::Stored;
-    sim::Communicator a(cl, sim::place_ranks(cl, 4, 1), opt);
-    sim::Communicator b(cl, sim::place_ranks(cl, 4, 2), opt);  // shares GPU 0 and the NIC of every host with a
-    const sim::CallPlan pa = a.plan(coll::Op::AllReduce, 20 * MiB), pb = b.plan(coll::Op::AllGather, 9 * MiB + 3);
-    Simulator s;
-    sim::Fabric f(cl, s, opt.path);
-    sim::CollectiveRun ra(*pa.schedule, pa.channel_gpus, pa.costs, f), rb(*pb.schedule, pb.channel_gpus, pb.costs, f);
-    ra.start();
-    rb.start_at(Time::from_us(7));
-    s.run();
-    REQUIRE((ra.finished() && rb.finished()));
-    return std::make_tuple(ra.finish_time().ps, rb.finish_time().ps, s.events_processed());
+  auto both = [](bool stream) {
+    const Case c{"r750xa-4x-100gbe", 0, 0, coll::Proto::Simple, 2, false};
+    return vgsim::test::run_contending(vgsim::test::stream_options(c, coll::Algo::Ring, stream), coll::Op::AllReduce,
+                                       20 * MiB, coll::Op::AllGather, 9 * MiB + 3);
   };
   CHECK(both(true) == both(false));
 }

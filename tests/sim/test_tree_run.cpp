@@ -5,7 +5,7 @@
 // contending on one simulator.
 #include <catch2/catch.hpp>
 
-#include "test_clusters.hpp"
+#include "streamed_oracle.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 
@@ -13,23 +13,10 @@ using namespace vgsim;
 
 namespace {
 using vgsim::test::catalog;
-
-struct Case {
-  const char* cluster;
-  std::uint32_t nodes, gpus;
-  coll::Proto proto;
-  std::uint32_t channels;  // 0 = the communicator's choice
-  bool gdr;
-};
+using Case = vgsim::test::StreamCase;
 
 sim::CommOptions options(const Case& c, bool stream) {
-  sim::CommOptions opt;
-  opt.algo = coll::Algo::Tree;
-  opt.proto = c.proto;
-  if (c.channels) opt.channels = c.channels;
-  if (c.gdr) opt.path.gdr_level = topo::PathType::SYS;
-  opt.steps = stream ? coll::StepStorage::Streamed : coll::StepStorage::Stored;
-  return opt;
+  return vgsim::test::stream_options(c, coll::Algo::Tree, stream);
 }
 }  // namespace
 
@@ -74,22 +61,9 @@ TEST_CASE("two streamed trees contending for the NICs finish as their DAGs do") 
   // Expectation: as above, with two tree allreduces of different sizes on one simulator sharing GPUs and every
   // host's NIC, so the max-min rates of one depend on the other's progress: both finish times equal to the
   // picosecond, and the event counts equal.
-  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
-  auto both = [&](bool stream) {
-    const sim::CommOptions opt = options(Case{"", 0, 0, coll::Proto::LL128, 2, false}, stream);
-    sim::Communicator a(cl, sim::place_ranks(cl, 4, 1), opt);
-    sim::Communicator b(cl, sim::place_ranks(cl, 4, 2), opt);  // shares GPU 0 and the NIC of every host with a
-    const sim::CallPlan pa = a.plan(coll::Op::AllReduce, 20 * MiB), pb = b.plan(coll::Op::AllReduce, 9 * MiB + 3);
-    REQUIRE(pa.schedule->streamed == stream);
-    REQUIRE(pb.schedule->streamed == stream);
-    Simulator s;
-    sim::Fabric f(cl, s, opt.path);
-    sim::CollectiveRun ra(*pa.schedule, pa.channel_gpus, pa.costs, f), rb(*pb.schedule, pb.channel_gpus, pb.costs, f);
-    ra.start();
-    rb.start_at(Time::from_us(7));
-    s.run();
-    REQUIRE((ra.finished() && rb.finished()));
-    return std::make_tuple(ra.finish_time().ps, rb.finish_time().ps, s.events_processed());
+  auto both = [](bool stream) {
+    return vgsim::test::run_contending(options(Case{"r750xa-4x-100gbe", 0, 0, coll::Proto::LL128, 2, false}, stream),
+                                       coll::Op::AllReduce, 20 * MiB, coll::Op::AllReduce, 9 * MiB + 3);
   };
   CHECK(both(true) == both(false));
 }

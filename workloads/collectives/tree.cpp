@@ -157,21 +157,6 @@ Transfer TreeStream::transfer(const Step& s) const {
   return x;
 }
 
-std::uint32_t TreeStream::dependencies(const Step& s, Step* out) const {
-  std::uint32_t k = 0;
-  each_dependency(s, [&](const Step& d, bool) {
-    out[k++] = d;
-    return true;
-  });
-  return k;
-}
-
-std::uint32_t TreeStream::dependents(const Step& s, bool delivered, Step* out) const {
-  std::uint32_t k = 0;
-  each_dependent(s, delivered, [&](const Step& d) { out[k++] = d; });
-  return k;
-}
-
 std::vector<TreeStream::Step> TreeStream::sources() const {
   std::vector<Step> out;
   if (count() == 0) return out;
@@ -191,12 +176,13 @@ void materialize_tree(CollectiveSchedule& s) {
   const std::uint64_t total = ts.count();
   Appender app(s, total, total * 4);
   std::vector<std::uint64_t> deps;
-  TreeStream::Step d[TreeStream::kMaxEdges];
   for (std::uint64_t i = 0; i < total; ++i) {
     const TreeStream::Step st = ts.step(i);
-    const std::uint32_t k = ts.dependencies(st, d);
     deps.clear();
-    for (std::uint32_t j = 0; j < k; ++j) deps.push_back(ts.index(d[j]));
+    ts.each_dependency(st, [&](const TreeStream::Step& d, bool) {
+      deps.push_back(ts.index(d));
+      return true;
+    });
     const Transfer x = ts.transfer(st);
     app.add_list(x.src, x.dst, x.channel, x.step, x.bytes, deps);
   }

@@ -28,7 +28,8 @@ class TreeStream {
   struct Step {
     std::uint32_t l = 0, ch = 0, dir = kUp, r = 0;  // loop, channel, direction, member rank
   };
-  // More than any tree here needs: a rank has at most three children (its chain successor and two node children).
+  // Bound on a step's dependencies or dependents, above what any tree here needs: a rank has at most three
+  // children (its chain successor and two node children).
   static constexpr std::uint32_t kMaxEdges = 8;
 
   // `header`: a tree allreduce schedule (its transfers are not read).
@@ -58,14 +59,10 @@ class TreeStream {
   // until f returns false; returns whether every call returned true. Inline: the engine's readiness test.
   template <class F>
   bool each_dependency(const Step& s, F&& f) const;
-  // Writes the dependencies of s to out (at most kMaxEdges, in no particular order); returns how many.
-  std::uint32_t dependencies(const Step& s, Step* out) const;
   // Calls f(dependent) for each step that depends on s through an edge of the given stage (delivered: a data edge,
   // else a sent edge), in no particular order: the inverse of each_dependency. Inline: the engine's release.
   template <class F>
   void each_dependent(const Step& s, bool delivered, F&& f) const;
-  // Writes those dependents to out (at most kMaxEdges); returns how many.
-  std::uint32_t dependents(const Step& s, bool delivered, Step* out) const;
   // The steps without a dependency (the leaves' first up-sends), in index order.
   std::vector<Step> sources() const;
 
