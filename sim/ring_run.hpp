@@ -3,15 +3,15 @@
 // sim/: CollectiveRun runs a streamed schedule through it.
 // Invariant (streamed_run.hpp; tested against the materialized DAG in tests/sim/test_ring_run.cpp): the same flows
 // start and finish in the same order at the same picosecond as CollectiveRun on the materialized schedule.
-// Cursor state per connection (ch, p): how many of its sends have left (they leave in order: each waits for the
-// previous one, dependency (b)) and which have been delivered (latencies differ by bytes, so deliveries may
-// overtake: a base plus a 64-step window bitmask).
+// Cursor state per connection (ch, p) (connection_cursor.hpp): its sends leave in order (each waits for the previous
+// one, dependency (b)); its deliveries may overtake.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "connection_cursor.hpp"
 #include "streamed_run.hpp"
 #include "vgsim/kernel/simulator.hpp"
 #include "vgsim/sim/collective_run.hpp"
@@ -37,10 +37,16 @@ class RingRun : public StreamedRun {
     std::uint64_t g;
     std::uint32_t ch, p;
   };
-  Step decode(std::uint64_t index) const;
+  // A step as an event tag, packed instead of its transfer index, so no division decodes it: position (27 bits; the
+  // constructor refuses more ranks), channel (6 bits: NCCL's 64 channels), global step (31 bits; the constructor
+  // refuses more). Tags order like transfer indices ((g, ch, p) lexicographically); the start tag (all ones) is never
+  // a step's.
+  static std::uint64_t tag_of(const Step& s) { return (s.g << 33) | (std::uint64_t{s.ch} << 27) | s.p; }
+  static Step step_of(std::uint64_t tag) {
+    return Step{tag >> 33, static_cast<std::uint32_t>(tag >> 27) & 63u,
+                static_cast<std::uint32_t>(tag) & ((1u << 27) - 1)};
+  }
   std::size_t conn(std::uint32_t ch, std::uint32_t p) const { return static_cast<std::size_t>(ch) * n_ + p; }
-  const Route& route(std::uint32_t ch, std::uint32_t p) const { return *routes_[(ch % maps_) * n_ + p]; }
-  bool delivered(std::uint32_t ch, std::uint32_t p, std::uint64_t g) const;
   bool ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const;
   void launch(std::uint64_t g, std::uint32_t ch, std::uint32_t p);
   // Launches the dependents of step s whose edge waits for this stage (sent: the bytes left; else delivery).
@@ -48,13 +54,11 @@ class RingRun : public StreamedRun {
   void deliver(Simulator& sim, const Step& s);
 
   coll::RingStream stream_;
-  std::uint32_t n_, c_, maps_;
+  std::uint32_t n_, c_;
   bool buffer_reads_data_;  // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
   StepCosts costs_;
   Fabric& fabric_;
-  std::vector<const Route*> routes_;  // per (channel map, position): position p -> p+1
-  std::vector<std::uint64_t> sent_;   // per connection: sends whose bytes have left (steps 0 .. sent-1)
-  std::vector<std::uint64_t> delivered_base_, delivered_mask_;  // per connection: delivered below base, + window
+  std::vector<ConnectionCursor> conns_;  // per (channel, position): position p -> p+1; steps are global steps
   std::uint64_t remaining_ = 0;
   std::function<void(Time)> on_done_;
 };

@@ -17,7 +17,7 @@ TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::
   if (n >= (1u << 27) - 1 || stream_.channels() > 64 || stream_.loops() >= (1u << 30))
     throw std::invalid_argument("TreeRun: more than 2^27 ranks, 64 channels or 2^30 loops do not fit an event tag");
   const std::size_t conns = static_cast<std::size_t>(stream_.channels()) * 2 * n;
-  conns_.assign(conns, Conn{});
+  conns_.assign(conns, ConnectionCursor{});
   for (std::uint32_t ch = 0; ch < stream_.channels(); ++ch) {
     const auto& map = channel_gpus[ch % channel_gpus.size()];
     for (std::uint32_t r = 0; r < n; ++r) {
@@ -36,10 +36,8 @@ void TreeRun::start_at(Time at, std::function<void(Time)> on_done) {
 }
 
 bool TreeRun::resolved(const Step& dep, bool data) const {
-  const Conn& c = conns_[conn(dep)];
-  if (!data) return c.sent > dep.l;
-  return dep.l < c.delivered_base ||
-         (dep.l - c.delivered_base < 64 && ((c.delivered_mask >> (dep.l - c.delivered_base)) & 1u) != 0);
+  const ConnectionCursor& c = conns_[conn(dep)];
+  return data ? c.delivered(dep.l) : c.sent > dep.l;
 }
 
 bool TreeRun::ready(const Step& s) const {
@@ -77,7 +75,7 @@ void TreeRun::on_event(Simulator& sim, std::uint64_t tag) {
 
 void TreeRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
   const Step s = step_of(tag);
-  Conn& c = conns_[conn(s)];
+  ConnectionCursor& c = conns_[conn(s)];
   if (c.sent != s.l) throw std::logic_error("TreeRun: sends of a connection left out of order");
   c.sent = s.l + 1;
   release(s, false);  // the bytes have left the sender: order and buffer dependents may go
@@ -89,14 +87,8 @@ void TreeRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
 }
 
 void TreeRun::deliver(Simulator& sim, const Step& s) {
-  Conn& c = conns_[conn(s)];
-  const std::uint32_t off = s.l - c.delivered_base;
-  if (off >= 64) throw std::logic_error("TreeRun: more than 64 undelivered loops on one connection");
-  c.delivered_mask |= std::uint64_t{1} << off;
-  while (c.delivered_mask & 1u) {
-    c.delivered_mask >>= 1;
-    ++c.delivered_base;
-  }
+  if (!conns_[conn(s)].deliver(s.l))
+    throw std::logic_error("TreeRun: more than 64 undelivered loops on one connection");
   release(s, true);  // data dependents read what arrived
   if (--remaining_ == 0 && on_done_) on_done_(sim.now());
 }

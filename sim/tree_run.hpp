@@ -3,15 +3,15 @@
 // dependencies have resolved. Private to sim/: CollectiveRun runs a streamed tree through it.
 // Invariant (streamed_run.hpp; tested against the materialized DAG in tests/sim/test_tree_run.cpp): the same flows
 // start and finish in the same order at the same picosecond as CollectiveRun on the materialized schedule.
-// Cursor state per connection: how many of its sends have left (they leave in loop order: each waits for the
-// previous one, dependency (b)) and which have been delivered (latencies differ by bytes, so deliveries may
-// overtake: a base plus a 64-loop window bitmask).
+// Cursor state per connection (connection_cursor.hpp): its sends leave in loop order (each waits for the previous
+// one, dependency (b)); its deliveries may overtake.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "connection_cursor.hpp"
 #include "streamed_run.hpp"
 #include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/fabric.hpp"
@@ -55,14 +55,7 @@ class TreeRun : public StreamedRun {
   coll::TreeStream stream_;
   StepCosts costs_;
   Fabric& fabric_;
-  // Per connection, what an event reads and writes of it in one record (one cache miss at 100,000 GPUs, not four).
-  struct Conn {
-    const Route* route = nullptr;      // up r -> parent, down parent -> r (null at the root)
-    std::uint32_t sent = 0;            // sends whose bytes have left (loops 0 .. sent-1)
-    std::uint32_t delivered_base = 0;  // loops below it delivered
-    std::uint64_t delivered_mask = 0;  // delivered loops base .. base+63
-  };
-  std::vector<Conn> conns_;
+  std::vector<ConnectionCursor> conns_;  // per (channel, direction, member rank); steps are loops
   std::uint64_t remaining_ = 0;
   std::function<void(Time)> on_done_;
 };
