@@ -90,8 +90,8 @@ void RingRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
   const Step s = step_of(tag);
   ConnectionCursor& c = conns_[conn(s.ch, s.p)];
   if (c.sent != s.g) throw std::logic_error("RingRun: sends of a connection left out of order");
-  c.sent = s.g + 1;
-  release(s, false);  // the bytes have left the sender: order and buffer dependents may go
+  c.sent = static_cast<std::uint32_t>(s.g + 1);  // the constructor refuses 2^31 steps
+  release(s, false);                             // the bytes have left the sender: order and buffer dependents may go
   const Time latency = delivery_latency(*c.route, stream_.bytes(s.g, s.ch, s.p), costs_);
   if (latency.ps > 0)
     sim.schedule(sim.now() + latency, this, tag);
