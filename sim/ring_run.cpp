@@ -18,7 +18,8 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
       buffer_reads_data_(header.ranks == 2),
       costs_(costs),
       fabric_(fabric) {
-  if (n_ >= (1u << 27) || c_ > 64 || stream_.global_steps() >= (std::uint64_t{1} << 31) - 1)
+  // (the generator refuses more steps as an input error; ranks and channels are far below their fields)
+  if (n_ >= (1u << 27) || c_ > 64 || stream_.global_steps() > coll::RingStream::kMaxGlobalSteps)
     throw std::invalid_argument("RingRun: 2^27 ranks, more than 64 channels or 2^31 steps do not fit an event tag");
   conns_.assign(static_cast<std::size_t>(c_) * n_, ConnectionCursor{});
   for (std::uint32_t ch = 0; ch < c_; ++ch) {

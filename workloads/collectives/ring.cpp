@@ -94,6 +94,11 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   const bool stream = o.steps == StepStorage::Streamed;
   detail::check_transfers(total, o, std::string("ring ") + to_string(op), !stream);
   if (stream) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
+    const std::uint64_t steps = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n);
+    if (steps > RingStream::kMaxGlobalSteps)
+      throw InputError("", "size", "a streamed ring needs too many steps (loops x steps per loop)",
+                       std::to_string(steps),
+                       "at most " + std::to_string(RingStream::kMaxGlobalSteps) + ": a smaller size");
     s.streamed = true;
     return s;
   }

@@ -21,6 +21,9 @@ namespace vgsim::coll {
 class RingStream {
  public:
   static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  // Global steps (loops x steps per loop) a streamed ring may have: the engine packs a step into a 64-bit event tag
+  // with 31 bits for it (sim/ring_run.hpp). The generator refuses a larger streamed ring as an input error.
+  static constexpr std::uint64_t kMaxGlobalSteps = (std::uint64_t{1} << 31) - 2;
 
   // `header`: a ring allreduce / allgather / reducescatter schedule (its transfers are not read).
   explicit RingStream(const CollectiveSchedule& header);
