@@ -14,8 +14,8 @@
 #include "connection_cursor.hpp"
 #include "streamed_run.hpp"
 #include "vgsim/kernel/simulator.hpp"
-#include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/fabric.hpp"
+#include "vgsim/sim/step_costs.hpp"
 #include "vgsim/workloads/collectives/ring_stream.hpp"
 
 namespace vgsim::sim {

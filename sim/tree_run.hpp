@@ -13,8 +13,8 @@
 
 #include "connection_cursor.hpp"
 #include "streamed_run.hpp"
-#include "vgsim/sim/collective_run.hpp"
 #include "vgsim/sim/fabric.hpp"
+#include "vgsim/sim/step_costs.hpp"
 #include "vgsim/workloads/collectives/tree_stream.hpp"
 
 namespace vgsim::sim {
