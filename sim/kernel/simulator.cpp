@@ -65,6 +65,8 @@ FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::
   if (spec.latency.ps < 0) throw std::logic_error("Simulator::start_flow: negative latency");
   if (!(spec.bytes >= 0.0)) throw std::logic_error("Simulator::start_flow: negative byte count");
   if (!(spec.max_rate > 0.0)) throw std::logic_error("Simulator::start_flow: non-positive rate cap");
+  if (spec.hops > std::numeric_limits<std::uint16_t>::max())
+    throw std::logic_error("Simulator::start_flow: a route of more than 65,535 hops");
   for (std::uint32_t i = 0; i < spec.hops; ++i)
     if (spec.route[i] >= resources_.size()) throw std::logic_error("Simulator::start_flow: unknown resource");
   FlowId f;
@@ -81,7 +83,7 @@ FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::
   fl = Flow{};
   fl.version = version;
   fl.route = spec.route;
-  fl.hops = spec.hops;
+  fl.hops = static_cast<std::uint16_t>(spec.hops);
   fl.remaining = spec.bytes;
   fl.max_rate = spec.max_rate;
   fl.in_use = true;
@@ -110,13 +112,43 @@ void Simulator::activate(FlowId f) {
   // route holds the flow twice, so the flow is not alone there, as when counted after all insertions.)
   bool alone = true;
   double rate = fl.max_rate;
+  const bool masked = fl.hops <= kMaskHops;
+  std::uint32_t shared = 0;
+  std::uint8_t tight = kTightNone;
+  double tight_capacity = std::numeric_limits<double>::infinity();
+  bool repeated = false;  // a resource listed twice: its first hop was counted private
   for (std::uint32_t i = 0; i < fl.hops; ++i) {
-    Resource& r = resources_[fl.route[i]];
+    const ResourceId id = fl.route[i];
+    Resource& r = resources_[id];
     r.flows.push_back(f);
     const auto count = static_cast<std::uint32_t>(r.flows.size());
     r.peak = std::max(r.peak, count);
     alone &= count == 1;
     rate = std::min(rate, r.capacity);
+    if (count == 1) {
+      if (r.capacity < tight_capacity) tight_capacity = r.capacity, tight = static_cast<std::uint8_t>(i);
+      continue;
+    }
+    if (masked) shared |= 1u << i;
+    if (count == 2) {
+      const FlowId g = r.flows[0];
+      if (g == f)
+        repeated = true;
+      else
+        note_shared(g, id, fl.route, i);
+    }
+  }
+  if (!masked) {
+    fl.tight = kUnmasked;
+  } else if (repeated) {
+    shared = 0;
+    for (std::uint32_t i = 0; i < fl.hops; ++i)
+      if (resources_[fl.route[i]].flows.size() > 1) shared |= 1u << i;
+    fl.shared = shared;
+    fl.tight = tightest_private(fl);
+  } else {
+    fl.shared = shared;
+    fl.tight = tight;
   }
   if (alone) {
     fl.rate = rate;
@@ -147,6 +179,54 @@ void Simulator::schedule_finish(FlowId f) {
     events_processed_ += removed;
     stale_queued_ -= removed;
   }
+}
+
+std::uint32_t Simulator::hop_of(const ResourceId* route, std::uint32_t hops, ResourceId id) {
+  std::uint32_t h = 0;
+  while (h + 1 < hops && route[h] != id) ++h;
+  return h;
+}
+
+bool Simulator::crosses_twice(const Flow& fl) const {
+  if (fl.tight != kUnmasked) return fl.shared != 0;  // in its component alone: a shared hop is one it holds twice
+  for (std::uint32_t h = 0; h < fl.hops; ++h)
+    if (resources_[fl.route[h]].flows.size() > 1) return true;
+  return false;
+}
+
+std::uint8_t Simulator::tightest_private(const Flow& fl) const {
+  std::uint8_t tight = kTightNone;
+  double capacity = std::numeric_limits<double>::infinity();
+  for (std::uint32_t h = 0; h < fl.hops; ++h) {
+    if (fl.shared & (1u << h)) continue;
+    const double c = resources_[fl.route[h]].capacity;
+    if (c < capacity) capacity = c, tight = static_cast<std::uint8_t>(h);
+  }
+  return tight;
+}
+
+void Simulator::note_shared(FlowId g, ResourceId id, const ResourceId* route, std::uint32_t i) {
+  Flow& gl = flows_[g];
+  if (gl.tight == kUnmasked) return;
+  // g holds `id` once (it was alone there), so on the same route array it is the same hop
+  const std::uint32_t h = gl.route == route ? i : hop_of(gl.route, gl.hops, id);
+  gl.shared |= 1u << h;
+  if (gl.tight == h) gl.tight = kTightUnknown;
+}
+
+void Simulator::note_private(FlowId g, ResourceId id, const ResourceId* route, std::uint32_t i) {
+  Flow& gl = flows_[g];
+  if (gl.tight == kUnmasked) return;
+  const std::uint32_t h = gl.route == route ? i : hop_of(gl.route, gl.hops, id);
+  gl.shared &= ~(1u << h);
+  if (gl.tight == kTightUnknown) return;
+  if (gl.tight == kTightNone) {
+    gl.tight = static_cast<std::uint8_t>(h);
+    return;
+  }
+  // the first hop with the smallest capacity: h takes over when smaller, or as small and earlier
+  const double c = resources_[id].capacity, t = resources_[gl.route[gl.tight]].capacity;
+  if (c < t || (c == t && h < gl.tight)) gl.tight = static_cast<std::uint8_t>(h);
 }
 
 void Simulator::rerate_alone(FlowId f, FlowId fresh) {
@@ -290,6 +370,22 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
   share_.push_back(r.capacity / n);
 }
 
+void Simulator::add_private(Flow& fl, ResourceId id, const Resource& r) {
+  // What add_candidate's private case leaves standing after visiting all of fl's private hops in route order: the
+  // tightest one (the looser hops before it would have been appended and superseded: never picked), unless a private
+  // seed of fl (visited before: own set) is as tight -- as when the tightest is itself a seed.
+  if (fl.own_epoch != epoch_) {
+    fl.own_epoch = epoch_;
+  } else {
+    if (!(r.capacity < share_[fl.own])) return;
+    share_[fl.own] = std::numeric_limits<double>::infinity();
+  }
+  fl.own = static_cast<std::uint32_t>(candidates_.size());
+  candidates_.push_back(id);
+  remaining_.push_back(r.capacity);
+  share_.push_back(r.capacity);
+}
+
 void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) {
   next_epoch();
   comp_resources_.clear();
@@ -315,12 +411,33 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
       if (fl.mark == epoch_) continue;
       fl.mark = epoch_;
       comp_flows_.push_back(f);
-      for (std::uint32_t h = 0; h < fl.hops; ++h) {
+      if (fl.tight == kUnmasked) {
+        for (std::uint32_t h = 0; h < fl.hops; ++h) {
+          const ResourceId id = fl.route[h];
+          Resource& rr = resources_[id];
+          if (rr.mark == epoch_) continue;
+          rr.mark = epoch_;
+          if (rr.flows.size() > 1) comp_resources_.push_back(id);
+          add_candidate(id, rr);
+        }
+        continue;
+      }
+      // Only its shared hops and its tightest private one, in route order: its other private hops carry it alone
+      // and only it reaches them, so add_candidate would skip them as looser (they need not be read).
+      if (fl.tight == kTightUnknown) fl.tight = tightest_private(fl);
+      const std::uint32_t tight = fl.tight;
+      std::uint32_t visit = fl.shared | (tight != kTightNone ? 1u << tight : 0u);
+      for (; visit != 0; visit &= visit - 1) {
+        const auto h = static_cast<std::uint32_t>(__builtin_ctz(visit));
         const ResourceId id = fl.route[h];
         Resource& rr = resources_[id];
+        if (h == tight) {
+          add_private(fl, id, rr);
+          continue;
+        }
         if (rr.mark == epoch_) continue;
         rr.mark = epoch_;
-        if (rr.flows.size() > 1) comp_resources_.push_back(id);
+        comp_resources_.push_back(id);
         add_candidate(id, rr);
       }
     }
@@ -340,14 +457,21 @@ void Simulator::fill() {
     fl.fixed = true;
     fl.rate = rate;
     --left;
-    for (std::uint32_t h = 0; h < fl.hops; ++h) {
-      Resource& rr = resources_[fl.route[h]];
+    auto subtract = [&](ResourceId id) {
+      Resource& rr = resources_[id];
       const std::uint32_t c = rr.comp_index;
-      if (c == kNoCandidate) continue;
+      if (c == kNoCandidate) return;
       remaining_[c] -= rate;
       --rr.unfixed;
       share_[c] = rr.unfixed > 0 ? std::max(0.0, remaining_[c]) / rr.unfixed : std::numeric_limits<double>::infinity();
+    };
+    if (fl.tight == kUnmasked) {
+      for (std::uint32_t h = 0; h < fl.hops; ++h) subtract(fl.route[h]);
+      return;
     }
+    for (std::uint32_t m = fl.shared; m != 0; m &= m - 1) subtract(fl.route[__builtin_ctz(m)]);
+    // its private candidate (if any) carries it alone: once it is fixed, no round can pick that one
+    if (fl.own_epoch == epoch_) share_[fl.own] = std::numeric_limits<double>::infinity();
   };
   const double* const share = share_.data();
   const std::size_t n = share_.size();
@@ -371,7 +495,9 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
   // 1. Collect the component (active flows reachable through shared resources) and the fill's candidates.
   collect_component(seeds, count);
   if (comp_flows_.empty()) return;  // the last flow on these resources just finished: nothing to share
-  if (comp_flows_.size() == 1) {
+  // One flow alone on each of its resources takes min(cap, capacities); one that crosses a resource twice uses it
+  // twice as fast as it moves, which the fill accounts for (half the capacity each time).
+  if (comp_flows_.size() == 1 && !crosses_twice(flows_[comp_flows_[0]])) {
     rerate_alone(comp_flows_[0], fresh);
     return;
   }
@@ -434,6 +560,7 @@ void Simulator::finish(FlowId f) {
       r.flows.pop_back();
       r.bytes_carried += payloads_[f].bytes;
       ++r.flow_count;
+      if (r.flows.size() == 1 && r.flows[0] != f) note_private(r.flows[0], fl.route[i], fl.route, i);
     }
     shared |= !r.flows.empty();  // only ever too early for a resource listed twice: checked again below
   }

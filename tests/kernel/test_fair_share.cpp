@@ -412,3 +412,97 @@ TEST_CASE("pruned candidates fill exactly like a full scan, on starts and finish
       CHECK(c.mismatches == 0);
     }
 }
+
+namespace {
+// Routes the chains above lack: longer than the 32 hops whose sharing the engine keeps per flow (such a flow is read
+// hop by hop), resources listed twice in one route (shared by one flow), and both mixed with short routes on the
+// same resources. 40 resources, capacities from three values.
+ChainCheck run_mixed_check(bool share_routes) {
+  Simulator sim;
+  ChainCheck c;
+  c.share_routes = share_routes;
+  const double values[] = {GB / 3.0, 2.0 * GB / 3.0, 0.7 * GB};
+  for (int i = 0; i < 40; ++i) {
+    c.capacity.push_back(values[c.next() % 3]);
+    sim.add_resource("m" + std::to_string(i), Bandwidth{c.capacity.back()});
+  }
+  std::vector<ResourceId> long_repeating, long_distinct;
+  for (ResourceId k = 0; k < 40; ++k) long_repeating.push_back((k * 3) % 10);  // 40 hops over 0..9, each four times
+  for (ResourceId k = 5; k < 38; ++k) long_distinct.push_back(k);              // 33 distinct hops
+  c.slot_routes = {long_repeating, {1, 2, 1, 3}, {4, 5, 6}, {6, 7, 8, 9}, {0, 9}, long_distinct, {37, 38, 39}, {39}};
+  c.on.resize(c.capacity.size());
+  c.routes.reserve(60);
+  sim.schedule(Time{0}, &c, 0);
+  sim.run();
+  return c;
+}
+}  // namespace
+
+// The engine reads a flow's shared hops and its tightest private hop only (kept per flow as flows start and finish);
+// routes of more than 32 hops and resources listed twice take the hop-by-hop search. For every flow f of every
+// component re-rated after a start or a finish: engine rate(f) == scan_component(...)(f), bit for bit.
+TEST_CASE("long routes and repeated resources fill exactly like a full scan") {
+  for (const bool share_routes : {false, true}) {
+    const ChainCheck c = run_mixed_check(share_routes);
+    INFO("one route array per slot " << share_routes);
+    CHECK(c.finished == 60);
+    CHECK(c.checks > 300);
+    CHECK(c.mismatches == 0);
+  }
+}
+
+// A tie the fill breaks by position: flow j crosses U, P1, R, P2; P1 and P2 have capacity s = X/3 and R has X with
+// three flows (share X/3 = s). When P1 becomes private to j (flow x on it finishes), P1 is j's first tightest private
+// hop, ahead of R in the search. A full scan over the component reached from U then picks P1 first (j = s), leaving
+// R (X - s)/2 for y1 and y2: 333,333,333.3333334 bytes/s for X = 1e9, not s = 333,333,333.3333333. Picking R first
+// (as when P2 stood for j's private hops) would give y1 and y2 s.
+TEST_CASE("a private hop that frees up keeps its place among the candidates") {
+  const double X = GB, s = X / 3.0;
+  REQUIRE((X - s) / 2.0 != s);  // the case separates the two picks
+  Simulator sim;
+  const ResourceId U = sim.add_resource("U", Bandwidth{100 * GB}), P1 = sim.add_resource("P1", Bandwidth{s}),
+                   R = sim.add_resource("R", Bandwidth{X}), P2 = sim.add_resource("P2", Bandwidth{s});
+  const std::vector<ResourceId> rx{P1}, rj{U, P1, R, P2}, ry{R}, rk{U};
+  Recorder rec;
+  sim.start_flow({rx.data(), 1, 1e3, Time{0}}, &rec, 0);  // x: done long before k starts
+  const FlowId j = sim.start_flow({rj.data(), 4, 1e12, Time{0}}, &rec, 1);
+  const FlowId y1 = sim.start_flow({ry.data(), 1, 1e12, Time{0}}, &rec, 2);
+  const FlowId y2 = sim.start_flow({ry.data(), 1, 1e12, Time{0}}, &rec, 3);
+  sim.run(Time{1'000'000'000});  // 1 ms: x has finished
+  REQUIRE(rec.done.count(0) == 1);
+  const FlowId k = sim.start_flow({rk.data(), 1, 1e12, Time{0}}, &rec, 4);
+  const std::vector<double> capacity{100 * GB, s, X, s};
+  const std::vector<std::vector<std::size_t>> on{{1, 4}, {1}, {1, 2, 3}, {1}};  // per resource, the engine's order
+  const std::vector<std::vector<ResourceId>> routes{rx, rj, ry, ry, rk};
+  const std::vector<double> caps(5, std::numeric_limits<double>::infinity());
+  const std::vector<double> expected = scan_component(capacity, on, routes, caps, rk);
+  CHECK(expected[2] == (X - s) / 2.0);
+  CHECK(sim.flow_rate(j) == expected[1]);
+  CHECK(sim.flow_rate(y1) == expected[2]);
+  CHECK(sim.flow_rate(y2) == expected[3]);
+  CHECK(sim.flow_rate(k) == expected[4]);
+}
+
+// A flow that crosses a resource twice uses it at twice its own rate, alone in its component as well: route A, B, A
+// gets min(cap(A) / 2, cap(B)) -- here 3 GB/s / 2 = 1.5 GB/s below B's 2 GB/s. The same through a route of 34 hops
+// (B then 33 distinct hops, A twice among them; the engine reads such routes hop by hop).
+TEST_CASE("a flow alone that crosses a resource twice gets half its capacity") {
+  for (const bool long_route : {false, true}) {
+    Simulator sim;
+    const ResourceId A = sim.add_resource("A", Bandwidth::from_GBps(3)), B = sim.add_resource("B", Bandwidth::from_GBps(2));
+    std::vector<ResourceId> route{A, B, A};
+    if (long_route) {
+      route = {B};
+      for (int i = 0; i < 31; ++i) route.push_back(sim.add_resource("x" + std::to_string(i), Bandwidth::from_GBps(10)));
+      route.insert(route.begin() + 5, A);
+      route.push_back(A);
+    }
+    INFO("hops " << route.size());
+    REQUIRE(route.size() == (long_route ? 34u : 3u));
+    Recorder rec;
+    const FlowId f = sim.start_flow({route.data(), static_cast<std::uint32_t>(route.size()), 3 * GB, Time{0}}, &rec, 0);
+    CHECK(sim.flow_rate(f) == 1.5 * GB);
+    sim.run();
+    CHECK(rec.done.at(0) == Time{2'000'000'000'000});  // 3 GB at 1.5 GB/s: 2 s
+  }
+}

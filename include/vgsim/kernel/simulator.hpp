@@ -106,16 +106,21 @@ class Simulator {
     double rate = 0.0;
     double max_rate = 0.0;
     Time last{0};
-    std::uint32_t hops = 0;
     std::uint32_t mark = 0;
     std::uint32_t own = 0;        // scratch for the fill: the candidate of its tightest private resource
     std::uint32_t own_epoch = 0;  // search in which `own` was set
     // A stale event matches only after 2^32 reschedules of one slot while it waits in the queue.
     std::uint32_t version = 0;
-    bool active = false;
-    bool fixed = false;
-    bool in_use = false;
-    bool finish_queued = false;  // a finish event of it is in the queue (earlier ones are stale)
+    // While active, with a route of at most kMaskHops hops: bit h is set when route[h] carries another flow (or this
+    // one twice), and `tight` is the first of its other (private) hops with the smallest capacity, kTightNone when
+    // there is none, kTightUnknown when it is to be found again. The search and the fill read only those hops.
+    std::uint32_t shared = 0;
+    std::uint16_t hops = 0;
+    std::uint8_t tight = kTightNone;  // kUnmasked: a longer route, every hop read
+    bool active : 1 = false;
+    bool fixed : 1 = false;
+    bool in_use : 1 = false;
+    bool finish_queued : 1 = false;  // a finish event of it is in the queue (earlier ones are stale)
   };
   static_assert(sizeof(Resource) == 64 && sizeof(Flow) == 64, "one cache line per record");
   // What only a flow's start and completion read.
@@ -125,7 +130,24 @@ class Simulator {
     std::uint64_t tag = 0;
   };
 
+  static constexpr std::uint32_t kMaskHops = 32;
+  static constexpr std::uint8_t kTightNone = 0xFF;
+  static constexpr std::uint8_t kTightUnknown = 0xFE;
+  static constexpr std::uint8_t kUnmasked = 0xFD;
+
   void activate(FlowId f);
+  // Keep Flow::shared and Flow::tight of flow g true when resource `id` (hop `i` of `route`) becomes shared (a second
+  // flow arrived) or private to g (the other one left).
+  void note_shared(FlowId g, ResourceId id, const ResourceId* route, std::uint32_t i);
+  void note_private(FlowId g, ResourceId id, const ResourceId* route, std::uint32_t i);
+  // The hop of `route` where `id` is (it is there once).
+  static std::uint32_t hop_of(const ResourceId* route, std::uint32_t hops, ResourceId id);
+  // Whether fl, the only flow of its component, lists a resource twice.
+  bool crosses_twice(const Flow& fl) const;
+  // The first private hop of fl with the smallest capacity (kTightNone when none).
+  std::uint8_t tightest_private(const Flow& fl) const;
+  // The search reaching fl's tightest private hop (the only one of its private hops a round can pick).
+  void add_private(Flow& fl, ResourceId id, const Resource& r);
   void finish(FlowId f);
   // Recomputes max-min rates for the component reachable from the given resources; `fresh` (may be kNone) is a
   // flow that just became active and always gets a finish event.
