@@ -489,7 +489,8 @@ TEST_CASE("a private hop that frees up keeps its place among the candidates") {
 TEST_CASE("a flow alone that crosses a resource twice gets half its capacity") {
   for (const bool long_route : {false, true}) {
     Simulator sim;
-    const ResourceId A = sim.add_resource("A", Bandwidth::from_GBps(3)), B = sim.add_resource("B", Bandwidth::from_GBps(2));
+    const ResourceId A = sim.add_resource("A", Bandwidth::from_GBps(3)),
+                     B = sim.add_resource("B", Bandwidth::from_GBps(2));
     std::vector<ResourceId> route{A, B, A};
     if (long_route) {
       route = {B};
