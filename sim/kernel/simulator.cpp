@@ -271,13 +271,10 @@ ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t coun
     for (std::uint32_t i = 0; i < count; ++i)
       for (FlowId g : resources_[seeds[i]].flows)
         if (flows_[g].route != route) return kNoResource;
-  // ... and every resource of the route carries exactly those m flows.
-  for (std::uint32_t h = 0; h < hops; ++h) {
-    const FlowList& on = resources_[route[h]].flows;
-    if (on.size() != m) return kNoResource;
-    for (FlowId g : on)
-      if (flows_[g].mark != epoch_) return kNoResource;
-  }
+  // ... and every resource of the route carries exactly those m flows: each of them crosses every resource of the
+  // route (as often as the route lists it), so a resource holding m entries holds each of them once and nothing else.
+  for (std::uint32_t h = 0; h < hops; ++h)
+    if (resources_[route[h]].flows.size() != m) return kNoResource;
   return first;
 }
 
@@ -333,6 +330,7 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
     }
   if (only == kNone) return kNone;
   const Flow& fl = flows_[only];
+  if (fl.tight != kUnmasked) return fl.shared == 0 ? only : kNone;  // alone on every hop: no bit set
   for (std::uint32_t h = 0; h < fl.hops; ++h)
     if (resources_[fl.route[h]].flows.size() != 1) return kNone;
   return only;
