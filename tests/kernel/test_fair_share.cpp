@@ -354,6 +354,13 @@ struct ChainCheck : FlowObserver, EventHandler {
     compare(sim, routes[f]);
     sim.schedule(sim.now() + ns(next() % 3000), this, 0);
   }
+  // Starts the 60 flows over slot_routes (set, with capacity, before) and runs them to the end.
+  void drive(Simulator& sim) {
+    on.resize(capacity.size());
+    routes.reserve(60);
+    sim.schedule(Time{0}, this, 0);
+    sim.run();
+  }
   void on_flow_done(Simulator& sim, std::uint64_t tag) override {
     ++finished;
     for (ResourceId r : routes[tag]) {  // remove the first occurrence, the last entry taking its place
@@ -388,10 +395,7 @@ ChainCheck run_chain_check(bool joined, bool share_routes) {
     c.slot_routes.push_back({a, joined ? left.first : link(shared), joined ? left.second : link(shared), b, right.first,
                              right.second, d, e});
   }
-  c.on.resize(c.capacity.size());
-  c.routes.reserve(60);
-  sim.schedule(Time{0}, &c, 0);
-  sim.run();
+  c.drive(sim);
   return c;
 }
 }  // namespace
@@ -430,17 +434,15 @@ ChainCheck run_mixed_check(bool share_routes) {
   for (ResourceId k = 0; k < 40; ++k) long_repeating.push_back((k * 3) % 10);  // 40 hops over 0..9, each four times
   for (ResourceId k = 5; k < 38; ++k) long_distinct.push_back(k);              // 33 distinct hops
   c.slot_routes = {long_repeating, {1, 2, 1, 3}, {4, 5, 6}, {6, 7, 8, 9}, {0, 9}, long_distinct, {37, 38, 39}, {39}};
-  c.on.resize(c.capacity.size());
-  c.routes.reserve(60);
-  sim.schedule(Time{0}, &c, 0);
-  sim.run();
+  c.drive(sim);
   return c;
 }
 }  // namespace
 
 // The engine reads a flow's shared hops and its tightest private hop only (kept per flow as flows start and finish);
-// routes of more than 32 hops and resources listed twice take the hop-by-hop search. For every flow f of every
-// component re-rated after a start or a finish: engine rate(f) == scan_component(...)(f), bit for bit.
+// routes of more than 32 hops are read hop by hop, and a resource a route lists twice is a shared hop of its flow.
+// For every flow f of every component re-rated after a start or a finish: engine rate(f) ==
+// scan_component(...)(f), bit for bit.
 TEST_CASE("long routes and repeated resources fill exactly like a full scan") {
   for (const bool share_routes : {false, true}) {
     const ChainCheck c = run_mixed_check(share_routes);
