@@ -183,14 +183,15 @@ void Simulator::schedule_finish(FlowId f) {
   }
 }
 
-std::uint32_t Simulator::hop_of(const ResourceId* route, std::uint32_t hops, ResourceId id) {
+std::uint32_t Simulator::hop_of(const Flow& g, ResourceId id, const ResourceId* route, std::uint32_t i) {
+  if (g.route == route) return i;  // g holds `id` once, so on the same route array it is the same hop
   std::uint32_t h = 0;
-  while (h + 1 < hops && route[h] != id) ++h;
+  while (h + 1 < g.hops && g.route[h] != id) ++h;
   return h;
 }
 
-bool Simulator::crosses_twice(const Flow& fl) const {
-  if (fl.tight != kUnmasked) return fl.shared != 0;  // in its component alone: a shared hop is one it holds twice
+bool Simulator::shares_a_hop(const Flow& fl) const {
+  if (fl.tight != kUnmasked) return fl.shared != 0;
   for (std::uint32_t h = 0; h < fl.hops; ++h)
     if (resources_[fl.route[h]].flows.size() > 1) return true;
   return false;
@@ -211,8 +212,7 @@ std::uint8_t Simulator::tightest_private(const Flow& fl) const {
                                                           std::uint32_t i) {
   Flow& gl = flows_[g];
   if (gl.tight == kUnmasked) return;
-  // g holds `id` once (it was alone there), so on the same route array it is the same hop
-  const std::uint32_t h = gl.route == route ? i : hop_of(gl.route, gl.hops, id);
+  const std::uint32_t h = hop_of(gl, id, route, i);
   gl.shared |= 1u << h;
   if (gl.tight == h) gl.tight = kTightUnknown;
 }
@@ -221,7 +221,7 @@ std::uint8_t Simulator::tightest_private(const Flow& fl) const {
                                                            std::uint32_t i) {
   Flow& gl = flows_[g];
   if (gl.tight == kUnmasked) return;
-  const std::uint32_t h = gl.route == route ? i : hop_of(gl.route, gl.hops, id);
+  const std::uint32_t h = hop_of(gl, id, route, i);
   gl.shared &= ~(1u << h);
   if (gl.tight == kTightUnknown) return;
   if (gl.tight == kTightNone) {
@@ -329,11 +329,7 @@ FlowId Simulator::sole_flow(const ResourceId* route, std::uint32_t hops) const {
       only = g;
     }
   if (only == kNone) return kNone;
-  const Flow& fl = flows_[only];
-  if (fl.tight != kUnmasked) return fl.shared == 0 ? only : kNone;  // alone on every hop: no bit set
-  for (std::uint32_t h = 0; h < fl.hops; ++h)
-    if (resources_[fl.route[h]].flows.size() != 1) return kNone;
-  return only;
+  return shares_a_hop(flows_[only]) ? kNone : only;
 }
 
 [[gnu::always_inline]] inline void Simulator::add_candidate(ResourceId id, Resource& r) {
@@ -499,7 +495,8 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
   if (comp_flows_.empty()) return;  // the last flow on these resources just finished: nothing to share
   // One flow alone on each of its resources takes min(cap, capacities); one that crosses a resource twice uses it
   // twice as fast as it moves, which the fill accounts for (half the capacity each time).
-  if (comp_flows_.size() == 1 && !crosses_twice(flows_[comp_flows_[0]])) {
+  // (alone in its component, a flow shares a hop only with itself)
+  if (comp_flows_.size() == 1 && !shares_a_hop(flows_[comp_flows_[0]])) {
     rerate_alone(comp_flows_[0], fresh);
     return;
   }

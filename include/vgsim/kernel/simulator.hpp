@@ -140,10 +140,10 @@ class Simulator {
   // flow arrived) or private to g (the other one left).
   void note_shared(FlowId g, ResourceId id, const ResourceId* route, std::uint32_t i);
   void note_private(FlowId g, ResourceId id, const ResourceId* route, std::uint32_t i);
-  // The hop of `route` where `id` is (it is there once).
-  static std::uint32_t hop_of(const ResourceId* route, std::uint32_t hops, ResourceId id);
-  // Whether fl, the only flow of its component, lists a resource twice.
-  bool crosses_twice(const Flow& fl) const;
+  // The hop of g's route where `id` (hop i of `route`, held by g once) is.
+  static std::uint32_t hop_of(const Flow& g, ResourceId id, const ResourceId* route, std::uint32_t i);
+  // Whether a resource of fl's route carries another flow, or fl twice.
+  bool shares_a_hop(const Flow& fl) const;
   // The first private hop of fl with the smallest capacity (kTightNone when none).
   std::uint8_t tightest_private(const Flow& fl) const;
   // The search reaching fl's tightest private hop (the only one of its private hops a round can pick).
