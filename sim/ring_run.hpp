@@ -31,8 +31,12 @@ class RingRun : public StreamedRun {
 
   void on_flow_done(Simulator& sim, std::uint64_t tag) override;
   void on_event(Simulator& sim, std::uint64_t tag) override;
+  // Both ask for the connection record of the step the tag names (the first thing either callback reads).
+  void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
+  void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
 
  private:
+  static constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a step
   struct Step {
     std::uint64_t g;
     std::uint32_t ch, p;
@@ -47,6 +51,12 @@ class RingRun : public StreamedRun {
                 static_cast<std::uint32_t>(tag) & ((1u << 27) - 1)};
   }
   std::size_t conn(std::uint32_t ch, std::uint32_t p) const { return static_cast<std::size_t>(ch) * n_ + p; }
+  void prefetch_step(std::uint64_t tag) const {
+    if (tag != kStartTag) {
+      const Step s = step_of(tag);
+      __builtin_prefetch(&conns_[conn(s.ch, s.p)]);
+    }
+  }
   bool ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const;
   void launch(std::uint64_t g, std::uint32_t ch, std::uint32_t p);
   // Launches the dependents of step s whose edge waits for this stage (sent: the bytes left; else delivery).

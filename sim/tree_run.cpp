@@ -6,10 +6,6 @@
 
 namespace vgsim::sim {
 
-namespace {
-constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a transfer
-}
-
 TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
                  const StepCosts& costs, Fabric& fabric)
     : stream_(header), costs_(costs), fabric_(fabric) {

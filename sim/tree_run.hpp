@@ -30,8 +30,12 @@ class TreeRun : public StreamedRun {
 
   void on_flow_done(Simulator& sim, std::uint64_t tag) override;
   void on_event(Simulator& sim, std::uint64_t tag) override;
+  // Both ask for the connection record of the step the tag names (the first thing either callback reads).
+  void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
+  void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
 
  private:
+  static constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a step
   using Step = coll::TreeStream::Step;
   // A step as an event tag, packed instead of its transfer index, so no division decodes it: member rank (27 bits;
   // the constructor refuses more ranks), direction, channel (6 bits: NCCL's 64 channels), loop (30 bits: the byte
@@ -46,6 +50,9 @@ class TreeRun : public StreamedRun {
   std::size_t conn(const Step& s) const { return (static_cast<std::size_t>(s.ch) * 2 + s.dir) * stream_.ranks() + s.r; }
   // Whether dependency `dep` of a step has resolved: delivered for a data edge, its bytes gone for the others.
   bool resolved(const Step& dep, bool data) const;
+  void prefetch_step(std::uint64_t tag) const {
+    if (tag != kStartTag) __builtin_prefetch(&conns_[conn(step_of(tag))]);
+  }
   bool ready(const Step& s) const;
   void launch(const Step& s);
   // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others).

@@ -546,6 +546,7 @@ void Simulator::finish(FlowId f) {
   fl.rate = 0.0;
   --active_flow_count_;
   ++flows_completed_;
+  if (payloads_[f].observer) payloads_[f].observer->prefetch_flow_done(payloads_[f].tag);  // fetched while we work
   bool shared = false;  // a flow that was alone leaves nobody whose rate could rise
   for (std::uint32_t i = 0; i < fl.hops; ++i) {
     Resource& r = resources_[fl.route[i]];
@@ -589,6 +590,17 @@ void Simulator::run(Time until) {
     const Event e = queue_.pop();
     now_ = e.at;
     ++events_processed_;
+    // What the next event reads first is fetched while this one runs (at scale it is rarely in cache): its flow
+    // record and payload, or its handler's state.
+    if (!queue_.empty()) {
+      const EventQueue::Head next = queue_.top();
+      if (next.kind == kTimer) {
+        handlers_[next.a]->prefetch_event(next.b);
+      } else {
+        __builtin_prefetch(&flows_[next.a]);
+        if (next.kind == kFlowFinish) __builtin_prefetch(&payloads_[next.a]);
+      }
+    }
     switch (e.kind) {
       case kTimer:
         handlers_[e.a]->on_event(*this, e.b);

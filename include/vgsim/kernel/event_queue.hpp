@@ -37,6 +37,16 @@ class EventQueue {
   // Time of the next event to pop; precondition: !empty().
   Time top_time() const { return time_of(front_key_[min_src_]); }
   inline Event pop();  // precondition: !empty()
+  // The kind and payloads of the event pop() would return next (its time is top_time()); precondition: !empty().
+  struct Head {
+    std::uint32_t kind, a;
+    std::uint64_t b;
+  };
+  Head top() const {
+    if (min_src_ == kHeap) return {heap_.front().kind, heap_.front().a, heap_.front().b};
+    const Event& e = lanes_[min_src_].front();
+    return {e.kind, e.a, e.b};
+  }
   std::uint64_t pushed() const { return seq_; }
   // Removes every queued event for which stale(event) holds and returns how many went; the others keep their keys,
   // so they pop in the same order as before. O(size): for an owner whose events go out of date in bulk (a flow's

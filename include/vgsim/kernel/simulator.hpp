@@ -28,6 +28,9 @@ class EventHandler {
  public:
   virtual ~EventHandler() = default;
   virtual void on_event(Simulator& sim, std::uint64_t tag) = 0;
+  // A hint, given one event ahead: on_event(tag) is next. May ask for the state it will read (a prefetch); never
+  // changes anything.
+  virtual void prefetch_event(std::uint64_t /*tag*/) const {}
 };
 
 // Receives the completion of a flow started with Simulator::start_flow.
@@ -35,6 +38,8 @@ class FlowObserver {
  public:
   virtual ~FlowObserver() = default;
   virtual void on_flow_done(Simulator& sim, std::uint64_t tag) = 0;
+  // A hint, given when the flow's finish begins: on_flow_done(tag) follows. May prefetch; never changes anything.
+  virtual void prefetch_flow_done(std::uint64_t /*tag*/) const {}
 };
 
 struct FlowSpec {
