@@ -100,15 +100,17 @@ struct MirroredQueue {
       const std::uint64_t kind = rnd(16);
       const std::int64_t at =
           kind < 12 ? now + 700 * static_cast<std::int64_t>(kind + 1) : now + static_cast<std::int64_t>(rnd(50000));
-      q.push(Time{at}, 0, 0, seq);
+      q.push(Time{at}, static_cast<std::uint32_t>(seq % 3), static_cast<std::uint32_t>(seq), seq);
       live.emplace_back(at, seq++);
     }
   }
   void pop_one() {
     const auto it = std::min_element(live.begin(), live.end());
     REQUIRE(q.top_time().ps == it->first);
+    const EventQueue::Head head = q.top();  // what pop() returns next, from a lane or the heap
     const Event e = q.pop();
     if (e.at.ps != it->first || e.seq != it->second || e.b != it->second) ++mismatches;
+    if (head.kind != e.kind || head.a != e.a || head.b != e.b) ++mismatches;
     now = e.at.ps;
     live.erase(it);
     ++popped;
