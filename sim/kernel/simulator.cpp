@@ -11,7 +11,8 @@
 // A component whose flows all take one route array (the steps of one ring connection overlapping in NCCL's slots:
 // 84 % of the re-ratings of a 1 GiB 8-channel ring at 256 and at 1,024 ranks) is recognised without the search
 // (one_route_seed) and filled on the route's tightest link alone; its rates and finish events are bit-identical to the
-// general path.
+// general path. Its flows' new finish events are queued one at a time (reschedule_changed: the others wait aside
+// under the sequence numbers they would have taken), with the times, order and event count of queueing them all.
 #include "vgsim/kernel/simulator.hpp"
 
 #include <algorithm>
@@ -79,6 +80,7 @@ FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::
     f = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
     payloads_.emplace_back();
+    deferred_seq_.emplace_back();
   }
   Flow& fl = flows_[f];
   const std::uint32_t version = fl.version + 1;  // a slot's versions differ, so stale events are ignored
@@ -167,10 +169,19 @@ void Simulator::schedule_finish(FlowId f) {
   Flow& fl = flows_[f];
   ++fl.version;
   queue_.push(now_ + transfer_time(fl.remaining, Bandwidth{fl.rate}), kFlowFinish, f, fl.version);
-  if (!fl.finish_queued) {
-    fl.finish_queued = true;
+  retire_finish(fl);
+  fl.finish_queued = true;
+}
+
+void Simulator::retire_finish(Flow& fl) {
+  if (fl.deferred) {  // never queued: counted now, where the reference pops it as stale
+    fl.deferred = false;
+    ++events_processed_;
+    ++never_queued_;
     return;
   }
+  if (!fl.finish_queued) return;
+  fl.finish_queued = false;
   // The flow's previous finish event is now stale. When stale events are most of the queue (many flows re-rated at
   // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
   // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
@@ -233,16 +244,27 @@ std::uint8_t Simulator::tightest_private(const Flow& fl) const {
   if (c < t || (c == t && h < gl.tight)) gl.tight = static_cast<std::uint8_t>(h);
 }
 
+void Simulator::queue_deferred(FlowId f, Time at) {
+  Flow& fl = flows_[f];
+  queue_.push_reserved(at, deferred_seq_[f], kFlowFinish, f, fl.version);
+  fl.deferred = false;
+  fl.finish_queued = true;
+}
+
 void Simulator::rerate_alone(FlowId f, FlowId fresh) {
   // A flow alone on its resources gets min(its cap, the smallest capacity on its route).
   Flow& fl = flows_[f];
+  const Progress was{fl.last, fl.remaining};
   if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
   fl.last = now_;
   double rate = fl.max_rate;
   for (std::uint32_t h = 0; h < fl.hops; ++h) rate = std::min(rate, resources_[fl.route[h]].capacity);
   const double old = fl.rate;
   fl.rate = rate;
-  if (f == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old)) schedule_finish(f);
+  if (f == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old))
+    schedule_finish(f);
+  else if (fl.deferred)
+    queue_deferred(f, deferred_time(was.last, was.remaining, old));
 }
 
 ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t count) {
@@ -310,7 +332,7 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
     }
     unfixed = 0;
   }
-  reschedule_changed(fresh);
+  reschedule_changed(fresh, true);
 }
 
 void Simulator::next_epoch() {
@@ -505,16 +527,18 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
   // 3. Progressive filling.
   fill();
   // 4. Reschedule finish events for flows whose rate changed.
-  reschedule_changed(fresh);
+  reschedule_changed(fresh, false);
 }
 
 void Simulator::bring_progress_up() {
   const auto n = static_cast<std::uint32_t>(comp_flows_.size());
   old_rates_.resize(n);
+  if (was_.size() < n) was_.resize(n);
   cap_order_.clear();
   bool sorted = true;  // std::is_sorted's test, made while appending: no entry below its predecessor
   for (std::uint32_t i = 0; i < n; ++i) {
     Flow& fl = flows_[comp_flows_[i]];
+    if (fl.deferred) was_[i] = Progress{fl.last, fl.remaining};
     if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
     fl.last = now_;
     old_rates_[i] = fl.rate;
@@ -529,13 +553,35 @@ void Simulator::bring_progress_up() {
   if (!sorted) std::sort(cap_order_.begin(), cap_order_.end());
 }
 
-void Simulator::reschedule_changed(FlowId fresh) {
+void Simulator::reschedule_changed(FlowId fresh, bool one_route) {
+  // Deferral, on one route: the new events get their sequence numbers in this order, as if queued; only the first
+  // with the earliest time is queued. The others are later than it, and before it pops nothing reaches them without
+  // re-rating the route (they share every resource with it), and its own pop is a finish that re-rates the route.
+  // Each re-rating decides again: a deferred flow is given a new event (the aside one counted as a stale pop) or,
+  // when its rate stays, its aside one is queued.
+  const bool defer = one_route && defer_finishes_;
+  std::size_t first = comp_flows_.size();
+  Time first_at{0};
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const FlowId f = comp_flows_[i];
-    const Flow& fl = flows_[f];
+    Flow& fl = flows_[f];
     const double o = old_rates_[i];
-    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o)) schedule_finish(f);
+    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o)) {
+      if (!defer) {
+        schedule_finish(f);
+        continue;
+      }
+      retire_finish(fl);
+      ++fl.version;
+      const Time at = now_ + transfer_time(fl.remaining, Bandwidth{fl.rate});
+      deferred_seq_[f] = queue_.reserve();
+      fl.deferred = true;
+      if (first == comp_flows_.size() || at < first_at) first = i, first_at = at;
+    } else if (fl.deferred) {
+      queue_deferred(f, deferred_time(was_[i].last, was_[i].remaining, o));
+    }
   }
+  if (first != comp_flows_.size()) queue_deferred(comp_flows_[first], first_at);
 }
 
 void Simulator::finish(FlowId f) {

@@ -32,6 +32,11 @@ struct Event {
 class EventQueue {
  public:
   inline void push(Time at, std::uint32_t kind, std::uint32_t a, std::uint64_t b);
+  // The sequence number the next push would take, taken now for an event pushed later (or never) with push_reserved:
+  // the event then sorts exactly where it would have, had it been pushed at this point.
+  std::uint64_t reserve() { return seq_++; }
+  // Pushes an event under a sequence number from reserve(); events pushed since may have larger ones.
+  inline void push_reserved(Time at, std::uint64_t seq, std::uint32_t kind, std::uint32_t a, std::uint64_t b);
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   // Time of the next event to pop; precondition: !empty().
@@ -145,6 +150,30 @@ inline void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::
     Lane& lane = lanes_[best];
     if (lane.count == 0) front_key_[best] = k;
     lane.push_back(e);
+    back_ps_[best] = at.ps;
+  } else {
+    heap_push(e, k);
+  }
+  ++size_;
+  if (new_min) min_src_ = best;
+}
+
+inline void EventQueue::push_reserved(Time at, std::uint64_t seq, std::uint32_t kind, std::uint32_t a,
+                                      std::uint64_t b) {
+  const Event e{at, seq, kind, a, b};
+  const Key k = key_of(at, seq);
+  // A lane keeps its order only behind a last event at an earlier time (an equal time may hold a larger sequence).
+  std::size_t best = kHeap;
+  std::int64_t best_ps = kEmptyBack;
+  for (std::size_t l = 0; l < kLanes; ++l) {
+    const std::int64_t lt = back_ps_[l];
+    const bool fits = lt < at.ps && lt != kEmptyBack && lt > best_ps;
+    best = fits ? l : best;
+    best_ps = fits ? lt : best_ps;
+  }
+  const bool new_min = k < front_key_[min_src_];
+  if (best != kHeap) {
+    lanes_[best].push_back(e);
     back_ps_[best] = at.ps;
   } else {
     heap_push(e, k);

@@ -4,6 +4,8 @@
 // or finishes, rates are recomputed only for the connected component of flows that share resources with it, never
 // for the whole network. Invariants: no resource is ever allocated above its capacity; the same calls produce the
 // same event order and the same times (integer picoseconds). Knows nothing about GPUs or collectives.
+// Finish events of flows that share one route are queued one at a time (defer_finishes; the order, times and
+// event count are those of queueing every one, which set_defer_finishes(false) does as the reference).
 #pragma once
 
 #include <cstdint>
@@ -80,8 +82,16 @@ class Simulator {
 
   // Runs events until the queue is empty or the next event is after `until`.
   void run(Time until = Time::max());
+  // Whether the finish events of flows re-rated together on one route wait aside while an earlier one of theirs is
+  // queued (default; see reschedule_changed). Off: each is queued at once, the reference the tests compare against.
+  // Neither changes a time, the event order or events_processed() after a run that empties the queue.
+  void set_defer_finishes(bool on) { defer_finishes_ = on; }
 
+  // Popped events, with the stale finish events removed in bulk or never queued (each counted as if it had been
+  // queued and popped: the count is the same with or without deferral once the queue is empty).
   std::uint64_t events_processed() const { return events_processed_; }
+  // Of those, the finish events that were deferred and went out of date without ever being queued.
+  std::uint64_t finishes_never_queued() const { return never_queued_; }
   std::uint64_t flows_completed() const { return flows_completed_; }
   std::size_t active_flows() const { return active_flow_count_; }
   ResourceStats resource_stats(ResourceId r) const;
@@ -126,6 +136,9 @@ class Simulator {
     bool fixed : 1 = false;
     bool in_use : 1 = false;
     bool finish_queued : 1 = false;  // a finish event of it is in the queue (earlier ones are stale)
+    // Its current finish event waits aside (not queued): time fl.last + transfer_time(remaining, rate), sequence
+    // deferred_seq_[slot]; an earlier finish event of a flow on the same route is queued.
+    bool deferred : 1 = false;
   };
   static_assert(sizeof(Resource) == 64 && sizeof(Flow) == 64, "one cache line per record");
   // What only a flow's start and completion read.
@@ -167,11 +180,23 @@ class Simulator {
   // The component's flows (comp_flows_): progress brought up to now at the old rates (kept in old_rates_), unfixed;
   // and cap_order_: their finite per-flow caps with their component position, ascending (collected in the same pass).
   void bring_progress_up();
-  // A finish event for `fresh` and for every component flow whose rate changed (old_rates_).
-  void reschedule_changed(FlowId fresh);
+  // A finish event for `fresh` and for every component flow whose rate changed (old_rates_); a deferred flow whose
+  // rate did not change has its event queued (was_). With `one_route` (every component flow takes one route array)
+  // and deferral on, only the earliest of the new events is queued and the others wait aside: any event that could
+  // touch them (that one's pop first of all) re-rates the whole route, which decides again.
+  void reschedule_changed(FlowId fresh, bool one_route);
   // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
   void fill();
   void schedule_finish(FlowId f);
+  // The flow's previous finish event goes out of date: counted as stale in the queue, or as processed when it was
+  // never queued (where popping it stale would have counted it).
+  void retire_finish(Flow& fl);
+  // Queues a deferred flow's event at `at` (its time, computed before its progress moved) under its sequence.
+  void queue_deferred(FlowId f, Time at);
+  // A deferred flow's finish time, from its progress and rate as they were when it was deferred.
+  static Time deferred_time(Time last, double remaining, double rate) {
+    return last + transfer_time(remaining, Bandwidth{rate});
+  }
   // Whether a finish event (flow slot, version) is the flow's current one; the others are stale.
   bool finish_is_live(FlowId f, std::uint64_t version) const {
     const Flow& fl = flows_[f];
@@ -203,12 +228,15 @@ class Simulator {
   std::vector<Resource> resources_;
   std::vector<std::string> names_;  // per resource
   std::vector<Flow> flows_;
-  std::vector<FlowPayload> payloads_;  // per flow slot
+  std::vector<FlowPayload> payloads_;        // per flow slot
+  std::vector<std::uint64_t> deferred_seq_;  // per flow slot: the queue sequence of a deferred finish event
+  bool defer_finishes_ = true;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
   std::uint32_t last_handler_ = 0;      // index of the handler of the last timer (a lookup hint)
   std::uint64_t events_processed_ = 0;  // popped events, plus stale ones removed from the queue before their time
   std::size_t stale_queued_ = 0;        // superseded finish events still in the queue
+  std::uint64_t never_queued_ = 0;      // deferred finish events superseded before they were queued
   std::uint64_t flows_completed_ = 0;
   std::size_t active_flow_count_ = 0;
   std::uint32_t epoch_ = 0;
@@ -216,6 +244,13 @@ class Simulator {
   std::vector<ResourceId> comp_resources_;  // the search's queue: seeds and resources shared by several flows
   std::vector<FlowId> comp_flows_;
   std::vector<double> old_rates_;
+  // Per component flow that was deferred: its progress before the re-rating (its aside event's time is
+  // last + transfer_time(remaining, old rate), computed only if that event is queued).
+  struct Progress {
+    Time last;
+    double remaining;
+  };
+  std::vector<Progress> was_;
   std::vector<ResourceId> candidates_;  // the component's resources that a round of the fill can pick
   std::vector<double> share_;           // per candidate: max(0, remaining) / unfixed (infinite once all are fixed)
   std::vector<double> remaining_;       // per candidate: capacity not yet given to fixed flows
