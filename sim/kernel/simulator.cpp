@@ -80,7 +80,7 @@ FlowId Simulator::start_flow(const FlowSpec& spec, FlowObserver* observer, std::
     f = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
     payloads_.emplace_back();
-    deferred_seq_.emplace_back();
+    aside_.emplace_back();
   }
   Flow& fl = flows_[f];
   const std::uint32_t version = fl.version + 1;  // a slot's versions differ, so stale events are ignored
@@ -173,25 +173,26 @@ void Simulator::schedule_finish(FlowId f) {
   fl.finish_queued = true;
 }
 
-void Simulator::retire_finish(Flow& fl) {
+[[gnu::always_inline]] inline void Simulator::retire_finish(Flow& fl) {
   if (fl.deferred) {  // never queued: counted now, where the reference pops it as stale
     fl.deferred = false;
     ++events_processed_;
     ++never_queued_;
-    return;
+  } else if (fl.finish_queued) {
+    fl.finish_queued = false;
+    // The flow's previous finish event is now stale. When stale events are most of the queue (many flows re-rated at
+    // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
+    // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
+    // would have when popped.
+    if (++stale_queued_ > kStaleRemovalMin && stale_queued_ > queue_.size() / 2) remove_stale();
   }
-  if (!fl.finish_queued) return;
-  fl.finish_queued = false;
-  // The flow's previous finish event is now stale. When stale events are most of the queue (many flows re-rated at
-  // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
-  // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
-  // would have when popped.
-  if (++stale_queued_ > kStaleRemovalMin && stale_queued_ > queue_.size() / 2) {
-    const std::size_t removed =
-        queue_.remove_if([this](const Event& e) { return e.kind == kFlowFinish && !finish_is_live(e.a, e.b); });
-    events_processed_ += removed;
-    stale_queued_ -= removed;
-  }
+}
+
+void Simulator::remove_stale() {
+  const std::size_t removed =
+      queue_.remove_if([this](const Event& e) { return e.kind == kFlowFinish && !finish_is_live(e.a, e.b); });
+  events_processed_ += removed;
+  stale_queued_ -= removed;
 }
 
 std::uint32_t Simulator::hop_of(const Flow& g, ResourceId id, const ResourceId* route, std::uint32_t i) {
@@ -244,9 +245,9 @@ std::uint8_t Simulator::tightest_private(const Flow& fl) const {
   if (c < t || (c == t && h < gl.tight)) gl.tight = static_cast<std::uint8_t>(h);
 }
 
-void Simulator::queue_deferred(FlowId f, Time at) {
+void Simulator::queue_aside(FlowId f) {
   Flow& fl = flows_[f];
-  queue_.push_reserved(at, deferred_seq_[f], kFlowFinish, f, fl.version);
+  queue_.push_reserved(aside_[f].at, aside_[f].seq, kFlowFinish, f, fl.version);
   fl.deferred = false;
   fl.finish_queued = true;
 }
@@ -254,7 +255,6 @@ void Simulator::queue_deferred(FlowId f, Time at) {
 void Simulator::rerate_alone(FlowId f, FlowId fresh) {
   // A flow alone on its resources gets min(its cap, the smallest capacity on its route).
   Flow& fl = flows_[f];
-  const Progress was{fl.last, fl.remaining};
   if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
   fl.last = now_;
   double rate = fl.max_rate;
@@ -264,7 +264,7 @@ void Simulator::rerate_alone(FlowId f, FlowId fresh) {
   if (f == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old))
     schedule_finish(f);
   else if (fl.deferred)
-    queue_deferred(f, deferred_time(was.last, was.remaining, old));
+    queue_aside(f);
 }
 
 ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t count) {
@@ -332,7 +332,7 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
     }
     unfixed = 0;
   }
-  reschedule_changed(fresh, true);
+  reschedule_one_route(fresh);
 }
 
 void Simulator::next_epoch() {
@@ -527,18 +527,16 @@ void Simulator::recompute(const ResourceId* seeds, std::uint32_t count, FlowId f
   // 3. Progressive filling.
   fill();
   // 4. Reschedule finish events for flows whose rate changed.
-  reschedule_changed(fresh, false);
+  reschedule_changed(fresh);
 }
 
 void Simulator::bring_progress_up() {
   const auto n = static_cast<std::uint32_t>(comp_flows_.size());
   old_rates_.resize(n);
-  if (was_.size() < n) was_.resize(n);
   cap_order_.clear();
   bool sorted = true;  // std::is_sorted's test, made while appending: no entry below its predecessor
   for (std::uint32_t i = 0; i < n; ++i) {
     Flow& fl = flows_[comp_flows_[i]];
-    if (fl.deferred) was_[i] = Progress{fl.last, fl.remaining};
     if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
     fl.last = now_;
     old_rates_[i] = fl.rate;
@@ -553,35 +551,59 @@ void Simulator::bring_progress_up() {
   if (!sorted) std::sort(cap_order_.begin(), cap_order_.end());
 }
 
-void Simulator::reschedule_changed(FlowId fresh, bool one_route) {
-  // Deferral, on one route: the new events get their sequence numbers in this order, as if queued; only the first
-  // with the earliest time is queued. The others are later than it, and before it pops nothing reaches them without
-  // re-rating the route (they share every resource with it), and its own pop is a finish that re-rates the route.
-  // Each re-rating decides again: a deferred flow is given a new event (the aside one counted as a stale pop) or,
-  // when its rate stays, its aside one is queued.
-  const bool defer = one_route && defer_finishes_;
-  std::size_t first = comp_flows_.size();
+void Simulator::reschedule_changed(FlowId fresh) {
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    const FlowId f = comp_flows_[i];
+    const Flow& fl = flows_[f];
+    const double o = old_rates_[i];
+    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o))
+      schedule_finish(f);
+    else if (fl.deferred)
+      queue_aside(f);  // its rate stays: its aside event is queued as it was
+  }
+}
+
+void Simulator::reschedule_one_route(FlowId fresh) {
+  if (!defer_finishes_) {
+    reschedule_changed(fresh);
+    return;
+  }
+  // Deferral, on one route: the new events take their sequence numbers in this order, as if queued; only the first
+  // with the earliest time is queued (when it is pushed, the events behind it are aside, so its number is the newest
+  // queued). The others are later than it, and before it pops nothing reaches them without re-rating the route (they
+  // share every resource with it); its own pop is a finish that re-rates the route. Each re-rating decides again: a
+  // deferred flow is given a new event (the aside one counted as a stale pop) or, when its rate stays, its aside one
+  // is queued.
+  FlowId first = kNone;
   Time first_at{0};
+  std::uint64_t first_seq = 0;
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const FlowId f = comp_flows_[i];
     Flow& fl = flows_[f];
     const double o = old_rates_[i];
-    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o)) {
-      if (!defer) {
-        schedule_finish(f);
-        continue;
-      }
-      retire_finish(fl);
-      ++fl.version;
-      const Time at = now_ + transfer_time(fl.remaining, Bandwidth{fl.rate});
-      deferred_seq_[f] = queue_.reserve();
-      fl.deferred = true;
-      if (first == comp_flows_.size() || at < first_at) first = i, first_at = at;
-    } else if (fl.deferred) {
-      queue_deferred(f, deferred_time(was_[i].last, was_[i].remaining, o));
+    if (f != fresh && !(std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o))) {
+      if (fl.deferred) queue_aside(f);
+      continue;
     }
+    retire_finish(fl);
+    ++fl.version;
+    const Time at = now_ + transfer_time(fl.remaining, Bandwidth{fl.rate});
+    const std::uint64_t seq = queue_.reserve();
+    if (first != kNone && !(at < first_at)) {  // later than the earliest so far (or as late, with a larger number)
+      aside_[f] = Aside{at, seq};
+      fl.deferred = true;
+      continue;
+    }
+    if (first != kNone) {  // the earliest so far goes aside
+      aside_[first] = Aside{first_at, first_seq};
+      flows_[first].deferred = true;
+    }
+    first = f, first_at = at, first_seq = seq;
   }
-  if (first != comp_flows_.size()) queue_deferred(comp_flows_[first], first_at);
+  if (first != kNone) {
+    queue_.push_reserved(first_at, first_seq, kFlowFinish, first, flows_[first].version);
+    flows_[first].finish_queued = true;
+  }
 }
 
 void Simulator::finish(FlowId f) {

@@ -15,9 +15,10 @@ using namespace vgsim;
 namespace {
 
 // Flows arriving in bursts on a small network: three routes that many flows take together (one route array each),
-// one crossing two of them (so components are sometimes general), one apart (its last flow is often left alone), equal sizes (equal finish times: ties broken by the
-// queue's sequence), zero latencies (flows start inside another's event), per-flow caps (re-ratings that leave some
-// rates as they were, whose deferred events must then be queued), and zero-byte flows.
+// one crossing two of them (so components are sometimes general), one apart (its last flow is often left alone), equal
+// sizes (equal finish times: ties broken by the queue's sequence), zero latencies (flows start inside another's event),
+// per-flow caps (re-ratings that leave some rates as they were, whose deferred events must then be queued), and
+// zero-byte flows.
 struct Workload : FlowObserver, EventHandler {
   std::vector<std::vector<ResourceId>> routes;
   std::string log;

@@ -124,7 +124,8 @@ class EventQueue {
     return backs;
   }
   std::array<std::int64_t, kLanes> back_ps_ = no_backs();
-  std::size_t min_src_ = kHeap;  // structure holding the smallest event (meaningless while empty)
+  std::array<std::uint64_t, kLanes> back_seq_{};  // per lane the sequence of its last event (push_reserved's test)
+  std::size_t min_src_ = kHeap;                   // structure holding the smallest event (meaningless while empty)
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };
@@ -151,6 +152,7 @@ inline void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::
     if (lane.count == 0) front_key_[best] = k;
     lane.push_back(e);
     back_ps_[best] = at.ps;
+    back_seq_[best] = e.seq;
   } else {
     heap_push(e, k);
   }
@@ -162,19 +164,22 @@ inline void EventQueue::push_reserved(Time at, std::uint64_t seq, std::uint32_t 
                                       std::uint64_t b) {
   const Event e{at, seq, kind, a, b};
   const Key k = key_of(at, seq);
-  // A lane keeps its order only behind a last event at an earlier time (an equal time may hold a larger sequence).
+  // As push, but a lane whose last event has the same time fits only when that event's sequence is smaller.
   std::size_t best = kHeap;
   std::int64_t best_ps = kEmptyBack;
   for (std::size_t l = 0; l < kLanes; ++l) {
     const std::int64_t lt = back_ps_[l];
-    const bool fits = lt < at.ps && lt != kEmptyBack && lt > best_ps;
+    const bool fits = (lt < at.ps || (lt == at.ps && back_seq_[l] < seq)) && (lt > best_ps || best == kHeap);
     best = fits ? l : best;
     best_ps = fits ? lt : best_ps;
   }
   const bool new_min = k < front_key_[min_src_];
   if (best != kHeap) {
-    lanes_[best].push_back(e);
+    Lane& lane = lanes_[best];
+    if (lane.count == 0) front_key_[best] = k;
+    lane.push_back(e);
     back_ps_[best] = at.ps;
+    back_seq_[best] = seq;
   } else {
     heap_push(e, k);
   }
@@ -222,6 +227,7 @@ std::size_t EventQueue::remove_if(Stale stale) {
     } else {
       front_key_[l] = key_of(lane.front().at, lane.front().seq);
       back_ps_[l] = lane.buf[(lane.head + kept - 1) & lane.mask].at.ps;
+      back_seq_[l] = lane.buf[(lane.head + kept - 1) & lane.mask].seq;
     }
   }
   std::size_t kept = 0;

@@ -136,8 +136,8 @@ class Simulator {
     bool fixed : 1 = false;
     bool in_use : 1 = false;
     bool finish_queued : 1 = false;  // a finish event of it is in the queue (earlier ones are stale)
-    // Its current finish event waits aside (not queued): time fl.last + transfer_time(remaining, rate), sequence
-    // deferred_seq_[slot]; an earlier finish event of a flow on the same route is queued.
+    // Its current finish event waits aside (not queued; its time and sequence in aside_[slot]); an earlier finish
+    // event of a flow on the same route is queued.
     bool deferred : 1 = false;
   };
   static_assert(sizeof(Resource) == 64 && sizeof(Flow) == 64, "one cache line per record");
@@ -181,22 +181,21 @@ class Simulator {
   // and cap_order_: their finite per-flow caps with their component position, ascending (collected in the same pass).
   void bring_progress_up();
   // A finish event for `fresh` and for every component flow whose rate changed (old_rates_); a deferred flow whose
-  // rate did not change has its event queued (was_). With `one_route` (every component flow takes one route array)
-  // and deferral on, only the earliest of the new events is queued and the others wait aside: any event that could
-  // touch them (that one's pop first of all) re-rates the whole route, which decides again.
-  void reschedule_changed(FlowId fresh, bool one_route);
+  // rate did not change has its aside event queued.
+  void reschedule_changed(FlowId fresh);
+  // The same when every component flow takes one route array; with deferral on, only the earliest of the new events
+  // is queued and the others wait aside: any event that could touch them (that one's pop first of all) re-rates the
+  // whole route, which decides again.
+  void reschedule_one_route(FlowId fresh);
   // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
   void fill();
   void schedule_finish(FlowId f);
   // The flow's previous finish event goes out of date: counted as stale in the queue, or as processed when it was
   // never queued (where popping it stale would have counted it).
   void retire_finish(Flow& fl);
-  // Queues a deferred flow's event at `at` (its time, computed before its progress moved) under its sequence.
-  void queue_deferred(FlowId f, Time at);
-  // A deferred flow's finish time, from its progress and rate as they were when it was deferred.
-  static Time deferred_time(Time last, double remaining, double rate) {
-    return last + transfer_time(remaining, Bandwidth{rate});
-  }
+  void remove_stale();  // drops the stale finish events from the queue (counted as processed)
+  // Queues a deferred flow's aside event, with its time and sequence number.
+  void queue_aside(FlowId f);
   // Whether a finish event (flow slot, version) is the flow's current one; the others are stale.
   bool finish_is_live(FlowId f, std::uint64_t version) const {
     const Flow& fl = flows_[f];
@@ -228,8 +227,12 @@ class Simulator {
   std::vector<Resource> resources_;
   std::vector<std::string> names_;  // per resource
   std::vector<Flow> flows_;
-  std::vector<FlowPayload> payloads_;        // per flow slot
-  std::vector<std::uint64_t> deferred_seq_;  // per flow slot: the queue sequence of a deferred finish event
+  std::vector<FlowPayload> payloads_;  // per flow slot
+  struct Aside {                       // a deferred finish event's key
+    Time at;
+    std::uint64_t seq;
+  };
+  std::vector<Aside> aside_;  // per flow slot
   bool defer_finishes_ = true;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
@@ -244,13 +247,6 @@ class Simulator {
   std::vector<ResourceId> comp_resources_;  // the search's queue: seeds and resources shared by several flows
   std::vector<FlowId> comp_flows_;
   std::vector<double> old_rates_;
-  // Per component flow that was deferred: its progress before the re-rating (its aside event's time is
-  // last + transfer_time(remaining, old rate), computed only if that event is queued).
-  struct Progress {
-    Time last;
-    double remaining;
-  };
-  std::vector<Progress> was_;
   std::vector<ResourceId> candidates_;  // the component's resources that a round of the fill can pick
   std::vector<double> share_;           // per candidate: max(0, remaining) / unfixed (infinite once all are fixed)
   std::vector<double> remaining_;       // per candidate: capacity not yet given to fixed flows
