@@ -150,3 +150,36 @@ TEST_CASE("deferred finish events: a flow whose rate stays when it is left alone
     CHECK(sim.finishes_never_queued() == 0);  // D's aside event was queued, not superseded
   }
 }
+
+TEST_CASE("deferred finish events: a flow whose rate stays in a wider re-rating gets its aside event queued") {
+  // On a 1 GB/s link L: A (1 MB) and D (0.4 MB, capped at 0.25 GB/s) start at 0 on route {L}: D at its cap, A at
+  // 0.75 GB/s; A's event (1.33 ms) is earlier than D's (1.6 ms), so D's waits aside. Then X (1 MB) starts at 0 on
+  // route {L, M} (M: 10 GB/s): the component now holds two routes (the general search); D keeps 0.25 GB/s, A and X
+  // get (1 - 0.25) / 2 = 0.375 GB/s, so A's new event (2.67 ms) is later than D's aside one, which must be queued now.
+  // Expectation: D at 0.4e6 / 0.25e9 s = 1,600,000,000 ps exactly; then A and X share L at 0.5 GB/s with 1e6 -
+  // 0.375e9 x 1.6e-3 = 400,000 B left each: both at 1.6 ms + 0.8 ms = 2.4 ms (to the rounding of two re-ratings).
+  struct Done : FlowObserver {
+    std::vector<std::pair<std::uint64_t, std::int64_t>> order;
+    void on_flow_done(Simulator& sim, std::uint64_t tag) override { order.emplace_back(tag, sim.now().ps); }
+  };
+  std::vector<std::pair<std::uint64_t, std::int64_t>> ref;
+  for (const bool defer : {false, true}) {
+    Simulator sim;
+    sim.set_defer_finishes(defer);
+    const ResourceId L = sim.add_resource("L", Bandwidth::from_GBps(1));
+    const ResourceId M = sim.add_resource("M", Bandwidth::from_GBps(10));
+    const ResourceId a_route[] = {L}, x_route[] = {L, M};
+    Done d;
+    sim.start_flow({a_route, 1, 1e6, Time{0}}, &d, 0);
+    sim.start_flow({a_route, 1, 0.4e6, Time{0}, 0.25e9}, &d, 1);
+    sim.start_flow({x_route, 2, 1e6, Time{0}}, &d, 2);
+    sim.run();
+    INFO("deferral " << defer);
+    REQUIRE(d.order.size() == 3);
+    CHECK(d.order[0] == std::pair<std::uint64_t, std::int64_t>{1, 1'600'000'000});
+    CHECK(std::abs(d.order[1].second - 2'400'000'000) <= 2);
+    CHECK(std::abs(d.order[2].second - 2'400'000'000) <= 2);
+    if (!defer) ref = d.order;
+    CHECK(d.order == ref);
+  }
+}
