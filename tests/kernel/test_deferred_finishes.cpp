@@ -183,3 +183,38 @@ TEST_CASE("deferred finish events: a flow whose rate stays in a wider re-rating 
     CHECK(d.order == ref);
   }
 }
+
+TEST_CASE("deferred finish events: an event set aside after it was the earliest keeps its own sequence number") {
+  // Six flows start at 0 on a 1 GB/s link, in this order (also their order on the link): i and k (1 MB each, capped
+  // at 0.2 GB/s), j (0.5 MB), m1 (0.3 MB), m2 (2 MB), m3 (0.1 MB). Six share the link at 1/6 GB/s (below the caps).
+  // m3 leaves first; five flows then get 0.2 GB/s each, all new rates: in link order i is the earliest so far, k ties
+  // it, j and then m1 are earlier, so i, k and j go aside -- i after having been the earliest. m1 leaves next: i and
+  // k stay at their cap, so their aside events are queued as they were; j and m2 get 0.3 GB/s, then m2 alone 0.6 GB/s
+  // and leaves before them. i and k have moved the same bytes at the same rates, so they finish at the same
+  // picosecond, in the order of their sequence numbers: i (taken before k's) first. (Had i's aside event taken a new
+  // number when j beat it, k would come first.) Expected completions: m3, m1, j, m2, i, k -- with and without
+  // deferral; i at 0.6 ms + 0.9 MB / 0.2 GB/s = 5.1 ms: 5,100,000,000 ps.
+  struct Done : FlowObserver {
+    std::vector<std::pair<std::uint64_t, std::int64_t>> order;
+    void on_flow_done(Simulator& sim, std::uint64_t tag) override { order.emplace_back(tag, sim.now().ps); }
+  };
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  enum : std::uint64_t { I, K, J, M1, M2, M3 };
+  for (const bool defer : {false, true}) {
+    Simulator sim;
+    sim.set_defer_finishes(defer);
+    const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1));
+    Done d;
+    const double bytes[] = {1e6, 1e6, 0.5e6, 0.3e6, 2e6, 0.1e6};
+    const double caps[] = {0.2e9, 0.2e9, kInf, kInf, kInf, kInf};
+    for (std::uint64_t f = I; f <= M3; ++f) sim.start_flow({&link, 1, bytes[f], Time{0}, caps[f]}, &d, f);
+    sim.run();
+    INFO("deferral " << defer);
+    REQUIRE(d.order.size() == 6);
+    const std::vector<std::uint64_t> tags{d.order[0].first, d.order[1].first, d.order[2].first,
+                                          d.order[3].first, d.order[4].first, d.order[5].first};
+    CHECK(tags == std::vector<std::uint64_t>{M3, M1, J, M2, I, K});
+    CHECK(d.order[4].second == 5'100'000'000);
+    CHECK(d.order[5].second == d.order[4].second);  // i and k at the same picosecond
+  }
+}
