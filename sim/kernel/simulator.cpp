@@ -11,7 +11,7 @@
 // A component whose flows all take one route array (the steps of one ring connection overlapping in NCCL's slots:
 // 84 % of the re-ratings of a 1 GiB 8-channel ring at 256 and at 1,024 ranks) is recognised without the search
 // (one_route_seed) and filled on the route's tightest link alone; its rates and finish events are bit-identical to the
-// general path. Its flows' new finish events are queued one at a time (reschedule_changed: the others wait aside
+// general path. Its flows' new finish events are queued one at a time (reschedule_one_route: the others wait aside
 // under the sequence numbers they would have taken), with the times, order and event count of queueing them all.
 #include "vgsim/kernel/simulator.hpp"
 

@@ -4,7 +4,7 @@
 // or finishes, rates are recomputed only for the connected component of flows that share resources with it, never
 // for the whole network. Invariants: no resource is ever allocated above its capacity; the same calls produce the
 // same event order and the same times (integer picoseconds). Knows nothing about GPUs or collectives.
-// Finish events of flows that share one route are queued one at a time (defer_finishes; the order, times and
+// Finish events of flows that share one route are queued one at a time (set_defer_finishes; the order, times and
 // event count are those of queueing every one, which set_defer_finishes(false) does as the reference).
 #pragma once
 
@@ -83,7 +83,7 @@ class Simulator {
   // Runs events until the queue is empty or the next event is after `until`.
   void run(Time until = Time::max());
   // Whether the finish events of flows re-rated together on one route wait aside while an earlier one of theirs is
-  // queued (default; see reschedule_changed). Off: each is queued at once, the reference the tests compare against.
+  // queued (default; see reschedule_one_route). Off: each is queued at once, the reference the tests compare against.
   // Neither changes a time, the event order or events_processed() after a run that empties the queue.
   void set_defer_finishes(bool on) { defer_finishes_ = on; }
 
@@ -237,7 +237,7 @@ class Simulator {
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
   std::uint32_t last_handler_ = 0;      // index of the handler of the last timer (a lookup hint)
-  std::uint64_t events_processed_ = 0;  // popped events, plus stale ones removed from the queue before their time
+  std::uint64_t events_processed_ = 0;  // popped events, plus stale ones removed before their time or never queued
   std::size_t stale_queued_ = 0;        // superseded finish events still in the queue
   std::uint64_t never_queued_ = 0;      // deferred finish events superseded before they were queued
   std::uint64_t flows_completed_ = 0;
