@@ -92,6 +92,9 @@ class EventQueue {
     std::uint32_t a;
     std::uint64_t b;
   };
+  // Appends e to the best-fitting lane (fits(lane, its last time): e keeps that lane sorted) or to the heap.
+  template <class Fits>
+  inline void insert(const Event& e, Fits fits);
   void heap_push(const Event& e, Key k);
   void heap_pop_front();                            // removes the heap's root and updates its front key
   void sift_down(std::size_t i, const Node& node);  // places `node` in the hole at i or below
@@ -132,54 +135,40 @@ class EventQueue {
 
 // push and pop run once per event: inline, the lane paths without calls.
 inline void EventQueue::push(Time at, std::uint32_t kind, std::uint32_t a, std::uint64_t b) {
-  const Event e{at, seq_++, kind, a, b};
-  const Key k = key_of(at, e.seq);
-  // Best-fit lane: a lane with the latest last time <= at (the first of them). An empty lane's last time is
-  // kEmptyBack, so it is taken (the first one) only when no occupied lane fits; with no lane at all, the heap.
-  std::size_t best = kHeap;
-  std::int64_t best_ps = kEmptyBack;
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    const std::int64_t lt = back_ps_[l];
-    const bool fits = lt <= at.ps && (lt > best_ps || best == kHeap);
-    best = fits ? l : best;
-    best_ps = fits ? lt : best_ps;
-  }
-  // The new event is the minimum only if it is below the current one (a new key always has the largest sequence);
-  // an empty queue's fronts are all kNoKey.
-  const bool new_min = k < front_key_[min_src_];
-  if (best != kHeap) {
-    Lane& lane = lanes_[best];
-    if (lane.count == 0) front_key_[best] = k;
-    lane.push_back(e);
-    back_ps_[best] = at.ps;
-    back_seq_[best] = e.seq;
-  } else {
-    heap_push(e, k);
-  }
-  ++size_;
-  if (new_min) min_src_ = best;
+  // A new sequence is larger than every queued one: any lane whose last time is not after `at` keeps its order.
+  insert(Event{at, seq_++, kind, a, b}, [at](std::size_t, std::int64_t last_ps) { return last_ps <= at.ps; });
 }
 
 inline void EventQueue::push_reserved(Time at, std::uint64_t seq, std::uint32_t kind, std::uint32_t a,
                                       std::uint64_t b) {
-  const Event e{at, seq, kind, a, b};
-  const Key k = key_of(at, seq);
-  // As push, but a lane whose last event has the same time fits only when that event's sequence is smaller.
+  // Events queued since may have larger sequences: at the same time, a lane fits only behind a smaller one.
+  insert(Event{at, seq, kind, a, b}, [this, at, seq](std::size_t l, std::int64_t last_ps) {
+    return last_ps < at.ps || (last_ps == at.ps && back_seq_[l] < seq);
+  });
+}
+
+template <class Fits>
+inline void EventQueue::insert(const Event& e, Fits fits) {
+  const Key k = key_of(e.at, e.seq);
+  // Best-fit lane: of the lanes it fits behind, the one with the latest last time (the first of them). An empty
+  // lane's last time is kEmptyBack, so it is taken (the first one) only when no occupied lane fits; with no lane at
+  // all, the heap.
   std::size_t best = kHeap;
   std::int64_t best_ps = kEmptyBack;
   for (std::size_t l = 0; l < kLanes; ++l) {
     const std::int64_t lt = back_ps_[l];
-    const bool fits = (lt < at.ps || (lt == at.ps && back_seq_[l] < seq)) && (lt > best_ps || best == kHeap);
-    best = fits ? l : best;
-    best_ps = fits ? lt : best_ps;
+    const bool fit = fits(l, lt) && (lt > best_ps || best == kHeap);
+    best = fit ? l : best;
+    best_ps = fit ? lt : best_ps;
   }
+  // The new event is the minimum only if it is below the current one; an empty queue's fronts are all kNoKey.
   const bool new_min = k < front_key_[min_src_];
   if (best != kHeap) {
     Lane& lane = lanes_[best];
     if (lane.count == 0) front_key_[best] = k;
     lane.push_back(e);
-    back_ps_[best] = at.ps;
-    back_seq_[best] = seq;
+    back_ps_[best] = e.at.ps;
+    back_seq_[best] = e.seq;
   } else {
     heap_push(e, k);
   }
