@@ -1,6 +1,10 @@
 // Step-level speed of the engine: a 1 GiB ring allreduce (NCCL Simple chunking; channels as the communicator picks
 // them, or 2) on 64, 256, 1,024 and 4,096 ranks of DGX A100 nodes (8 GPUs per host, preset dgx-a100-128 scaled to the
 // host count). Reports wall time per collective, engine events per second, flows and the process's peak RSS.
+// BM_NvlsTreeAllreduce: NVLS Tree (forced; opt-in in NCCL's choice while the engine is slow on it) on the 2 x 8 H100
+// preset aws-p5-2x8xh100, 16 MiB to 1 GiB: hundreds of flows share each NVSwitch leg (issue 16, item 3). Its events
+// include the superseded finish events, almost all never queued (Simulator::finishes_never_queued): events_per_s is
+// not comparable with the ring's.
 // Usage: bench_collective [--benchmark_filter=...]; results are recorded in docs/BENCHMARKS.md.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -47,6 +51,30 @@ void BM_RingAllreduce1GiB(benchmark::State& state) {
   state.counters["channels"] = comm.shape().channels;
 }
 
+void BM_NvlsTreeAllreduce(benchmark::State& state) {
+  const auto bytes = static_cast<Bytes>(state.range(0)) * MiB;
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::from_json(
+      load_json_file(topo::Cluster::presets_dir() + "/aws-p5-2x8xh100.json"), "aws-p5-2x8xh100.json", catalog);
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::NVLSTree;
+  opt.proto = coll::Proto::Simple;
+  sim::Communicator comm(cluster, sim::place_ranks(cluster, 2, 8), opt);
+  std::uint64_t events = 0, flows = 0;
+  double sim_us = 0;
+  for (auto _ : state) {
+    const auto r = sim::simulate_collective(comm, coll::Op::AllReduce, bytes);
+    events = r.events;
+    flows = r.flows;
+    sim_us = r.time.us();
+  }
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["flows"] = static_cast<double>(flows);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["simulated_us"] = sim_us;
+}
+
 }  // namespace
 
 // {ranks, channels}: the communicator's own choice (8 channels: one per NIC of a DGX A100) and 2 channels (NCCL's
@@ -64,4 +92,6 @@ BENCHMARK(BM_RingAllreduce1GiB)
     ->Args({4096, 2})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+// {MiB}
+BENCHMARK(BM_NvlsTreeAllreduce)->Arg(16)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();
