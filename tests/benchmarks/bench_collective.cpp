@@ -22,44 +22,8 @@ topo::Cluster dgx_cluster(std::uint32_t hosts, const topo::Catalog& catalog) {
   return topo::Cluster::from_json(j, "dgx-a100-128.json (scaled)", catalog);
 }
 
-void BM_RingAllreduce1GiB(benchmark::State& state) {
-  const auto ranks = static_cast<std::uint32_t>(state.range(0));
-  const auto channels = static_cast<std::uint32_t>(state.range(1));  // 0 = as the communicator picks (8 on DGX)
-  const topo::Catalog catalog = topo::Catalog::load_default();
-  const topo::Cluster cluster = dgx_cluster(ranks / 8, catalog);
-  sim::CommOptions opt;
-  opt.algo = coll::Algo::Ring;
-  opt.proto = coll::Proto::Simple;
-  if (channels) opt.channels = channels;
-  sim::Communicator comm(cluster, sim::place_ranks(cluster, ranks / 8, 8), opt);
-  std::uint64_t events = 0, flows = 0;
-  double sim_us = 0;
-  for (auto _ : state) {
-    const auto r = sim::simulate_collective(comm, coll::Op::AllReduce, GiB);
-    events = r.events;
-    flows = r.flows;
-    sim_us = r.time.us();
-  }
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["flows"] = static_cast<double>(flows);
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["simulated_us"] = sim_us;
-  state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
-  state.counters["channels"] = comm.shape().channels;
-}
-
-void BM_NvlsTreeAllreduce(benchmark::State& state) {
-  const auto bytes = static_cast<Bytes>(state.range(0)) * MiB;
-  const topo::Catalog catalog = topo::Catalog::load_default();
-  const topo::Cluster cluster = topo::Cluster::from_json(
-      load_json_file(topo::Cluster::presets_dir() + "/aws-p5-2x8xh100.json"), "aws-p5-2x8xh100.json", catalog);
-  sim::CommOptions opt;
-  opt.algo = coll::Algo::NVLSTree;
-  opt.proto = coll::Proto::Simple;
-  sim::Communicator comm(cluster, sim::place_ranks(cluster, 2, 8), opt);
+// Runs the collective once per iteration and reports its engine events, flows, events per second and simulated time.
+void simulate_and_report(benchmark::State& state, const sim::Communicator& comm, Bytes bytes) {
   std::uint64_t events = 0, flows = 0;
   double sim_us = 0;
   for (auto _ : state) {
@@ -73,6 +37,34 @@ void BM_NvlsTreeAllreduce(benchmark::State& state) {
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["simulated_us"] = sim_us;
+}
+
+void BM_RingAllreduce1GiB(benchmark::State& state) {
+  const auto ranks = static_cast<std::uint32_t>(state.range(0));
+  const auto channels = static_cast<std::uint32_t>(state.range(1));  // 0 = as the communicator picks (8 on DGX)
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = dgx_cluster(ranks / 8, catalog);
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::Ring;
+  opt.proto = coll::Proto::Simple;
+  if (channels) opt.channels = channels;
+  sim::Communicator comm(cluster, sim::place_ranks(cluster, ranks / 8, 8), opt);
+  simulate_and_report(state, comm, GiB);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  state.counters["channels"] = comm.shape().channels;
+}
+
+void BM_NvlsTreeAllreduce(benchmark::State& state) {
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::from_json(
+      load_json_file(topo::Cluster::presets_dir() + "/aws-p5-2x8xh100.json"), "aws-p5-2x8xh100.json", catalog);
+  sim::CommOptions opt;
+  opt.algo = coll::Algo::NVLSTree;
+  opt.proto = coll::Proto::Simple;
+  sim::Communicator comm(cluster, sim::place_ranks(cluster, 2, 8), opt);
+  simulate_and_report(state, comm, static_cast<Bytes>(state.range(0)) * MiB);
 }
 
 }  // namespace

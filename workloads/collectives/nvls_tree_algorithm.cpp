@@ -170,7 +170,7 @@ AlgorithmInfo nvls_tree_algorithm() {
   // aws-p5-2x8xh100 -b 8 -e 1G -f 8` takes 10.3 s CPU instead of 0.11 s (forced on the 8 B-16 GiB -f 2 sweep: 281 s
   // against 1.1 s by default), test_replay ~6 min instead of 6 s. The time goes to the event queue and the max-min
   // solver (perf, 1 GiB: heap pops 62 %, recompute 13 %), not to building the schedule (< 0.1 %).
-  // 2026-11-28, with deferred finish events (docs/BENCHMARKS.md, session 30): that sweep 0.70 s (0.025 s by default),
+  // 2026-11-28, with deferred finish events (docs/BENCHMARKS.md, session 30): that sweep 0.70 s (0.026 s by default),
   // -e 16G -f 2 21.2 s (0.23 s); the time is now the per-flow re-rating of the hundreds of flows that share a switch
   // leg (perf: reschedule 42 %, progress 27 %). Lifted on trial, the calibration fit test (every nccl-tests table,
   // p5 among them) took 703 s instead of 55 s and failed: still opt-in.
