@@ -13,6 +13,8 @@
 // (one_route_seed) and filled on the route's tightest link alone; its rates and finish events are bit-identical to the
 // general path. Its flows' new finish events are queued one at a time (reschedule_one_route: the others wait aside
 // under the sequence numbers they would have taken), with the times, order and event count of queueing them all.
+// When no cap binds there (hundreds of NVLS chunks on one switch leg), every flow takes capacity / n and progress,
+// rate and event are made in one pass, reusing the arithmetic of a flow whose inputs equal the previous one's.
 #include "vgsim/kernel/simulator.hpp"
 
 #include <algorithm>
@@ -159,8 +161,8 @@ void Simulator::activate(FlowId f) {
     schedule_finish(f);
     return;
   }
-  if (const ResourceId first = one_route_seed(fl.route, fl.hops); first != kNoResource)
-    rerate_one_route(first, f);
+  if (const OneRoute one = one_route_seed(fl.route, fl.hops); one.first != kNoResource)
+    rerate_one_route(one, f);
   else
     recompute(fl.route, fl.hops, f);
 }
@@ -267,7 +269,8 @@ void Simulator::rerate_alone(FlowId f, FlowId fresh) {
     queue_aside(f);
 }
 
-ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t count) {
+Simulator::OneRoute Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t count) {
+  constexpr OneRoute kNo{kNoResource, 0.0};
   ResourceId first = kNoResource;
   const ResourceId* route = nullptr;
   std::uint32_t hops = 0;
@@ -280,28 +283,30 @@ ResourceId Simulator::one_route_seed(const ResourceId* seeds, std::uint32_t coun
     hops = flows_[on[0]].hops;
     m = on.size();
   }
-  if (first == kNoResource) return kNoResource;
+  if (first == kNoResource) return kNo;
   // Every flow on the first seed is distinct (a resource listed twice in a route holds its flows twice).
   next_epoch();
+  double min_cap = std::numeric_limits<double>::infinity();
   for (FlowId g : resources_[first].flows) {
     Flow& fl = flows_[g];
-    if (fl.route != route || fl.mark == epoch_) return kNoResource;
+    if (fl.route != route || fl.mark == epoch_) return kNo;
     fl.mark = epoch_;
+    min_cap = std::min(min_cap, fl.max_rate);
   }
   // The seeds reach only that route's flows (seeds equal to the route are checked below) ...
   if (seeds != route)
     for (std::uint32_t i = 0; i < count; ++i)
       for (FlowId g : resources_[seeds[i]].flows)
-        if (flows_[g].route != route) return kNoResource;
+        if (flows_[g].route != route) return kNo;
   // ... and every resource of the route carries exactly those m flows: each of them crosses every resource of the
   // route (as often as the route lists it), so a resource holding m entries holds each of them once and nothing else.
   for (std::uint32_t h = 0; h < hops; ++h)
-    if (resources_[route[h]].flows.size() != m) return kNoResource;
-  return first;
+    if (resources_[route[h]].flows.size() != m) return kNo;
+  return {first, min_cap};
 }
 
-void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
-  const FlowList& on = resources_[first].flows;
+void Simulator::rerate_one_route(OneRoute one, FlowId fresh) {
+  const FlowList& on = resources_[one.first].flows;
   if (on.size() == 1) {
     rerate_alone(on[0], fresh);
     return;
@@ -310,6 +315,31 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
   const Flow& head = flows_[comp_flows_[0]];
   double capacity = std::numeric_limits<double>::infinity();  // the tightest resource: the smallest share every round
   for (std::uint32_t h = 0; h < head.hops; ++h) capacity = std::min(capacity, resources_[head.route[h]].capacity);
+  // The fill's first round: share = capacity / n, and a cap is picked first only when it is not above the share.
+  // With every cap above it (the common case), every flow gets the share -- the fill's result without its rounds --
+  // and the progress, the rates and the new events are made in one pass.
+  const double even = capacity / static_cast<double>(comp_flows_.size());
+  if (defer_finishes_ && one.min_cap > even) {
+    // Flows on one route mostly share their remaining bytes (a burst of equal steps): a flow whose inputs equal the
+    // previous flow's takes its result (bring_progress_up's arithmetic) instead of recomputing it.
+    double key_remaining = -1.0, key_rate = 0.0, result = 0.0;  // remaining bytes are never negative: no first match
+    Time key_last{0};
+    reschedule_one_route(fresh, [&](std::size_t, Flow& fl) {
+      if (fl.rate > 0.0 && now_ > fl.last) {
+        if (!(fl.remaining == key_remaining && fl.rate == key_rate && fl.last == key_last)) {
+          key_remaining = fl.remaining, key_rate = fl.rate, key_last = fl.last;
+          result = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+        }
+        fl.remaining = result;
+      }
+      fl.last = now_;
+      const double old = fl.rate;
+      fl.fixed = true;
+      fl.rate = even;
+      return old;
+    });
+    return;
+  }
   bring_progress_up();
   // fill() on one resource: caps in ascending order while not above the share, then everyone left gets the share.
   double remaining = capacity;
@@ -332,7 +362,11 @@ void Simulator::rerate_one_route(ResourceId first, FlowId fresh) {
     }
     unfixed = 0;
   }
-  reschedule_one_route(fresh);
+  if (!defer_finishes_) {
+    reschedule_changed(fresh);
+    return;
+  }
+  reschedule_one_route(fresh, [&](std::size_t i, Flow&) { return old_rates_[i]; });
 }
 
 void Simulator::next_epoch() {
@@ -563,34 +597,41 @@ void Simulator::reschedule_changed(FlowId fresh) {
   }
 }
 
-void Simulator::reschedule_one_route(FlowId fresh) {
-  if (!defer_finishes_) {
-    reschedule_changed(fresh);
-    return;
-  }
+template <class Rerate>
+void Simulator::reschedule_one_route(FlowId fresh, Rerate rerate) {
   // Deferral, on one route: the new events take their sequence numbers in this order, as if queued; only the first
   // with the earliest time is queued (when it is pushed, the events behind it are aside, so its number is the newest
   // queued). The others are later than it, and before it pops nothing reaches them without re-rating the route (they
   // share every resource with it); its own pop is a finish that re-rates the route. Each re-rating decides again: a
   // deferred flow is given a new event (the aside one counted as a stale pop) or, when its rate stays, its aside one
-  // is queued.
+  // is queued. Nothing in the loop takes a new sequence number (an aside event is queued under its own), so the new
+  // events' numbers are counted here and taken from the queue at the end.
   FlowId first = kNone;
   Time first_at{0};
-  std::uint64_t first_seq = 0;
+  const std::uint64_t seq0 = queue_.reserve(0);
+  std::uint64_t seq = seq0, first_seq = 0, never_queued = 0;
+  double key_remaining = -1.0, key_rate = 0.0;  // remaining bytes are never negative: no first match
+  Time key_at{0};
   for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
     const FlowId f = comp_flows_[i];
     Flow& fl = flows_[f];
-    const double o = old_rates_[i];
+    const double o = rerate(i, fl);
     if (f != fresh && !(std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o))) {
       if (fl.deferred) queue_aside(f);
       continue;
     }
-    retire_finish(fl);
+    if (fl.deferred)  // retire_finish's never-queued case, counted once after the loop
+      fl.deferred = false, ++never_queued;
+    else
+      retire_finish(fl);
     ++fl.version;
-    const Time at = now_ + transfer_time(fl.remaining, Bandwidth{fl.rate});
-    const std::uint64_t seq = queue_.reserve();
+    if (!(fl.remaining == key_remaining && fl.rate == key_rate)) {  // as the previous flow's: the same time
+      key_remaining = fl.remaining, key_rate = fl.rate;
+      key_at = now_ + transfer_time(fl.remaining, Bandwidth{fl.rate});
+    }
+    const Time at = key_at;
     if (first != kNone && !(at < first_at)) {  // later than the earliest so far (or as late, with a larger number)
-      aside_[f] = Aside{at, seq};
+      aside_[f] = Aside{at, seq++};
       fl.deferred = true;
       continue;
     }
@@ -598,8 +639,11 @@ void Simulator::reschedule_one_route(FlowId fresh) {
       aside_[first] = Aside{first_at, first_seq};
       flows_[first].deferred = true;
     }
-    first = f, first_at = at, first_seq = seq;
+    first = f, first_at = at, first_seq = seq++;
   }
+  queue_.reserve(seq - seq0);
+  events_processed_ += never_queued;
+  never_queued_ += never_queued;
   if (first != kNone) {
     queue_.push_reserved(first_at, first_seq, kFlowFinish, first, flows_[first].version);
     flows_[first].finish_queued = true;
@@ -642,8 +686,8 @@ void Simulator::finish(FlowId f) {
     const FlowId only = sole_flow(fl.route, fl.hops);
     if (only != kNone)
       rerate_alone(only, kNone);
-    else if (const ResourceId first = one_route_seed(fl.route, fl.hops); first != kNoResource)
-      rerate_one_route(first, kNone);
+    else if (const OneRoute one = one_route_seed(fl.route, fl.hops); one.first != kNoResource)
+      rerate_one_route(one, kNone);
     else
       recompute(fl.route, fl.hops, kNone);
   }

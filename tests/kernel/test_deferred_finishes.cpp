@@ -4,8 +4,10 @@
 // picosecond, and the same events_processed() once the queue is empty -- while the deferring engine leaves events
 // unqueued (finishes_never_queued() > 0), so the comparison exercises the deferral.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vgsim/kernel/simulator.hpp"
@@ -216,5 +218,51 @@ TEST_CASE("deferred finish events: an event set aside after it was the earliest 
     CHECK(tags == std::vector<std::uint64_t>{M3, M1, J, M2, I, K});
     CHECK(d.order[4].second == 5'100'000'000);
     CHECK(d.order[5].second == d.order[4].second);  // i and k at the same picosecond
+  }
+}
+
+TEST_CASE("deferred finish events: one route, equal remaining bytes at unequal rates") {
+  // The re-rating of a route reuses the previous flow's arithmetic when the inputs are equal; here flows have the
+  // same bytes left at different rates, so reusing it on bytes alone would be wrong. On a 1 GB/s link: Z (1 MB)
+  // starts at 0, then X (1 MB, capped at 0.4 GB/s) at 0: the fill holds X at 0.4 and gives Z 0.6 GB/s, new events
+  // from 1e6 bytes at both rates (Z's queued, X's aside).
+  // Alone: Z at 1e6 / 0.6e9 s = 1,666,666,666.7 -> 1,666,666,667 ps; X, then alone at its cap (its rate stays, its
+  // aside event is queued as it was), at 1e6 / 0.4e9 s = 2,500,000,000 ps exactly.
+  // With Y (1 MB) starting at 1 us: 1/3 GB/s is below X's cap, so all three take it (the one-pass re-rating), from
+  // 1e6 - 600 and 1e6 - 400 bytes. Z at 1 us + 999,400 B / (1/3 GB/s) = 2.9992 ms; X, with 200 B more, then at its
+  // cap 0.4 GB/s (Y gets 0.6) 0.5 us later: 2.9997 ms; Y, 600 - 300 B left, alone at 1 GB/s: 3.0000 ms (each to the
+  // rounding of the re-ratings, a few ps). Both: the reference's log to the picosecond.
+  struct Done : FlowObserver, EventHandler {
+    const ResourceId* link = nullptr;
+    std::vector<std::pair<std::uint64_t, std::int64_t>> log;
+    void on_flow_done(Simulator& s, std::uint64_t tag) override { log.emplace_back(tag, s.now().ps); }
+    void on_event(Simulator& s, std::uint64_t) override { s.start_flow({link, 1, 1e6, Time{0}}, this, 2); }
+  };
+  using Log = std::vector<std::pair<std::uint64_t, std::int64_t>>;
+  auto run = [](bool defer, bool with_y) {
+    Simulator sim;
+    sim.set_defer_finishes(defer);
+    const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1));
+    Done d;
+    d.link = &link;
+    sim.start_flow({&link, 1, 1e6, Time{0}}, &d, 0);         // Z
+    sim.start_flow({&link, 1, 1e6, Time{0}, 0.4e9}, &d, 1);  // X
+    if (with_y) sim.schedule(us(1), &d, 0);
+    sim.run();
+    return d.log;
+  };
+  for (const bool defer : {false, true}) {
+    INFO("deferral " << defer);
+    const Log alone = run(defer, false);
+    CHECK(alone == Log{{0, 1'666'666'667}, {1, 2'500'000'000}});
+    const Log log = run(defer, true);
+    REQUIRE(log.size() == 3);
+    CHECK(log[0].first == 0);
+    CHECK(std::abs(log[0].second - 2'999'200'000) <= 3);
+    CHECK(log[1].first == 1);
+    CHECK(std::abs(log[1].second - 2'999'700'000) <= 3);
+    CHECK(log[2].first == 2);
+    CHECK(std::abs(log[2].second - 3'000'000'000) <= 3);
+    if (defer) CHECK(log == run(false, true));
   }
 }

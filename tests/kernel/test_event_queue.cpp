@@ -176,6 +176,13 @@ TEST_CASE("events pushed later under reserved sequence numbers pop in exact (tim
       reserved.emplace_back(m.now + 700 * static_cast<std::int64_t>(1 + m.rnd(12)), m.q.reserve());
       ++m.seq;
       ++reserved_total;
+    } else if (m.rnd(4) == 0) {  // a block, as the engine's re-rating of one route takes them: peeked, then taken
+      const std::uint64_t count = 1 + m.rnd(3), first = m.q.reserve(0);
+      for (std::uint64_t k = 0; k < count; ++k)
+        reserved.emplace_back(m.now + 700 * static_cast<std::int64_t>(1 + m.rnd(12)), first + k);
+      REQUIRE(m.q.reserve(count) == first);
+      m.seq += count;
+      reserved_total += count;
     }
     if (!reserved.empty() && m.rnd(3) == 0) push_reserved(static_cast<std::size_t>(m.rnd(reserved.size())));
     if (!m.q.empty() && m.rnd(2) == 0) {

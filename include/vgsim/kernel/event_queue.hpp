@@ -35,6 +35,12 @@ class EventQueue {
   // The sequence number the next push would take, taken now for an event pushed later (or never) with push_reserved:
   // the event then sorts exactly where it would have, had it been pushed at this point.
   std::uint64_t reserve() { return seq_++; }
+  // The first of the next `count` sequence numbers, taken now (count 0: the number the next push would take).
+  std::uint64_t reserve(std::uint64_t count) {
+    const std::uint64_t first = seq_;
+    seq_ += count;
+    return first;
+  }
   // Pushes an event under a sequence number from reserve(); events pushed since may have larger ones.
   inline void push_reserved(Time at, std::uint64_t seq, std::uint32_t kind, std::uint32_t a, std::uint64_t b);
   bool empty() const { return size_ == 0; }

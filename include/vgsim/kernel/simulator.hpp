@@ -183,10 +183,12 @@ class Simulator {
   // A finish event for `fresh` and for every component flow whose rate changed (old_rates_); a deferred flow whose
   // rate did not change has its aside event queued.
   void reschedule_changed(FlowId fresh);
-  // The same when every component flow takes one route array; with deferral on, only the earliest of the new events
+  // The same with deferral on, when every component flow takes one route array: only the earliest of the new events
   // is queued and the others wait aside: any event that could touch them (that one's pop first of all) re-rates the
-  // whole route, which decides again.
-  void reschedule_one_route(FlowId fresh);
+  // whole route, which decides again. rerate(i, flow) is called first for each comp_flows_[i] and returns its old
+  // rate (old_rates_[i] after a fill; or it brings the progress up and sets the rate itself, in the same pass).
+  template <class Rerate>
+  void reschedule_one_route(FlowId fresh, Rerate rerate);
   // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
   void fill();
   void schedule_finish(FlowId f);
@@ -205,12 +207,17 @@ class Simulator {
   void rerate_alone(FlowId f, FlowId fresh);
   // When every flow on the seed resources takes one route array (the same pointer) and each resource of that route
   // carries exactly those flows, once each, the component is those flows: returns the first seed holding them (its
-  // flow list is the search's visiting order); else kNoResource. The common case of a ring connection whose next
-  // step starts while the previous one drains: two or three flows on one route.
-  ResourceId one_route_seed(const ResourceId* seeds, std::uint32_t count);
+  // flow list is the search's visiting order) and their smallest cap; else first = kNoResource. The common case of a
+  // ring connection whose next step starts while the previous one drains (two or three flows on one route), and of
+  // the hundreds of NVLS chunks on one GPU's switch leg.
+  struct OneRoute {
+    ResourceId first;
+    double min_cap;  // bytes/s (infinite when no flow has a cap)
+  };
+  OneRoute one_route_seed(const ResourceId* seeds, std::uint32_t count);
   // Re-rates such a component without the search: the fill restricted to the route's tightest resource, which picks
   // exactly what the fill over all its resources would (they see the same subtractions in the same order).
-  void rerate_one_route(ResourceId first, FlowId fresh);
+  void rerate_one_route(OneRoute one, FlowId fresh);
   // The one flow on these resources if it is alone on its whole route too (its component is itself); else kNone.
   FlowId sole_flow(const ResourceId* route, std::uint32_t hops) const;
 
