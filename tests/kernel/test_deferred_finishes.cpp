@@ -3,6 +3,7 @@
 // reference queues every one. Expectation, for any workload: the same completions, in the same order, at the same
 // picosecond, and the same events_processed() once the queue is empty -- while the deferring engine leaves events
 // unqueued (finishes_never_queued() > 0), so the comparison exercises the deferral.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <limits>
@@ -56,7 +57,7 @@ struct Workload : FlowObserver, EventHandler {
 
 struct Outcome {
   std::string log;  // completions in order: tag@ps
-  std::uint64_t events, never_queued, completed;
+  std::uint64_t events, never_queued, completed, group_rerates;
 };
 
 Outcome run_workload(bool defer, std::uint64_t seed, int flows) {
@@ -69,13 +70,13 @@ Outcome run_workload(bool defer, std::uint64_t seed, int flows) {
   w.routes = {{r[0], r[1]}, {r[2]}, {r[1], r[3], r[2]}, {r[4]}};  // the last: a route of its own
   sim.schedule(Time{0}, &w, 0);
   sim.run();
-  return {w.log, sim.events_processed(), sim.finishes_never_queued(), sim.flows_completed()};
+  return {w.log, sim.events_processed(), sim.finishes_never_queued(), sim.flows_completed(), sim.group_rerates()};
 }
 
 }  // namespace
 
 TEST_CASE("deferred finish events: the reference's completions, order and event count on mixed workloads") {
-  std::uint64_t never_queued = 0;
+  std::uint64_t never_queued = 0, group_rerates = 0;
   for (std::uint64_t seed = 1; seed <= 24; ++seed) {
     const Outcome ref = run_workload(false, seed, 400);
     const Outcome got = run_workload(true, seed, 400);
@@ -85,9 +86,12 @@ TEST_CASE("deferred finish events: the reference's completions, order and event 
     CHECK(got.completed == ref.completed);
     CHECK(got.log == ref.log);
     CHECK(got.events == ref.events);
+    CHECK(ref.group_rerates == 0);  // the reference keeps no route groups
     never_queued += got.never_queued;
+    group_rerates += got.group_rerates;
   }
   CHECK(never_queued > 0);
+  CHECK(group_rerates > 0);  // routes held 16 or more flows: some re-ratings were made per class
 }
 
 TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, one burst") {
@@ -100,7 +104,7 @@ TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, o
       log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
     }
   };
-  auto run = [](bool defer, std::uint64_t* never_queued, std::uint64_t* events) {
+  auto run = [](bool defer, std::uint64_t* never_queued, std::uint64_t* events, std::uint64_t* group_rerates) {
     Simulator sim;
     sim.set_defer_finishes(defer);
     const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1));
@@ -109,14 +113,19 @@ TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, o
     sim.run();
     *never_queued = sim.finishes_never_queued();
     *events = sim.events_processed();
+    *group_rerates = sim.group_rerates();
     return b.log;
   };
-  std::uint64_t nq_ref = 0, nq = 0, ev_ref = 0, ev = 0;
-  const std::string ref = run(false, &nq_ref, &ev_ref);
-  const std::string got = run(true, &nq, &ev);
+  std::uint64_t nq_ref = 0, nq = 0, ev_ref = 0, ev = 0, gr_ref = 0, gr = 0;
+  const std::string ref = run(false, &nq_ref, &ev_ref, &gr_ref);
+  const std::string got = run(true, &nq, &ev, &gr);
   CHECK(got == ref);
   CHECK(ev == ev_ref);
   CHECK(nq_ref == 0);
+  // From the 16th start on, the route's flows form a group: the other 240 starts and the first 240 finishes (down
+  // to 16 flows left) are re-rated per class.
+  CHECK(gr_ref == 0);
+  CHECK(gr == 480);
   // Flow k's arrival re-rates the k flows before it and itself: k + 1 new events of which k wait aside.
   CHECK(nq >= 255u * 256u / 2u - 256u);
   // 256 MB in total at 1 GB/s: the last completion at 0.256 s (within the rounding of 256 re-ratings).
@@ -265,4 +274,108 @@ TEST_CASE("deferred finish events: one route, equal remaining bytes at unequal r
     CHECK(std::abs(log[2].second - 3'000'000'000) <= 3);
     if (defer) CHECK(log == run(false, true));
   }
+}
+
+TEST_CASE("deferred finish events: a route group is written back whenever something else reaches its flows") {
+  // 24 flows of 1 MB start at 0 on link L (1 GB/s): from the 16th start on they form a route group, re-rated per
+  // class. Then, each at its own time, what must end the group and hand its flows back to the per-flow path with the
+  // records that path would have left: a zero-byte flow on their route finishing (at 100 us: it re-rates them, to
+  // the same rates, so their aside events are queued as they were); 4 more flows (200 us: a group again); a 10 kB
+  // flow on another route {L, M} joining L (300 us; 4 more flows at 400 us join the general component; when the
+  // 10 kB flow leaves, a group again); a flow capped at 0.01 GB/s, below the share (1 ms: the fill picks the cap).
+  // Expectation: the reference's completions to the picosecond and its event count. And the physics: the capped
+  // flow ends at 1 ms + 1 MB / 0.01 GB/s = 101 ms; the others (24 + 0.01 + 8 x 0.5 = 28.01 MB, the link full while
+  // any runs, 1 MB of it before 1 ms) at 1 ms + 27.01 MB / 0.99 GB/s = 28.2828 ms (both within the rounding of the
+  // re-ratings, 1 ns).
+  struct Run : FlowObserver, EventHandler {
+    const ResourceId* route_l = nullptr;
+    const ResourceId* route_lm = nullptr;
+    std::string log;
+    void on_flow_done(Simulator& sim, std::uint64_t tag) override {
+      log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
+    }
+    void on_event(Simulator& sim, std::uint64_t what) override {
+      if (what == 0) sim.start_flow({route_l, 1, 0.0, Time{0}}, this, 100);          // zero bytes on L
+      if (what == 1) sim.start_flow({route_lm, 2, 1e4, Time{0}}, this, 101);         // another route joins
+      if (what == 2) sim.start_flow({route_l, 1, 1e6, Time{0}, 0.01e9}, this, 102);  // a binding cap
+      if (what == 3)
+        for (std::uint64_t i = 0; i < 4; ++i) sim.start_flow({route_l, 1, 0.5e6, Time{0}}, this, 200 + i);
+    }
+  };
+  auto run = [](bool defer, std::uint64_t* events, std::uint64_t* group_rerates) {
+    Simulator sim;
+    sim.set_defer_finishes(defer);
+    const ResourceId l = sim.add_resource("L", Bandwidth::from_GBps(1));
+    const ResourceId m = sim.add_resource("M", Bandwidth::from_GBps(10));
+    const ResourceId route_l[] = {l};
+    const ResourceId route_lm[] = {l, m};
+    Run r;
+    r.route_l = route_l;
+    r.route_lm = route_lm;
+    for (std::uint64_t i = 0; i < 24; ++i) sim.start_flow({route_l, 1, 1e6, Time{0}}, &r, i);
+    sim.schedule(us(100), &r, 0);
+    sim.schedule(us(200), &r, 3);
+    sim.schedule(us(300), &r, 1);
+    sim.schedule(us(400), &r, 3);
+    sim.schedule(ms(1), &r, 2);
+    sim.run();
+    *events = sim.events_processed();
+    *group_rerates = sim.group_rerates();
+    return r.log;
+  };
+  std::uint64_t ev_ref = 0, ev = 0, gr_ref = 0, gr = 0;
+  const std::string ref = run(false, &ev_ref, &gr_ref);
+  const std::string got = run(true, &ev, &gr);
+  CHECK(got == ref);
+  CHECK(ev == ev_ref);
+  CHECK(gr > 0);
+  CHECK(std::count(ref.begin(), ref.end(), '\n') == 35);  // 24, the zero-byte, crossing and capped flows, 8
+  long long capped = 0, others = 0;
+  for (std::size_t at = ref.find('@'); at != std::string::npos; at = ref.find('@', at + 1)) {
+    const std::size_t line = ref.rfind('\n', at);
+    const long long tag = std::stoll(ref.substr(line == std::string::npos ? 0 : line + 1));
+    const long long ps = std::stoll(ref.substr(at + 1));
+    (tag == 102 ? capped : others) = std::max(tag == 102 ? capped : others, ps);
+  }
+  CHECK(std::abs(capped - 101'000'000'000LL) <= 1000);
+  CHECK(std::abs(others - 28'282'828'283LL) <= 1000);
+}
+
+TEST_CASE("deferred finish events: a route group ended while a member that waited aside is the queued one") {
+  // 20 flows of 1 MB + i x 10 kB (20 classes) start at 0 on a 1 GB/s link and form a group; the smallest ends first
+  // (1 MB at 0.05 GB/s: 20 ms), and the next smallest, aside until then, becomes the queued one. A zero-byte flow on
+  // the link finishing at 20.1 ms ends the group: that member's event stays queued as it is, the others' aside
+  // events are queued as they were (their rates stay). Expectation: the reference's completions to the picosecond
+  // and its event count; the first completion at 20 ms, the last when the link has moved all 21.9 MB: 21.9 ms.
+  struct Run : FlowObserver, EventHandler {
+    const ResourceId* link = nullptr;
+    std::string log;
+    void on_flow_done(Simulator& sim, std::uint64_t tag) override {
+      log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
+    }
+    void on_event(Simulator& sim, std::uint64_t) override { sim.start_flow({link, 1, 0.0, Time{0}}, this, 100); }
+  };
+  auto run = [](bool defer, std::uint64_t* events, std::uint64_t* group_rerates) {
+    Simulator sim;
+    sim.set_defer_finishes(defer);
+    const ResourceId link = sim.add_resource("L", Bandwidth::from_GBps(1));
+    Run r;
+    r.link = &link;
+    for (std::uint64_t i = 0; i < 20; ++i)
+      sim.start_flow({&link, 1, 1e6 + 1e4 * static_cast<double>(i), Time{0}}, &r, i);
+    sim.schedule(Time{20'100'000'000}, &r, 0);
+    sim.run();
+    *events = sim.events_processed();
+    *group_rerates = sim.group_rerates();
+    return r.log;
+  };
+  std::uint64_t ev_ref = 0, ev = 0, gr_ref = 0, gr = 0;
+  const std::string ref = run(false, &ev_ref, &gr_ref);
+  const std::string got = run(true, &ev, &gr);
+  CHECK(got == ref);
+  CHECK(ev == ev_ref);
+  CHECK(gr >= 5);  // the starts from the 16th on and the first finish
+  CHECK(ref.substr(0, ref.find('\n')) == "0@20000000000");
+  const long long last = std::stoll(ref.substr(ref.rfind('@') + 1));
+  CHECK(std::abs(last - 21'900'000'000LL) <= 1000);
 }

@@ -78,20 +78,22 @@ class Simulator {
   // Starts a flow now; observer->on_flow_done(tag) runs when its last byte arrives.
   FlowId start_flow(const FlowSpec& spec, FlowObserver* observer, std::uint64_t tag);
   // Current max-min rate of an active flow in bytes/s (0 while it is still in its latency phase).
-  double flow_rate(FlowId f) const { return flows_[f].rate; }
+  double flow_rate(FlowId f) const { return flows_[f].grouped ? groups_[group_of_[f]].rate : flows_[f].rate; }
 
   // Runs events until the queue is empty or the next event is after `until`.
   void run(Time until = Time::max());
   // Whether the finish events of flows re-rated together on one route wait aside while an earlier one of theirs is
   // queued (default; see reschedule_one_route). Off: each is queued at once, the reference the tests compare against.
   // Neither changes a time, the event order or events_processed() after a run that empties the queue.
-  void set_defer_finishes(bool on) { defer_finishes_ = on; }
+  void set_defer_finishes(bool on);
 
   // Popped events, with the stale finish events removed in bulk or never queued (each counted as if it had been
   // queued and popped: the count is the same with or without deferral once the queue is empty).
   std::uint64_t events_processed() const { return events_processed_; }
   // Of those, the finish events that were deferred and went out of date without ever being queued.
   std::uint64_t finishes_never_queued() const { return never_queued_; }
+  // Re-ratings made per class in a route group (rerate_group), not per flow.
+  std::uint64_t group_rerates() const { return group_rerates_; }
   std::uint64_t flows_completed() const { return flows_completed_; }
   std::size_t active_flows() const { return active_flow_count_; }
   ResourceStats resource_stats(ResourceId r) const;
@@ -139,6 +141,8 @@ class Simulator {
     // Its current finish event waits aside (not queued; its time and sequence in aside_[slot]); an earlier finish
     // event of a flow on the same route is queued.
     bool deferred : 1 = false;
+    // Member of a route group: its progress, rate and deferred event are kept by the group (RouteGroup), not here.
+    bool grouped : 1 = false;
   };
   static_assert(sizeof(Resource) == 64 && sizeof(Flow) == 64, "one cache line per record");
   // What only a flow's start and completion read.
@@ -187,8 +191,9 @@ class Simulator {
   // is queued and the others wait aside: any event that could touch them (that one's pop first of all) re-rates the
   // whole route, which decides again. rerate(i, flow) is called first for each comp_flows_[i] and returns its old
   // rate (old_rates_[i] after a fill; or it brings the progress up and sets the rate itself, in the same pass).
+  // Returns how many new events it made.
   template <class Rerate>
-  void reschedule_one_route(FlowId fresh, Rerate rerate);
+  std::size_t reschedule_one_route(FlowId fresh, Rerate rerate);
   // Progressive filling of the collected component's flows (their rates; progress already brought up to now).
   void fill();
   void schedule_finish(FlowId f);
@@ -221,6 +226,49 @@ class Simulator {
   // The one flow on these resources if it is alone on its whole route too (its component is itself); else kNone.
   FlowId sole_flow(const ResourceId* route, std::uint32_t hops) const;
 
+  // A route group: a one-route component of at least kMinGroup flows, all re-rated together at the last start or
+  // finish on the route, every one at the equal share (no cap binding), every one with a new finish event. Its flows
+  // then differ only in their remaining bytes, which take a few values (a burst of equal steps, NVLS chunks on a
+  // switch leg): each value is a class. While the route carries only the group's flows, the next start or finish
+  // on it is re-rated per class (rerate_group), with the same arithmetic on the same inputs as per flow, so the
+  // rates, times, events and counts are those of the per-flow path; the flows' own records wait. Anything else
+  // that reaches a member (a flow on another route joining, a binding cap, the general search) first writes the
+  // group back into its flows' records (dissolve_group), as the per-flow path would have left them.
+  struct GroupClass {
+    double remaining;  // bytes left at `last`
+    Time at;           // finish time of its members' events
+    std::uint32_t members;
+  };
+  struct RouteGroup {
+    const ResourceId* route = nullptr;
+    std::uint32_t hops = 0;
+    std::uint32_t n = 0;    // members
+    double capacity = 0.0;  // the route's smallest, bytes/s
+    double rate = 0.0;      // every member's, bytes/s
+    double min_cap = 0.0;   // the members' smallest cap and how many have it
+    std::uint32_t min_cap_count = 0;
+    Time last{0};
+    std::uint64_t seq0 = 0;  // the member at position p of `order` took sequence number seq0 + p
+    FlowId queued = kNone;   // the member whose event is queued (the others' wait aside)
+    bool alive = false;
+    std::vector<GroupClass> classes;
+    std::vector<FlowId> order;  // the route's flow list at the last re-rating
+  };
+  // Forms a group of comp_flows_ (the route's flows, just re-rated by the one-pass path with these values).
+  void make_group(double capacity, double share, std::uint64_t seq0);
+  // Re-rates group g after `fresh` joined the route (kNone: a member left), per class; false when the group's
+  // conditions no longer hold (nothing changed then).
+  bool rerate_group(std::uint32_t g, FlowId fresh);
+  // Writes group g back into its members' records (progress, rate, aside events) and ends it.
+  void dissolve_group(std::uint32_t g);
+  // The group of the flows on `route` if they form one, else kNoGroup.
+  std::uint32_t group_on(const ResourceId* route) const;
+  static constexpr std::uint32_t kNoGroup = std::numeric_limits<std::uint32_t>::max();
+  // Smallest component kept as a group. An engineering threshold, not a model parameter: groups change speed only,
+  // never a result; below it the per-flow pass is as cheap. Chosen, not tuned.
+  static constexpr std::uint32_t kMinGroup = 16;
+  static constexpr std::size_t kMaxClasses = 64;  // a group with more distinct remaining byte counts is not kept
+
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
   static constexpr ResourceId kNoResource = std::numeric_limits<ResourceId>::max();
   static constexpr std::uint32_t kNoCandidate = std::numeric_limits<std::uint32_t>::max();
@@ -240,6 +288,12 @@ class Simulator {
     std::uint64_t seq;
   };
   std::vector<Aside> aside_;  // per flow slot
+  std::vector<RouteGroup> groups_;
+  std::vector<std::uint32_t> free_groups_;
+  std::uint32_t live_groups_ = 0;
+  std::vector<std::uint32_t> group_of_;  // per flow slot, while grouped
+  std::vector<std::uint16_t> class_of_;  // per flow slot, while grouped
+  std::uint64_t group_rerates_ = 0;
   bool defer_finishes_ = true;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
