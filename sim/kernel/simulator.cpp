@@ -163,7 +163,7 @@ void Simulator::activate(FlowId f) {
     schedule_finish(f);
     return;
   }
-  if (live_groups_ > 0) {
+  if (live_groups_ > 0) [[unlikely]] {
     const std::uint32_t g = group_on(fl.route);
     if (g != kNoGroup) {
       if (rerate_group(g, f)) return;
@@ -318,7 +318,8 @@ void Simulator::rerate_one_route(OneRoute one, FlowId fresh) {
   const FlowList& on = resources_[one.first].flows;
   // A group's flows reached here without a start or finish of theirs (a zero-byte flow on their route finished, for
   // one: it re-rates them all, usually to the same rates): written back, then re-rated per flow.
-  if (live_groups_ > 0 && flows_[on[0]].grouped) dissolve_group(group_of_[on[0]]);
+  if (live_groups_ > 0 && flows_[on[0]].grouped) [[unlikely]]
+    dissolve_group(group_of_[on[0]]);
   if (on.size() == 1) {
     rerate_alone(on[0], fresh);
     return;
@@ -351,7 +352,8 @@ void Simulator::rerate_one_route(OneRoute one, FlowId fresh) {
       fl.rate = even;
       return old;
     });
-    if (new_events == comp_flows_.size() && comp_flows_.size() >= kMinGroup) make_group(capacity, even, seq0);
+    if (comp_flows_.size() >= kMinGroup && new_events == comp_flows_.size()) [[unlikely]]
+      make_group(capacity, even, seq0);
     return;
   }
   bring_progress_up();
@@ -859,7 +861,8 @@ std::size_t Simulator::reschedule_one_route(FlowId fresh, Rerate rerate) {
 void Simulator::finish(FlowId f) {
   Flow& fl = flows_[f];
   std::uint32_t group = kNoGroup;
-  if (fl.grouped) {  // the group's queued member: it leaves the group (whose other members stay on the route)
+  if (fl.grouped)
+      [[unlikely]] {  // the group's queued member: it leaves the group (whose other members stay on the route)
     group = group_of_[f];
     RouteGroup& g = groups_[group];
     --g.n;
@@ -896,10 +899,11 @@ void Simulator::finish(FlowId f) {
     shared = false;
     for (std::uint32_t i = 0; i < fl.hops && !shared; ++i) shared = !resources_[fl.route[i]].flows.empty();
   }
-  if (group != kNoGroup && !(shared && rerate_group(group, kNone))) {
-    dissolve_group(group);
-  } else if (group != kNoGroup) {
-    shared = false;  // re-rated by its group
+  if (group != kNoGroup) [[unlikely]] {
+    if (shared && rerate_group(group, kNone))
+      shared = false;  // re-rated by its group
+    else
+      dissolve_group(group);
   }
   if (shared) {
     // Usually one flow stayed (the next step on the same connection) and it is now alone on its whole route: its

@@ -3,8 +3,8 @@
 // Its NCCL cost terms (reference/nccl-model.md 1.4: lat = base + intraLat + 2 log2(N) interLat; bandwidth [derived],
 // nccl_tuning.hpp), its availability rule (NVLS's per node), its validation (switch legs per node, one node tree per
 // channel and local index) and its analytical form. Opt-in: the argmin offers it only when NCCL_ALGO / --algo names
-// it, because its 128 KiB-chunk schedules are millions of transfers (5 M for 16 GiB on 2 x 8 GPUs) and a p5
-// 8 B - 16 GiB sweep then takes minutes on the engine; default selection waits for a faster executor path.
+// it: its 128 KiB-chunk schedules are millions of transfers (5 M for 16 GiB on 2 x 8 GPUs), which the engine now runs
+// in seconds (route groups), but made the default it breaks the calibrated p5 fit (see opt_in below).
 #include "builtin_algorithms.hpp"
 #include "nccl_model.hpp"
 
@@ -174,6 +174,11 @@ AlgorithmInfo nvls_tree_algorithm() {
   // -e 16G -f 2 21.2 s (0.23 s); the time is now the per-flow re-rating of the hundreds of flows that share a switch
   // leg (perf: reschedule 42 %, progress 27 %). Lifted on trial, the calibration fit test (every nccl-tests table,
   // p5 among them) took 703 s instead of 55 s and failed: still opt-in.
+  // 2026-11-29, with route groups (BENCHMARKS, session 31): that sweep 0.156 s, -e 16G -f 2 3.4 s (0.19 s). Lifted on
+  // trial again, the fit test took 214-236 s and failed on the model, not the engine: the calibrated p5 curve falls
+  // 7.7 % between neighbouring sizes at 21 MB (bound 1 %), and the a3mega table's fit (2 x 8 H100) moves NVLS Tree's
+  // base latency from 0 to 685 us, pricing it out there; three selection tests pin today's choice and the notebooks
+  // test failed (not examined). Making it NCCL's default pick needs those answered first: still opt-in.
   a.opt_in = true;
   a.unavailable = nvls_tree_unavailable;
   a.requirement =
