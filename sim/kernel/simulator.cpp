@@ -14,7 +14,8 @@
 // general path. Its flows' new finish events are queued one at a time (reschedule_one_route: the others wait aside
 // under the sequence numbers they would have taken), with the times, order and event count of queueing them all.
 // When no cap binds there (hundreds of NVLS chunks on one switch leg), every flow takes capacity / n and progress,
-// rate and event are made in one pass, reusing the arithmetic of a flow whose inputs equal the previous one's.
+// rate and event are made in one pass, reusing the arithmetic of a flow whose inputs equal the previous one's; with
+// 16 or more such flows the route becomes a group, re-rated per class of remaining bytes (route_groups.cpp).
 #include "vgsim/kernel/simulator.hpp"
 
 #include <algorithm>
@@ -182,21 +183,6 @@ void Simulator::schedule_finish(FlowId f) {
   queue_.push(now_ + transfer_time(fl.remaining, Bandwidth{fl.rate}), kFlowFinish, f, fl.version);
   retire_finish(fl);
   fl.finish_queued = true;
-}
-
-[[gnu::always_inline]] inline void Simulator::retire_finish(Flow& fl) {
-  if (fl.deferred) {  // never queued: counted now, where the reference pops it as stale
-    fl.deferred = false;
-    ++events_processed_;
-    ++never_queued_;
-  } else if (fl.finish_queued) {
-    fl.finish_queued = false;
-    // The flow's previous finish event is now stale. When stale events are most of the queue (many flows re-rated at
-    // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
-    // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
-    // would have when popped.
-    if (++stale_queued_ > kStaleRemovalMin && stale_queued_ > queue_.size() / 2) remove_stale();
-  }
 }
 
 void Simulator::remove_stale() {
@@ -383,194 +369,6 @@ void Simulator::rerate_one_route(OneRoute one, FlowId fresh) {
     return;
   }
   reschedule_one_route(fresh, [&](std::size_t i, Flow&) { return old_rates_[i]; });
-}
-
-void Simulator::set_defer_finishes(bool on) {
-  if (!on)
-    for (std::uint32_t g = 0; g < groups_.size(); ++g)
-      if (groups_[g].alive) dissolve_group(g);
-  defer_finishes_ = on;
-}
-
-std::uint32_t Simulator::group_on(const ResourceId* route) const {
-  // A new flow is appended to the lists, so the first flow on the route's first resource is an older one: if the
-  // route carries a group, it is a member.
-  const FlowList& on = resources_[route[0]].flows;
-  if (on.size() < 2) return kNoGroup;
-  const FlowId head = on[0];
-  if (!flows_[head].grouped) return kNoGroup;
-  const std::uint32_t g = group_of_[head];
-  return groups_[g].route == route ? g : kNoGroup;
-}
-
-void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
-  // comp_flows_ is the route's flow list, every flow just given `share` and a new event: the one queued, the others
-  // aside under seq0 + position. A route listing a resource twice holds its flows twice there: no group.
-  const Flow& head = flows_[comp_flows_[0]];
-  for (std::uint32_t i = 0; i < head.hops; ++i)
-    for (std::uint32_t j = i + 1; j < head.hops; ++j)
-      if (head.route[i] == head.route[j]) return;
-  std::uint32_t gi;
-  if (!free_groups_.empty()) {
-    gi = free_groups_.back();
-    free_groups_.pop_back();
-  } else {
-    gi = static_cast<std::uint32_t>(groups_.size());
-    groups_.emplace_back();
-  }
-  RouteGroup& g = groups_[gi];
-  g.route = head.route;
-  g.hops = head.hops;
-  g.n = static_cast<std::uint32_t>(comp_flows_.size());
-  g.capacity = capacity;
-  g.rate = share;
-  g.last = now_;
-  g.seq0 = seq0;
-  g.queued = kNone;
-  g.min_cap = std::numeric_limits<double>::infinity();
-  g.min_cap_count = 0;
-  g.classes.clear();
-  g.order.assign(comp_flows_.begin(), comp_flows_.end());
-  for (FlowId f : comp_flows_) {
-    const Flow& fl = flows_[f];
-    std::size_t c = 0;
-    while (c < g.classes.size() && !(g.classes[c].remaining == fl.remaining)) ++c;
-    if (c == g.classes.size()) {
-      if (c == kMaxClasses) {  // too varied to gain: the flows keep their records
-        free_groups_.push_back(gi);
-        return;
-      }
-      g.classes.push_back({fl.remaining, now_ + transfer_time(fl.remaining, Bandwidth{share}), 0});
-    }
-    ++g.classes[c].members;
-    class_of_[f] = static_cast<std::uint16_t>(c);
-    if (!fl.deferred) g.queued = f;
-    if (fl.max_rate < g.min_cap) g.min_cap = fl.max_rate, g.min_cap_count = 0;
-    if (fl.max_rate == g.min_cap) ++g.min_cap_count;
-  }
-  for (FlowId f : comp_flows_) {
-    flows_[f].grouped = true;
-    group_of_[f] = gi;
-  }
-  g.alive = true;
-  ++live_groups_;
-}
-
-bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
-  RouteGroup& g = groups_[gi];
-  // The route still carries the group's flows alone (and `fresh`): each of its resources holds n entries.
-  const std::uint32_t n = g.n + (fresh != kNone ? 1 : 0);
-  if (n < kMinGroup) return false;
-  for (std::uint32_t h = 0; h < g.hops; ++h)
-    if (resources_[g.route[h]].flows.size() != n) return false;
-  // The members' smallest cap, recounted when its last holder left (a read of every member's record).
-  double min_cap = g.min_cap;
-  std::uint32_t min_cap_count = g.min_cap_count;
-  const FlowList& on = resources_[g.route[0]].flows;
-  if (min_cap_count == 0) {
-    min_cap = std::numeric_limits<double>::infinity();
-    for (FlowId f : on)
-      if (f != fresh) {
-        const double cap = flows_[f].max_rate;
-        if (cap < min_cap) min_cap = cap, min_cap_count = 0;
-        if (cap == min_cap) ++min_cap_count;
-      }
-  }
-  if (fresh != kNone) {
-    const double cap = flows_[fresh].max_rate;
-    if (cap < min_cap) min_cap = cap, min_cap_count = 0;
-    if (cap == min_cap) ++min_cap_count;
-  }
-  // The one-pass path's conditions: the fill picks no cap, and every member's rate changes (so each gets a new event).
-  const double share = g.capacity / static_cast<double>(n);
-  if (!(min_cap > share)) return false;
-  const double old = g.rate;
-  if (!(std::abs(share - old) > 1e-12 * std::max(share, old))) return false;
-  // A free class for the fresh flow, should its bytes match no class (checked before anything changes).
-  std::size_t free_class = 0;
-  while (free_class < g.classes.size() && g.classes[free_class].members > 0) ++free_class;
-  if (fresh != kNone && free_class == kMaxClasses) return false;
-  // Progress, as bring_progress_up per flow: the members share their rate and last re-rating; the fresh flow has
-  // none (rate 0), and then joins the class holding its bytes.
-  if (now_ > g.last)
-    for (GroupClass& c : g.classes)
-      if (c.members > 0) c.remaining = std::max(0.0, c.remaining - old * (now_ - g.last).s());
-  std::size_t fresh_class = free_class;
-  if (fresh != kNone) {
-    const double bytes = flows_[fresh].remaining;
-    for (std::size_t c = 0; c < g.classes.size(); ++c)
-      if (g.classes[c].members > 0 && g.classes[c].remaining == bytes) {
-        fresh_class = c;
-        break;
-      }
-    if (fresh_class == g.classes.size()) g.classes.push_back({bytes, Time{0}, 0});
-    if (g.classes[fresh_class].members == 0) g.classes[fresh_class].remaining = bytes;
-  }
-  ++group_rerates_;
-  g.last = now_;
-  g.rate = share;
-  g.min_cap = min_cap;
-  g.min_cap_count = min_cap_count;
-  // The per-flow path's retirements: the queued member's event goes stale (it is still queued), every other member's
-  // aside event is replaced (counted as processed where the queue would have popped it).
-  const std::uint64_t aside = g.n - (g.queued != kNone ? 1 : 0);
-  events_processed_ += aside;
-  never_queued_ += aside;
-  if (g.queued != kNone) {
-    Flow& q = flows_[g.queued];
-    retire_finish(q);
-    ++q.version;
-  }
-  if (fresh != kNone) {
-    ++g.classes[fresh_class].members;
-    class_of_[fresh] = static_cast<std::uint16_t>(fresh_class);
-    group_of_[fresh] = gi;
-    flows_[fresh].grouped = true;
-    ++g.n;
-  }
-  // New events per class; every member takes a sequence number in list order, the earliest (first on ties) queued.
-  Time first_at = Time::max();
-  for (GroupClass& c : g.classes)
-    if (c.members > 0) {
-      c.at = now_ + transfer_time(c.remaining, Bandwidth{share});
-      first_at = std::min(first_at, c.at);
-    }
-  g.seq0 = queue_.reserve(n);
-  g.order.assign(on.begin(), on.end());
-  std::uint32_t p = 0;
-  while (g.classes[class_of_[g.order[p]]].at != first_at) ++p;
-  const FlowId q = g.order[p];
-  Flow& ql = flows_[q];
-  ++ql.version;
-  ql.deferred = false;  // (its record may still say so from before the group)
-  queue_.push_reserved(first_at, g.seq0 + p, kFlowFinish, q, ql.version);
-  ql.finish_queued = true;
-  g.queued = q;
-  return true;
-}
-
-void Simulator::dissolve_group(std::uint32_t gi) {
-  RouteGroup& g = groups_[gi];
-  if (!g.alive) return;
-  for (std::uint32_t p = 0; p < g.order.size(); ++p) {
-    const FlowId f = g.order[p];
-    Flow& fl = flows_[f];
-    if (!fl.grouped || group_of_[f] != gi) continue;  // left since (finished)
-    const GroupClass& c = g.classes[class_of_[f]];
-    fl.remaining = c.remaining;
-    fl.last = g.last;
-    fl.rate = g.rate;
-    fl.fixed = true;
-    fl.grouped = false;
-    group_of_[f] = kNoGroup;
-    if (f == g.queued) continue;  // its event is queued, its record up to date
-    fl.deferred = true;
-    fl.finish_queued = false;
-    aside_[f] = Aside{c.at, g.seq0 + p};
-  }
-  g.alive = false;
-  --live_groups_;
-  free_groups_.push_back(gi);
 }
 
 void Simulator::next_epoch() {

@@ -73,6 +73,26 @@ Outcome run_workload(bool defer, std::uint64_t seed, int flows) {
   return {w.log, sim.events_processed(), sim.finishes_never_queued(), sim.flows_completed(), sim.group_rerates()};
 }
 
+// One scenario run in both modes: scenario(sim) builds it on a fresh engine, runs it and returns its completion log.
+struct BothModes {
+  std::string ref, got;  // completion logs: the reference (every event queued) and the deferring engine
+  std::uint64_t events_ref = 0, events = 0, never_queued = 0, group_rerates_ref = 0, group_rerates = 0;
+};
+template <class Scenario>
+BothModes run_both(Scenario scenario) {
+  BothModes b;
+  for (const bool defer : {false, true}) {
+    Simulator sim;
+    sim.set_defer_finishes(defer);
+    std::string log = scenario(sim);
+    (defer ? b.got : b.ref) = std::move(log);
+    (defer ? b.events : b.events_ref) = sim.events_processed();
+    (defer ? b.group_rerates : b.group_rerates_ref) = sim.group_rerates();
+    if (defer) b.never_queued = sim.finishes_never_queued();
+  }
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("deferred finish events: the reference's completions, order and event count on mixed workloads") {
@@ -104,30 +124,22 @@ TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, o
       log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
     }
   };
-  auto run = [](bool defer, std::uint64_t* never_queued, std::uint64_t* events, std::uint64_t* group_rerates) {
-    Simulator sim;
-    sim.set_defer_finishes(defer);
+  const BothModes b = run_both([](Simulator& sim) {
     const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1));
-    Burst b;
-    for (std::uint64_t i = 0; i < 256; ++i) sim.start_flow({&link, 1, 1e6, Time{0}}, &b, i);
+    Burst burst;
+    for (std::uint64_t i = 0; i < 256; ++i) sim.start_flow({&link, 1, 1e6, Time{0}}, &burst, i);
     sim.run();
-    *never_queued = sim.finishes_never_queued();
-    *events = sim.events_processed();
-    *group_rerates = sim.group_rerates();
-    return b.log;
-  };
-  std::uint64_t nq_ref = 0, nq = 0, ev_ref = 0, ev = 0, gr_ref = 0, gr = 0;
-  const std::string ref = run(false, &nq_ref, &ev_ref, &gr_ref);
-  const std::string got = run(true, &nq, &ev, &gr);
-  CHECK(got == ref);
-  CHECK(ev == ev_ref);
-  CHECK(nq_ref == 0);
+    return burst.log;
+  });
+  const std::string& ref = b.ref;
+  CHECK(b.got == ref);
+  CHECK(b.events == b.events_ref);
   // From the 16th start on, the route's flows form a group: the other 240 starts and the first 240 finishes (down
   // to 16 flows left) are re-rated per class.
-  CHECK(gr_ref == 0);
-  CHECK(gr == 480);
+  CHECK(b.group_rerates_ref == 0);
+  CHECK(b.group_rerates == 480);
   // Flow k's arrival re-rates the k flows before it and itself: k + 1 new events of which k wait aside.
-  CHECK(nq >= 255u * 256u / 2u - 256u);
+  CHECK(b.never_queued >= 255u * 256u / 2u - 256u);
   // 256 MB in total at 1 GB/s: the last completion at 0.256 s (within the rounding of 256 re-ratings).
   const std::string last = ref.substr(ref.rfind('@', ref.size() - 2) + 1);
   CHECK(std::stoll(last) == Approx(256e9).epsilon(1e-9));
@@ -302,9 +314,7 @@ TEST_CASE("deferred finish events: a route group is written back whenever someth
         for (std::uint64_t i = 0; i < 4; ++i) sim.start_flow({route_l, 1, 0.5e6, Time{0}}, this, 200 + i);
     }
   };
-  auto run = [](bool defer, std::uint64_t* events, std::uint64_t* group_rerates) {
-    Simulator sim;
-    sim.set_defer_finishes(defer);
+  const BothModes b = run_both([](Simulator& sim) {
     const ResourceId l = sim.add_resource("L", Bandwidth::from_GBps(1));
     const ResourceId m = sim.add_resource("M", Bandwidth::from_GBps(10));
     const ResourceId route_l[] = {l};
@@ -319,16 +329,12 @@ TEST_CASE("deferred finish events: a route group is written back whenever someth
     sim.schedule(us(400), &r, 3);
     sim.schedule(ms(1), &r, 2);
     sim.run();
-    *events = sim.events_processed();
-    *group_rerates = sim.group_rerates();
     return r.log;
-  };
-  std::uint64_t ev_ref = 0, ev = 0, gr_ref = 0, gr = 0;
-  const std::string ref = run(false, &ev_ref, &gr_ref);
-  const std::string got = run(true, &ev, &gr);
-  CHECK(got == ref);
-  CHECK(ev == ev_ref);
-  CHECK(gr > 0);
+  });
+  const std::string& ref = b.ref;
+  CHECK(b.got == ref);
+  CHECK(b.events == b.events_ref);
+  CHECK(b.group_rerates > 0);
   CHECK(std::count(ref.begin(), ref.end(), '\n') == 35);  // 24, the zero-byte, crossing and capped flows, 8
   long long capped = 0, others = 0;
   for (std::size_t at = ref.find('@'); at != std::string::npos; at = ref.find('@', at + 1)) {
@@ -355,9 +361,7 @@ TEST_CASE("deferred finish events: a route group ended while a member that waite
     }
     void on_event(Simulator& sim, std::uint64_t) override { sim.start_flow({link, 1, 0.0, Time{0}}, this, 100); }
   };
-  auto run = [](bool defer, std::uint64_t* events, std::uint64_t* group_rerates) {
-    Simulator sim;
-    sim.set_defer_finishes(defer);
+  const BothModes b = run_both([](Simulator& sim) {
     const ResourceId link = sim.add_resource("L", Bandwidth::from_GBps(1));
     Run r;
     r.link = &link;
@@ -365,16 +369,12 @@ TEST_CASE("deferred finish events: a route group ended while a member that waite
       sim.start_flow({&link, 1, 1e6 + 1e4 * static_cast<double>(i), Time{0}}, &r, i);
     sim.schedule(Time{20'100'000'000}, &r, 0);
     sim.run();
-    *events = sim.events_processed();
-    *group_rerates = sim.group_rerates();
     return r.log;
-  };
-  std::uint64_t ev_ref = 0, ev = 0, gr_ref = 0, gr = 0;
-  const std::string ref = run(false, &ev_ref, &gr_ref);
-  const std::string got = run(true, &ev, &gr);
-  CHECK(got == ref);
-  CHECK(ev == ev_ref);
-  CHECK(gr >= 5);  // the starts from the 16th on and the first finish
+  });
+  const std::string& ref = b.ref;
+  CHECK(b.got == ref);
+  CHECK(b.events == b.events_ref);
+  CHECK(b.group_rerates >= 5);  // the starts from the 16th on and the first finish
   CHECK(ref.substr(0, ref.find('\n')) == "0@20000000000");
   const long long last = std::stoll(ref.substr(ref.rfind('@') + 1));
   CHECK(std::abs(last - 21'900'000'000LL) <= 1000);

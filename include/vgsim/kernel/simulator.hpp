@@ -5,7 +5,8 @@
 // for the whole network. Invariants: no resource is ever allocated above its capacity; the same calls produce the
 // same event order and the same times (integer picoseconds). Knows nothing about GPUs or collectives.
 // Finish events of flows that share one route are queued one at a time (set_defer_finishes; the order, times and
-// event count are those of queueing every one, which set_defer_finishes(false) does as the reference).
+// event count are those of queueing every one, which set_defer_finishes(false) does as the reference), and many
+// flows on one route at an equal share are re-rated per class of remaining bytes (route groups), not per flow.
 #pragma once
 
 #include <cstdint>
@@ -313,5 +314,21 @@ class Simulator {
   std::vector<double> remaining_;       // per candidate: capacity not yet given to fixed flows
   std::vector<std::pair<double, std::uint32_t>> cap_order_;  // finite caps with their component position, sorted
 };
+
+// Inline: on every re-rating's path (simulator.cpp and route_groups.cpp).
+[[gnu::always_inline]] inline void Simulator::retire_finish(Flow& fl) {
+  if (fl.deferred) {  // never queued: counted now, where the reference pops it as stale
+    fl.deferred = false;
+    ++events_processed_;
+    ++never_queued_;
+  } else if (fl.finish_queued) {
+    fl.finish_queued = false;
+    // The flow's previous finish event is now stale. When stale events are most of the queue (many flows re-rated at
+    // every start and finish, as on a multicast switch), they are removed at once instead of being popped one by one
+    // through the heap; the live events keep their keys and order, and the removed ones count as processed, as they
+    // would have when popped.
+    if (++stale_queued_ > kStaleRemovalMin && stale_queued_ > queue_.size() / 2) remove_stale();
+  }
+}
 
 }  // namespace vgsim
