@@ -82,6 +82,19 @@ void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
   ++live_groups_;
 }
 
+std::uint32_t Simulator::leave_group(FlowId f) {
+  // Only the queued member finishes (the others' events are not queued); the group keeps its other members.
+  Flow& fl = flows_[f];
+  const std::uint32_t gi = group_of_[f];
+  RouteGroup& g = groups_[gi];
+  --g.n;
+  --g.classes[class_of_[f]].members;
+  if (fl.max_rate == g.min_cap) --g.min_cap_count;  // at 0, recounted by rerate_group
+  g.queued = kNone;
+  fl.grouped = false;
+  return gi;
+}
+
 bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
   RouteGroup& g = groups_[gi];
   // The route still carries the group's flows alone (and `fresh`): each of its resources holds n entries.

@@ -658,17 +658,7 @@ std::size_t Simulator::reschedule_one_route(FlowId fresh, Rerate rerate) {
 
 void Simulator::finish(FlowId f) {
   Flow& fl = flows_[f];
-  std::uint32_t group = kNoGroup;
-  if (fl.grouped)
-      [[unlikely]] {  // the group's queued member: it leaves the group (whose other members stay on the route)
-    group = group_of_[f];
-    RouteGroup& g = groups_[group];
-    --g.n;
-    --g.classes[class_of_[f]].members;
-    if (fl.max_rate == g.min_cap) --g.min_cap_count;  // at 0, recounted by rerate_group
-    g.queued = kNone;
-    fl.grouped = false;
-  }
+  const std::uint32_t group = fl.grouped ? leave_group(f) : kNoGroup;
   fl.active = false;
   fl.in_use = false;
   fl.remaining = 0.0;
@@ -701,7 +691,7 @@ void Simulator::finish(FlowId f) {
     if (shared && rerate_group(group, kNone))
       shared = false;  // re-rated by its group
     else
-      dissolve_group(group);
+      dissolve_group(group);  // written back: the per-flow path below
   }
   if (shared) {
     // Usually one flow stayed (the next step on the same connection) and it is now alone on its whole route: its

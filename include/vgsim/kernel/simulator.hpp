@@ -260,6 +260,8 @@ class Simulator {
   // Re-rates group g after `fresh` joined the route (kNone: a member left), per class; false when the group's
   // conditions no longer hold (nothing changed then).
   bool rerate_group(std::uint32_t g, FlowId fresh);
+  // The finishing flow f leaves its group; returns the group.
+  std::uint32_t leave_group(FlowId f);
   // Writes group g back into its members' records (progress, rate, aside events) and ends it.
   void dissolve_group(std::uint32_t g);
   // The group of the flows on `route` if they form one, else kNoGroup.
