@@ -31,8 +31,10 @@ std::uint32_t Simulator::group_on(const ResourceId* route) const {
 
 void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
   // comp_flows_ is the route's flow list, every flow just given `share` and a new event: the one queued, the others
-  // aside under seq0 + position. A route listing a resource twice holds its flows twice there: no group.
+  // aside under seq0 + position. A route listing a resource twice holds its flows twice there: no group (nor for a
+  // route longer than a mask, where that check would cost hops^2).
   const Flow& head = flows_[comp_flows_[0]];
+  if (head.hops > kMaskHops) return;
   for (std::uint32_t i = 0; i < head.hops; ++i)
     for (std::uint32_t j = i + 1; j < head.hops; ++j)
       if (head.route[i] == head.route[j]) return;
