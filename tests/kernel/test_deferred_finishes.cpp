@@ -27,13 +27,14 @@ struct Workload : FlowObserver, EventHandler {
   std::string log;
   std::uint64_t state;
   int started = 0, limit;
-  Workload(std::uint64_t seed, int flows) : state(seed), limit(flows) {}
+  std::uint64_t max_burst;
+  Workload(std::uint64_t seed, int flows, std::uint64_t burst) : state(seed), limit(flows), max_burst(burst) {}
   std::uint64_t pick(std::uint64_t n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (state >> 33) % n;
   }
   void on_event(Simulator& sim, std::uint64_t) override {
-    const std::uint64_t burst = 1 + pick(3);
+    const std::uint64_t burst = 1 + pick(max_burst);
     for (std::uint64_t k = 0; k < burst && started < limit; ++k) {
       const std::uint64_t r = pick(10);
       const auto& route = routes[r < 4 ? 0 : r < 6 ? 1 : r < 7 ? 2 : 3];  // mostly routes many flows take
@@ -60,13 +61,13 @@ struct Outcome {
   std::uint64_t events, never_queued, completed, group_rerates;
 };
 
-Outcome run_workload(bool defer, std::uint64_t seed, int flows) {
+Outcome run_workload(bool defer, std::uint64_t seed, int flows, std::uint64_t max_burst = 3) {
   Simulator sim;
   sim.set_defer_finishes(defer);
   std::vector<ResourceId> r;
   const double gbps[] = {1.0, 2.0, 1.5, 4.0, 0.8};
   for (int i = 0; i < 5; ++i) r.push_back(sim.add_resource("r" + std::to_string(i), Bandwidth::from_GBps(gbps[i])));
-  Workload w(seed, flows);
+  Workload w(seed, flows, max_burst);
   w.routes = {{r[0], r[1]}, {r[2]}, {r[1], r[3], r[2]}, {r[4]}};  // the last: a route of its own
   sim.schedule(Time{0}, &w, 0);
   sim.run();
@@ -112,6 +113,24 @@ TEST_CASE("deferred finish events: the reference's completions, order and event 
   }
   CHECK(never_queued > 0);
   CHECK(group_rerates > 0);  // routes held 16 or more flows: some re-ratings were made per class
+}
+
+TEST_CASE("deferred finish events: the reference's completions with bursts of up to 24 flows (route groups)") {
+  // The mixed workloads again, with bursts of 1-24 starts: the busiest route holds 16 or more flows most of the
+  // time, so route groups form, are re-rated per class and are written back (a flow crossing into them, a cap, a
+  // zero-byte flow). Expectation: the reference's completions, order and event count, with many per-class
+  // re-ratings.
+  std::uint64_t group_rerates = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const Outcome ref = run_workload(false, seed, 2000, 24);
+    const Outcome got = run_workload(true, seed, 2000, 24);
+    INFO("seed " << seed);
+    REQUIRE(ref.completed == 2000);
+    CHECK(got.log == ref.log);
+    CHECK(got.events == ref.events);
+    group_rerates += got.group_rerates;
+  }
+  CHECK(group_rerates > 1000);
 }
 
 TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, one burst") {
