@@ -73,8 +73,7 @@ void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
     ++g.classes[c].members;
     class_of_[f] = static_cast<std::uint16_t>(c);
     if (!fl.deferred) g.queued = f;
-    if (fl.max_rate < g.min_cap) g.min_cap = fl.max_rate, g.min_cap_count = 0;
-    if (fl.max_rate == g.min_cap) ++g.min_cap_count;
+    count_cap(fl.max_rate, g.min_cap, g.min_cap_count);
   }
   for (FlowId f : comp_flows_) {
     flows_[f].grouped = true;
@@ -111,22 +110,14 @@ bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
   if (min_cap_count == 0) {
     min_cap = std::numeric_limits<double>::infinity();
     for (FlowId f : on)
-      if (f != fresh) {
-        const double cap = flows_[f].max_rate;
-        if (cap < min_cap) min_cap = cap, min_cap_count = 0;
-        if (cap == min_cap) ++min_cap_count;
-      }
+      if (f != fresh) count_cap(flows_[f].max_rate, min_cap, min_cap_count);
   }
-  if (fresh != kNone) {
-    const double cap = flows_[fresh].max_rate;
-    if (cap < min_cap) min_cap = cap, min_cap_count = 0;
-    if (cap == min_cap) ++min_cap_count;
-  }
+  if (fresh != kNone) count_cap(flows_[fresh].max_rate, min_cap, min_cap_count);
   // The one-pass path's conditions: the fill picks no cap, and every member's rate changes (so each gets a new event).
   const double share = g.capacity / static_cast<double>(n);
   if (!(min_cap > share)) return false;
   const double old = g.rate;
-  if (!(std::abs(share - old) > 1e-12 * std::max(share, old))) return false;
+  if (!rate_changed(share, old)) return false;
   // A free class for the fresh flow, should its bytes match no class (checked before anything changes).
   std::size_t free_class = 0;
   while (free_class < g.classes.size() && g.classes[free_class].members > 0) ++free_class;
@@ -135,7 +126,7 @@ bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
   // none (rate 0), and then joins the class holding its bytes.
   if (now_ > g.last)
     for (GroupClass& c : g.classes)
-      if (c.members > 0) c.remaining = std::max(0.0, c.remaining - old * (now_ - g.last).s());
+      if (c.members > 0) c.remaining = progressed(c.remaining, old, now_ - g.last);
   std::size_t fresh_class = free_class;
   if (fresh != kNone) {
     const double bytes = flows_[fresh].remaining;

@@ -252,13 +252,13 @@ void Simulator::queue_aside(FlowId f) {
 void Simulator::rerate_alone(FlowId f, FlowId fresh) {
   // A flow alone on its resources gets min(its cap, the smallest capacity on its route).
   Flow& fl = flows_[f];
-  if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+  if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = progressed(fl.remaining, fl.rate, now_ - fl.last);
   fl.last = now_;
   double rate = fl.max_rate;
   for (std::uint32_t h = 0; h < fl.hops; ++h) rate = std::min(rate, resources_[fl.route[h]].capacity);
   const double old = fl.rate;
   fl.rate = rate;
-  if (f == fresh || std::abs(rate - old) > 1e-12 * std::max(rate, old))
+  if (f == fresh || rate_changed(rate, old))
     schedule_finish(f);
   else if (fl.deferred)
     queue_aside(f);
@@ -328,7 +328,7 @@ void Simulator::rerate_one_route(OneRoute one, FlowId fresh) {
       if (fl.rate > 0.0 && now_ > fl.last) {
         if (!(fl.remaining == key_remaining && fl.rate == key_rate && fl.last == key_last)) {
           key_remaining = fl.remaining, key_rate = fl.rate, key_last = fl.last;
-          result = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+          result = progressed(fl.remaining, fl.rate, now_ - fl.last);
         }
         fl.remaining = result;
       }
@@ -576,7 +576,7 @@ void Simulator::bring_progress_up() {
   bool sorted = true;  // std::is_sorted's test, made while appending: no entry below its predecessor
   for (std::uint32_t i = 0; i < n; ++i) {
     Flow& fl = flows_[comp_flows_[i]];
-    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now_ - fl.last).s());
+    if (fl.rate > 0.0 && now_ > fl.last) fl.remaining = progressed(fl.remaining, fl.rate, now_ - fl.last);
     fl.last = now_;
     old_rates_[i] = fl.rate;
     fl.fixed = false;
@@ -595,7 +595,7 @@ void Simulator::reschedule_changed(FlowId fresh) {
     const FlowId f = comp_flows_[i];
     const Flow& fl = flows_[f];
     const double o = old_rates_[i];
-    if (f == fresh || std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o))
+    if (f == fresh || rate_changed(fl.rate, o))
       schedule_finish(f);
     else if (fl.deferred)
       queue_aside(f);  // its rate stays: its aside event is queued as it was
@@ -621,7 +621,7 @@ std::size_t Simulator::reschedule_one_route(FlowId fresh, Rerate rerate) {
     const FlowId f = comp_flows_[i];
     Flow& fl = flows_[f];
     const double o = rerate(i, fl);
-    if (f != fresh && !(std::abs(fl.rate - o) > 1e-12 * std::max(fl.rate, o))) {
+    if (f != fresh && !rate_changed(fl.rate, o)) {
       if (fl.deferred) queue_aside(f);
       continue;
     }

@@ -9,6 +9,8 @@
 // flows on one route at an equal share are re-rated per class of remaining bytes (route groups), not per flow.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -270,7 +272,22 @@ class Simulator {
   // Smallest component kept as a group. An engineering threshold, not a model parameter: groups change speed only,
   // never a result; below it the per-flow pass is as cheap. Chosen, not tuned.
   static constexpr std::uint32_t kMinGroup = 16;
-  static constexpr std::size_t kMaxClasses = 64;  // a group with more distinct remaining byte counts is not kept
+  // A group with more distinct remaining byte counts is not kept (the per-class work would approach the per-flow
+  // work). An engineering threshold like kMinGroup, chosen, not tuned: NVLS switch legs measured 2-9 classes.
+  static constexpr std::size_t kMaxClasses = 64;
+
+  // The arithmetic every re-rating path shares (the per-flow, one-pass and group paths must agree to the bit):
+  // bytes left after moving at `rate` for `elapsed`;
+  static double progressed(double remaining, double rate, Time elapsed) {
+    return std::max(0.0, remaining - rate * elapsed.s());
+  }
+  // whether a flow's rate changed enough to need a new finish event;
+  static bool rate_changed(double rate, double old) { return std::abs(rate - old) > 1e-12 * std::max(rate, old); }
+  // the smallest cap seen so far and how many flows have it, with one more flow's cap.
+  static void count_cap(double cap, double& min_cap, std::uint32_t& count) {
+    if (cap < min_cap) min_cap = cap, count = 0;
+    if (cap == min_cap) ++count;
+  }
 
   static constexpr FlowId kNone = std::numeric_limits<FlowId>::max();
   static constexpr ResourceId kNoResource = std::numeric_limits<ResourceId>::max();
