@@ -55,11 +55,13 @@ void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
   g.last = now_;
   g.seq0 = seq0;
   g.queued = kNone;
+  g.left_pos = kNone;
   g.min_cap = std::numeric_limits<double>::infinity();
   g.min_cap_count = 0;
   g.classes.clear();
   g.order.assign(comp_flows_.begin(), comp_flows_.end());
-  for (FlowId f : comp_flows_) {
+  for (std::uint32_t p = 0; p < comp_flows_.size(); ++p) {
+    const FlowId f = comp_flows_[p];
     const Flow& fl = flows_[f];
     std::size_t c = 0;
     while (c < g.classes.size() && !(g.classes[c].remaining == fl.remaining)) ++c;
@@ -72,7 +74,7 @@ void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
     }
     ++g.classes[c].members;
     class_of_[f] = static_cast<std::uint16_t>(c);
-    if (!fl.deferred) g.queued = f;
+    if (!fl.deferred) g.queued = f, g.queued_pos = p;
     count_cap(fl.max_rate, g.min_cap, g.min_cap_count);
   }
   for (FlowId f : comp_flows_) {
@@ -91,6 +93,8 @@ std::uint32_t Simulator::leave_group(FlowId f) {
   --g.n;
   --g.classes[class_of_[f]].members;
   if (fl.max_rate == g.min_cap) --g.min_cap_count;  // at 0, recounted by rerate_group
+  g.left_pos = g.queued_pos;
+  g.left_class = class_of_[f];
   g.queued = kNone;
   fl.grouped = false;
   return gi;
@@ -160,16 +164,35 @@ bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
     flows_[fresh].grouped = true;
     ++g.n;
   }
+  // The member queued before (or the one that left) was the first in list order of its class, and no member before
+  // it had an earlier or equal event time. If its class is again the only earliest one, no member before its place
+  // can be first now: the search for the first member starts there.
+  std::uint32_t from = 0;
+  std::size_t from_class = kMaxClasses;
+  if (fresh == kNone && g.left_pos != kNone) {
+    from = g.left_pos, from_class = g.left_class;
+    g.order[g.left_pos] = g.order.back();  // Simulator::finish's removal
+    g.order.pop_back();
+  } else if (fresh != kNone) {
+    from = g.queued_pos, from_class = g.queued != kNone ? class_of_[g.queued] : kMaxClasses;
+    g.order.push_back(fresh);
+  }
+  g.left_pos = kNone;
   // New events per class; every member takes a sequence number in list order, the earliest (first on ties) queued.
   Time first_at = Time::max();
-  for (GroupClass& c : g.classes)
-    if (c.members > 0) {
-      c.at = now_ + transfer_time(c.remaining, Bandwidth{share});
-      first_at = std::min(first_at, c.at);
-    }
+  std::size_t first_class = kMaxClasses, ties = 0;
+  for (std::size_t c = 0; c < g.classes.size(); ++c) {
+    GroupClass& k = g.classes[c];
+    if (k.members == 0) continue;
+    k.at = now_ + transfer_time(k.remaining, Bandwidth{share});
+    if (k.at < first_at)
+      first_at = k.at, first_class = c, ties = 1;
+    else if (k.at == first_at)
+      ++ties;
+  }
+  if (ties != 1 || first_class != from_class) from = 0;
   g.seq0 = queue_.reserve(n);
-  g.order.assign(on.begin(), on.end());
-  std::uint32_t p = 0;
+  std::uint32_t p = from;
   while (g.classes[class_of_[g.order[p]]].at != first_at) ++p;
   const FlowId q = g.order[p];
   Flow& ql = flows_[q];
@@ -178,6 +201,7 @@ bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
   queue_.push_reserved(first_at, g.seq0 + p, kFlowFinish, q, ql.version);
   ql.finish_queued = true;
   g.queued = q;
+  g.queued_pos = p;
   return true;
 }
 

@@ -251,11 +251,18 @@ class Simulator {
     double min_cap = 0.0;   // the members' smallest cap and how many have it
     std::uint32_t min_cap_count = 0;
     Time last{0};
-    std::uint64_t seq0 = 0;  // the member at position p of `order` took sequence number seq0 + p
-    FlowId queued = kNone;   // the member whose event is queued (the others' wait aside)
+    std::uint64_t seq0 = 0;        // the member at position p of `order` took sequence number seq0 + p
+    FlowId queued = kNone;         // the member whose event is queued (the others' wait aside)
+    std::uint32_t queued_pos = 0;  // its position in `order`
+    // The member that left since the last re-rating (always the queued one): its position and class, kNone if none.
+    std::uint32_t left_pos = kNone;
+    std::uint16_t left_class = 0;
     bool alive = false;
     std::vector<GroupClass> classes;
-    std::vector<FlowId> order;  // the route's flow list at the last re-rating
+    // The route's flow list at the last re-rating. Between two re-ratings the list changes by one start (appended)
+    // or one finish (its last entry moved into the finished flow's place, as Simulator::finish removes it), so
+    // rerate_group updates it by that one change instead of copying the list.
+    std::vector<FlowId> order;
   };
   // Forms a group of comp_flows_ (the route's flows, just re-rated by the one-pass path with these values).
   void make_group(double capacity, double share, std::uint64_t seq0);
