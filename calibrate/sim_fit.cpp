@@ -775,6 +775,58 @@ void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params,
   }
 }
 
+// Where the calibrated plan changes between two measured sizes a < b and a residual segment boundary lies in that
+// gap too, the two sides are different plans with different factors: plan A's time x A's factor up to the switch,
+// plan B's x B's after it. A log-log ramp of the factor across the gap laid over plan A's curve falls where B's factor
+// is much lower than A's (measured on the p5 table with NVLS Tree offered: ring/LL128 x 2.0 at 16 MiB, NVLS Tree x 1.2
+// at 32 MiB, the curve 7.7 % lower at 21 MB than at 16 MiB). So the factor steps, without a ramp, where the two
+// calibrated curves cross (each grows with the size, so the smaller of the two grows too), and the plan switches
+// there: at b when B is still the slower there (the step then rises: A(b-) <= A(b) <= B(b)), at the crossing when B
+// is the slower at a and the faster at b. When B is already the faster at a the gap is left as fitted (ramp).
+void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof) {
+  NcclReplayer r(fit.target, fitted);
+  for (auto& choice : prof.plans) {
+    ResidualFactors* rf = nullptr;
+    for (auto& x : prof.residuals)
+      if (x.op == choice.op && x.algo == "default" && x.proto == "default" && x.nnodes == choice.nnodes &&
+          x.gpus_per_node == choice.gpus_per_node)
+        rf = &x;
+    if (rf == nullptr) continue;
+    std::set<std::int64_t> sizes;
+    std::int64_t root = -1;
+    for (const auto* m : fit.records)
+      if (m->op == choice.op && m->algo == "default" && m->proto == "default")
+        sizes.insert(m->size_bytes), root = m->root;
+    for (std::size_t j = 1; j < choice.segments.size(); ++j) {
+      const auto after = sizes.lower_bound(choice.segments[j].start_bytes);
+      if (after == sizes.begin() || after == sizes.end()) continue;
+      const std::int64_t a = *std::prev(after), b = *after;
+      std::size_t k = 1;
+      while (k < rf->segments.size() && !(rf->segments[k].start_bytes > a && rf->segments[k].start_bytes <= b)) ++k;
+      if (k == rf->segments.size()) continue;  // one residual segment spans the gap: one factor for both plans
+      const PlanName pa{detail::to_lower(choice.segments[j - 1].algo), detail::to_lower(choice.segments[j - 1].proto)};
+      const PlanName pb{detail::to_lower(choice.segments[j].algo), detail::to_lower(choice.segments[j].proto)};
+      const ResidualSegment &fa = rf->segments[k - 1], &fb = rf->segments[k];
+      auto calibrated = [&](const PlanName& p, std::int64_t size) {
+        try {
+          return r.run_as(choice.op, size, root, p.first, p.second).time_us * (p == pa ? fa.at(size) : fb.at(size));
+        } catch (const std::exception&) {
+          return 1e300;  // not available for this size / communicator (as in fit_plan_choices)
+        }
+      };
+      std::int64_t at = 0;
+      if (calibrated(pb, b) >= calibrated(pa, b))
+        at = b;
+      else if (calibrated(pb, a) > calibrated(pa, a))
+        at = crossover(calibrated, pa, pb, a, b);
+      else
+        continue;
+      choice.segments[j].start_bytes = at;
+      rf->segments[k].start_bytes = at, rf->segments[k].ramp_from_bytes = 0;
+    }
+  }
+}
+
 // Errors per series: with the target's own parameters, with the fitted ones, and with the residual factors on top.
 void record_series_quality(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {
   std::map<std::string, std::array<std::vector<double>, 3>> per;
@@ -941,6 +993,7 @@ void fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*
   const std::vector<double> params = simulated_times(with_params, fit.records);
   fit_residual_factors(fit, params, prof);
   guard_max_error(fit, params, prof);
+  place_switches_by_calibrated_time(fit, fitted, prof);
   record_series_quality(fit, params, prof);
 }
 
