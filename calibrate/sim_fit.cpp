@@ -776,13 +776,10 @@ void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params,
 }
 
 // Where the calibrated plan changes between two measured sizes a < b and a residual segment boundary lies in that
-// gap too, the two sides are different plans with different factors: plan A's time x A's factor up to the switch,
-// plan B's x B's after it. A log-log ramp of the factor across the gap laid over plan A's curve falls where B's factor
-// is much lower than A's (measured on the p5 table with NVLS Tree offered: ring/LL128 x 2.0 at 16 MiB, NVLS Tree x 1.2
-// at 32 MiB, the curve 7.7 % lower at 21 MB than at 16 MiB). So the factor steps, without a ramp, where the two
-// calibrated curves cross (each grows with the size, so the smaller of the two grows too), and the plan switches
-// there: at b when B is still the slower there (the step then rises: A(b-) <= A(b) <= B(b)), at the crossing when B
-// is the slower at a and the faster at b. When B is already the faster at a the gap is left as fitted (ramp).
+// gap too, the two sides are different plans with different factors. A log-log ramp of the factor across the gap laid
+// over plan A's curve falls where B's factor is much lower than A's (measured on the p5 table with NVLS Tree offered:
+// ring/LL128 x 2.0 at 16 MiB, NVLS Tree x 1.2 at 32 MiB, the curve 7.7 % lower at 21 MB than at 16 MiB). So there the
+// factor steps instead, and the plan switches with it, at calibrated_switch's size (sim_fit.hpp).
 void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof) {
   NcclReplayer r(fit.target, fitted);
   for (auto& choice : prof.plans) {
@@ -814,18 +811,26 @@ void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOption
           return 1e300;  // not available for this size / communicator (as in fit_plan_choices)
         }
       };
-      std::int64_t at = 0;
-      if (calibrated(pb, b) >= calibrated(pa, b))
-        at = b;
-      else if (calibrated(pb, a) > calibrated(pa, a))
-        at = crossover(calibrated, pa, pb, a, b);
-      else
-        continue;
+      const std::int64_t at =
+          calibrated_switch([&](int plan, std::int64_t size) { return calibrated(plan == 0 ? pa : pb, size); }, a, b);
+      if (at == 0) continue;
       choice.segments[j].start_bytes = at;
       rf->segments[k].start_bytes = at, rf->segments[k].ramp_from_bytes = 0;
     }
   }
 }
+
+}  // namespace
+
+std::int64_t calibrated_switch(const std::function<double(int plan, std::int64_t size_bytes)>& calibrated_us,
+                               std::int64_t a, std::int64_t b) {
+  if (calibrated_us(1, b) >= calibrated_us(0, b)) return b;
+  if (!(calibrated_us(1, a) > calibrated_us(0, a))) return 0;
+  auto time = [&](const PlanName& p, std::int64_t size) { return calibrated_us(p.first == "b" ? 1 : 0, size); };
+  return crossover(time, PlanName{"a", ""}, PlanName{"b", ""}, a, b);
+}
+
+namespace {
 
 // Errors per series: with the target's own parameters, with the fitted ones, and with the residual factors on top.
 void record_series_quality(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {

@@ -337,6 +337,28 @@ TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-t
   }
 }
 
+TEST_CASE("calibrated plan switch between two measured sizes: where the calibrated curves cross, never falling",
+          "[calibrate][simfit]") {
+  // Plan A = 2 x (100 + s/10) us, a = 1000 B, b = 2000 B (A: 400 at a, 600 at b). The curve runs A up to the switch,
+  // B from it; A and B grow with s, so it falls only if the switch is placed where B is below A's value before it.
+  auto curve = [](double b0, double fb) {
+    return [b0, fb](int plan, std::int64_t s) { return plan == 0 ? 2.0 * (100 + s / 10.0) : fb * (b0 + s / 20.0); };
+  };
+  // B = 1.2 x (300 + s/20): 420 > 400 at a, 480 < 600 at b; they cross at 200 + 0.2 s = 360 + 0.06 s, s = 1142.86 B.
+  const auto cross = curve(300, 1.2);
+  const std::int64_t at = calibrated_switch(cross, 1000, 2000);
+  CHECK(at > 1142);
+  CHECK(at <= 1142 + 16);  // the first 16-byte granule where B is no slower
+  CHECK(cross(1, at) <= cross(0, at));
+  CHECK(cross(1, at - 16) > cross(0, at - 16));
+  // So the curve falls at the switch by at most what A gains on B over one granule: (0.2 - 0.06) us/B x 16 B.
+  CHECK(cross(0, at - 1) - cross(1, at) <= 16 * (0.2 - 0.06));
+  // B = 1.2 x (600 + s/20): 840 > 600 at b, still the slower: the switch stays at b, where the step rises.
+  CHECK(calibrated_switch(curve(600, 1.2), 1000, 2000) == 2000);
+  // B = 1.2 x (100 + s/20): 180 < 400 already at a: every placement falls; left as fitted (0).
+  CHECK(calibrated_switch(curve(100, 1.2), 1000, 2000) == 0);
+}
+
 TEST_CASE("calibration profile: JSON validation, apply_profile", "[calibrate][profile]") {
   CalibrationProfile p;
   p.provenance.sources = {"a.jsonl"};

@@ -12,8 +12,8 @@
 // lowest median error wins. Issue 15: parameters the data does not constrain keep their catalog values (one node:
 // the network's hops; kinds that are no bottleneck; pairs NCCL never chose) and are listed as not measured; the
 // plan choice is made monotone in size (calibration_profile.hpp, PlanChoice); what is left is kept as residual
-// factors by size segment (log-linear, ramped, monotone); a series whose maximum error ends above the uncalibrated
-// model's gets the minimax factors, else a fit_note naming its worst point and why.
+// factors by size segment (log-linear, ramped or stepped at a plan switch, monotone); a series whose maximum error ends
+// above the uncalibrated model's gets the minimax factors, else a fit_note naming its worst point and why.
 #pragma once
 
 #include <cstdint>
@@ -74,5 +74,14 @@ CalibrationProfile fit_calibration(const std::vector<Measurement>& records, cons
 // simulated) over log(size), segments chosen by dynamic programming with +0.005 RMS per extra segment). `points` are
 // (size, ratio) pairs in any order; an empty input gives one factor 1.
 std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::int64_t, double>> points);
+
+// Where the calibrated plan switches from plan A to plan B between two measured sizes a < b when a residual segment
+// boundary lies in that gap too (fit_calibration then steps the factor there, without a ramp): calibrated_us(0, s)
+// and calibrated_us(1, s) are A's and B's simulated time at s times their own segment's factor, each growing with s.
+// Returns b when B is no faster than A at b (the step rises), the first 16-byte granule in (a, b] where B is no
+// slower when B is the slower at a and the faster at b (bisected in log size: the two curves cross once), and 0 when
+// B is already the faster at a (no placement keeps the curve from falling; the gap stays as fitted).
+std::int64_t calibrated_switch(const std::function<double(int plan, std::int64_t size_bytes)>& calibrated_us,
+                               std::int64_t a, std::int64_t b);
 
 }  // namespace vgsim::calibrate
