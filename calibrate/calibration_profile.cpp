@@ -23,6 +23,27 @@ double ResidualSegment::at(std::int64_t size) const {
 }
 
 double ResidualFactors::factor(std::int64_t size) const {
+  for (const GapPoints& g : gaps) {
+    if (size <= g.from_bytes || size >= g.to_bytes) continue;
+    std::int64_t lo = g.from_bytes, hi = g.to_bytes;
+    double from = 0, to = 0;
+    for (const auto& [at, f] : g.points) {  // the knots around `size`
+      if (at <= size) lo = at, from = f;
+      if (at > size) {
+        hi = at, to = f;
+        break;
+      }
+    }
+    if (lo == g.from_bytes) from = segment_factor(lo);
+    if (hi == g.to_bytes) to = segment_factor(hi);
+    if (size == lo) return from;
+    const double w = std::log(double(size) / double(lo)) / std::log(double(hi) / double(lo));
+    return std::exp(std::log(from) + w * (std::log(to) - std::log(from)));
+  }
+  return segment_factor(size);
+}
+
+double ResidualFactors::segment_factor(std::int64_t size) const {
   if (segments.empty()) return 1.0;
   std::size_t k = 0;
   while (k + 1 < segments.size() && segments[k + 1].start_bytes <= size) ++k;
@@ -198,6 +219,14 @@ OJson to_json(const CalibrationProfile& p) {
       if (s.slope != 0.0) g["slope"] = s.slope, g["anchor_bytes"] = s.anchor_bytes, g["last_bytes"] = s.last_bytes;
       e["segments"].push_back(g);
     }
+    if (!r.gaps.empty()) {
+      e["gaps"] = OJson::array();
+      for (const auto& g : r.gaps) {
+        OJson x{{"from_bytes", g.from_bytes}, {"to_bytes", g.to_bytes}, {"points", OJson::array()}};
+        for (const auto& [at, f] : g.points) x["points"].push_back(OJson{{"bytes", at}, {"factor", f}});
+        e["gaps"].push_back(x);
+      }
+    }
     j["residuals"].push_back(e);
   }
   j["mpi_models"] = OJson::array();
@@ -276,6 +305,47 @@ void read_issue15_fields(JsonReader& r, CalibrationProfile& p) {
     }
   if (r.has("fit_note")) p.fit_note = r.string("fit_note");
 }
+
+// One entry of "residuals" (segments, then the optional gap points).
+ResidualFactors residual_from(JsonReader& e) {
+  ResidualFactors rf;
+  rf.op = e.one_of("op", collective_ops());
+  rf.algo = e.string("algo");
+  rf.proto = e.one_of("proto", collective_protos());
+  rf.nnodes = e.integer("nnodes", 1);
+  rf.gpus_per_node = e.integer("gpus_per_node", 1);
+  rf.segments = segments_from<ResidualSegment>(e, [](JsonReader& s) {
+    ResidualSegment g{s.integer("start_bytes", 0), s.number("factor", 1e-6, 1e6)};
+    if (s.has("ramp_from_bytes")) g.ramp_from_bytes = s.integer("ramp_from_bytes", 1);
+    if (s.has("slope")) {
+      g.slope = s.number("slope", -10.0, 10.0);
+      g.anchor_bytes = s.integer("anchor_bytes", 1);
+      g.last_bytes = s.integer("last_bytes", g.anchor_bytes + 1);
+    }
+    if (g.ramp_from_bytes >= g.start_bytes && g.ramp_from_bytes > 0)
+      s.fail("ramp_from_bytes", "ramp does not end before the segment starts", "< start_bytes");
+    return g;
+  });
+  std::int64_t end = 0;  // gaps ascending, not overlapping, points ascending inside each
+  if (e.has("gaps"))
+    for (auto x : e.objects("gaps")) {
+      GapPoints g;
+      g.from_bytes = x.integer("from_bytes", end);
+      g.to_bytes = x.integer("to_bytes", g.from_bytes + 2);
+      std::int64_t prev = g.from_bytes;
+      for (auto q : x.objects("points")) {
+        const std::int64_t at = q.integer("bytes", prev + 1, g.to_bytes - 1);
+        g.points.emplace_back(at, q.number("factor", 1e-6, 1e6));
+        q.finish();
+        prev = at;
+      }
+      x.finish();
+      end = g.to_bytes;
+      rf.gaps.push_back(std::move(g));
+    }
+  e.finish();
+  return rf;
+}
 }  // namespace
 
 CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const std::string& file) {
@@ -332,28 +402,7 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
     }
     f.finish();
   }
-  for (auto e : r.objects("residuals")) {
-    ResidualFactors rf;
-    rf.op = e.one_of("op", collective_ops());
-    rf.algo = e.string("algo");
-    rf.proto = e.one_of("proto", collective_protos());
-    rf.nnodes = e.integer("nnodes", 1);
-    rf.gpus_per_node = e.integer("gpus_per_node", 1);
-    rf.segments = segments_from<ResidualSegment>(e, [](JsonReader& s) {
-      ResidualSegment g{s.integer("start_bytes", 0), s.number("factor", 1e-6, 1e6)};
-      if (s.has("ramp_from_bytes")) g.ramp_from_bytes = s.integer("ramp_from_bytes", 1);
-      if (s.has("slope")) {
-        g.slope = s.number("slope", -10.0, 10.0);
-        g.anchor_bytes = s.integer("anchor_bytes", 1);
-        g.last_bytes = s.integer("last_bytes", g.anchor_bytes + 1);
-      }
-      if (g.ramp_from_bytes >= g.start_bytes && g.ramp_from_bytes > 0)
-        s.fail("ramp_from_bytes", "ramp does not end before the segment starts", "< start_bytes");
-      return g;
-    });
-    e.finish();
-    p.residuals.push_back(rf);
-  }
+  for (auto e : r.objects("residuals")) p.residuals.push_back(residual_from(e));
   for (auto e : r.objects("mpi_models")) {
     MpiModel m;
     m.network = e.string("network");

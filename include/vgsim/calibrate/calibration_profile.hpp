@@ -58,11 +58,22 @@ struct ResidualSegment {
   double at(std::int64_t size_bytes) const;
   bool operator==(const ResidualSegment&) const = default;
 };
+// Factors the fit set at sampled sizes strictly between two neighbouring measured sizes, where the segments' factor
+// alone would let the calibrated time fall there (the fitted simulation grows unevenly across the gap, or the plan
+// switches in it): between from_bytes and to_bytes the factor runs log-log through (from_bytes, the segments'
+// factor), the points, and (to_bytes, the segments' factor).
+struct GapPoints {
+  std::int64_t from_bytes = 0, to_bytes = 0;
+  std::vector<std::pair<std::int64_t, double>> points{};  // (bytes, factor), ascending, inside (from, to)
+  bool operator==(const GapPoints&) const = default;
+};
 struct ResidualFactors {
   std::string op, algo, proto;  // algo/proto as in the measurements ("default" = NCCL's choice)
   std::int64_t nnodes = 0, gpus_per_node = 0;
   std::vector<ResidualSegment> segments;  // ascending start_bytes, at least one
+  std::vector<GapPoints> gaps{};          // ascending, not overlapping
   double factor(std::int64_t size_bytes) const;
+  double segment_factor(std::int64_t size_bytes) const;  // without `gaps`
   bool operator==(const ResidualFactors&) const = default;
 };
 

@@ -12,7 +12,8 @@
 // lowest median error wins. Issue 15: parameters the data does not constrain keep their catalog values (one node:
 // the network's hops; kinds that are no bottleneck; pairs NCCL never chose) and are listed as not measured; the
 // plan choice is made monotone in size (calibration_profile.hpp, PlanChoice); what is left is kept as residual
-// factors by size segment (log-linear, ramped or stepped at a plan switch, monotone); a series whose maximum error ends
+// factors by size segment (log-linear, ramped or stepped at a plan switch, pinned at sampled sizes between measured
+// ones where the curve would still fall: monotone); a series whose maximum error ends
 // above the uncalibrated model's gets the minimax factors, else a fit_note naming its worst point and why.
 #pragma once
 
