@@ -26,23 +26,12 @@
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/measurement.hpp"
+#include "vgsim/calibrate/monotone_curve.hpp"
+#include "vgsim/calibrate/sim_target.hpp"
 #include "vgsim/sim/mpi_collective.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 namespace vgsim::calibrate {
-
-// The modeled cluster records are replayed on. `options` carries path options and the NCCL model version.
-// nodes = 0: no NCCL layout (no NCCL records; the cluster may have no GPUs). `mpi`: the Open MPI configuration of
-// the cluster (catalog physics, then a fit-mpi profile's and --set values) that Open MPI records are replayed with.
-struct SimTarget {
-  const topo::Cluster* cluster = nullptr;
-  std::uint32_t nodes = 0, gpus_per_node = 0;
-  sim::CommOptions options;
-  std::optional<sim::MpiConfig> mpi;
-  // Called as the fit advances ("pass 2/3: record 40/120", "pass 2/3: step 0.5, median error 4.1 %"); the CLI
-  // shows it on a progress line. May be empty.
-  std::function<void(const std::string& state)> progress;
-};
 
 struct ValidationRow {
   std::string series;  // SeriesKey::label()
@@ -70,19 +59,5 @@ ValidationReport validate_measurements(const std::vector<Measurement>& records, 
 // Throws InputError when nothing can be fitted.
 CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
                                    const CalibrationProvenance& provenance);
-
-// Factors by size (<= 8 segments of >= 3 distinct sizes; per segment the least-squares line of log(measured /
-// simulated) over log(size), segments chosen by dynamic programming with +0.005 RMS per extra segment). `points` are
-// (size, ratio) pairs in any order; an empty input gives one factor 1.
-std::vector<ResidualSegment> fit_residual_segments(std::vector<std::pair<std::int64_t, double>> points);
-
-// Where the calibrated plan switches from plan A to plan B between two measured sizes a < b when a residual segment
-// boundary lies in that gap too (fit_calibration then steps the factor there, without a ramp): calibrated_us(0, s)
-// and calibrated_us(1, s) are A's and B's simulated time at s times their own segment's factor, each growing with s.
-// Returns b when B is no faster than A at b (the step rises), the first 16-byte granule in (a, b] where B is no
-// slower when B is the slower at a and the faster at b (bisected in log size: the two curves cross once), and 0 when
-// B is already the faster at a (no placement keeps the curve from falling; the gap stays as fitted).
-std::int64_t calibrated_switch(const std::function<double(int plan, std::int64_t size_bytes)>& calibrated_us,
-                               std::int64_t a, std::int64_t b);
 
 }  // namespace vgsim::calibrate

@@ -1,0 +1,137 @@
+// The NCCL side of the simulator fit, shared by its files (private to calibrate/): replaying records on a target
+// with given options (NcclReplayer), the records of one fit with the errors candidates are judged by (NcclFit), and
+// the steps that shape the calibrated curve in size (monotone_curve.cpp), which sim_fit.cpp runs.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/fit.hpp"
+#include "vgsim/calibrate/measurement.hpp"
+#include "vgsim/calibrate/series.hpp"
+#include "vgsim/calibrate/sim_target.hpp"
+#include "vgsim/sim/communicator.hpp"
+
+namespace vgsim::calibrate::detail {
+
+// Replays NCCL records on one target with given options; communicators and results cached per (algo, proto, op,
+// size) so in-place / out-of-place pairs cost one simulation. With a profile's plan choices, records of NCCL's own
+// choice (algo and proto "default") run the calibrated plan for their size.
+class NcclReplayer {
+ public:
+  NcclReplayer(const SimTarget& t, sim::CommOptions options, const std::vector<PlanChoice>* plans = nullptr)
+      : t_(t), options_(std::move(options)), plans_(plans) {
+    ranks_ = sim::place_ranks(*t.cluster, t.nodes, t.gpus_per_node);
+  }
+  bool applies(const CollectiveMeasurement& m, std::string* why) const {
+    if (m.nnodes != t_.nodes || m.gpus_per_node != t_.gpus_per_node) {
+      *why = "layout " + std::to_string(m.nnodes) + "x" + std::to_string(m.gpus_per_node) +
+             " differs from the target " + std::to_string(t_.nodes) + "x" + std::to_string(t_.gpus_per_node);
+      return false;
+    }
+    try {
+      coll::parse_op(m.op);
+    } catch (const std::exception&) {
+      *why = "op " + m.op + " is not modeled";
+      return false;
+    }
+    return true;
+  }
+  struct Result {
+    double time_us, base_us;
+    std::string chosen;
+    coll::Algo algo;
+    coll::Proto proto;
+  };
+  Result run(const CollectiveMeasurement& m) {
+    std::string algo = m.algo, proto = m.proto;
+    if (plans_ && algo == "default" && proto == "default")
+      for (const auto& c : *plans_)
+        if (c.op == m.op && c.nnodes == m.nnodes && c.gpus_per_node == m.gpus_per_node && c.covers(m.size_bytes)) {
+          const PlanSegment& g = c.at(m.size_bytes);
+          algo = g.algo, proto = g.proto;
+        }
+    return run_as(m.op, m.size_bytes, m.root, algo, proto);
+  }
+  // One call with the algorithm / protocol forced ("default": NCCL's choice).
+  Result run_as(const std::string& op_name, std::int64_t size, std::int64_t root_rank, const std::string& algo,
+                const std::string& proto) {
+    const std::string key = algo + "/" + proto;
+    auto it = comms_.find(key);
+    if (it == comms_.end()) {
+      sim::CommOptions o = options_;
+      if (algo == "ring" || algo == "tree" || algo == "nvls" || algo == "nvlstree") o.algo = coll::parse_algo(algo);
+      if (proto != "default") o.proto = coll::parse_proto(proto);
+      it = comms_.emplace(key, std::make_unique<sim::Communicator>(*t_.cluster, ranks_, o)).first;
+    }
+    const std::string rkey = key + "/" + op_name + "/" + std::to_string(size) + "/" + std::to_string(root_rank);
+    auto r = results_.find(rkey);
+    if (r != results_.end()) return r->second;
+    const coll::Op op = coll::parse_op(op_name);
+    const auto root = static_cast<std::uint32_t>(std::max<std::int64_t>(0, root_rank));
+    const sim::CollectiveResult res = sim::simulate_collective(*it->second, op, size, root);
+    Result out{res.time.us(), res.plan.costs.base_latency.us(),
+               std::string(coll::to_string(res.plan.algo)) + "/" + coll::to_string(res.plan.proto), res.plan.algo,
+               res.plan.proto};
+    return results_.emplace(rkey, out).first->second;
+  }
+  std::string transports() {
+    if (comms_.empty()) run_as("allreduce", 8, -1, "default", "default");
+    return comms_.begin()->second->describe_transports();
+  }
+
+ private:
+  const SimTarget& t_;
+  sim::CommOptions options_;
+  const std::vector<PlanChoice>* plans_;
+  std::vector<std::uint32_t> ranks_;
+  std::map<std::string, std::unique_ptr<sim::Communicator>> comms_;
+  std::map<std::string, Result> results_;
+};
+
+// The records of one NCCL fit and the two errors every candidate parameter set is judged by.
+struct NcclFit {
+  const SimTarget& target;
+  std::vector<const CollectiveMeasurement*> records;
+  std::set<std::string> kinds;          // resource kinds of the target cluster
+  std::vector<std::string> bottleneck;  // the kinds whose capacity the link efficiency scales
+  std::vector<double> before;           // simulated times with the target's own parameters
+  double after_limit = 0;               // the bound on after_worst of any candidate
+
+  // Median relative error of simulated times over all records.
+  double median_error(const std::vector<double>& sim_us) const {
+    std::vector<double> e;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      e.push_back(std::abs(sim_us[i] - records[i]->time_us) / records[i]->time_us);
+    return median_of(e);
+  }
+
+  // Worst per-series median error once residual factors are fitted on top of `sim_us` (as fit_residual_factors
+  // does): a candidate may not make the calibrated profile worse than max(8 %, the catalog's), the acceptance bound
+  // of the tests.
+  double after_worst(const std::vector<double>& sim_us) const;  // defined in sim_fit.cpp
+};
+
+inline std::vector<double> simulated_times(NcclReplayer& replayer,
+                                           const std::vector<const CollectiveMeasurement*>& records) {
+  std::vector<double> times(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) times[i] = replayer.run(*records[i]).time_us;
+  return times;
+}
+
+// NCCL's own choice at the fit's measured sizes per op, except where it would make the time fall as the size grows.
+std::vector<PlanChoice> fit_plan_choices(const NcclFit& fit, const sim::CommOptions& fitted);
+// The residual factors of every series on top of `params` (the replayed times of fit.records), monotone there.
+void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof);
+// At a plan switch inside a residual boundary's gap: the factor steps where the plans' calibrated times cross.
+void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof);
+// Factors pinned at sampled sizes between measured ones where the calibrated time would still fall.
+void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile& prof);
+
+}  // namespace vgsim::calibrate::detail

@@ -1,0 +1,29 @@
+// The modeled cluster measurements are replayed on and fitted to (sim_fit.hpp): cluster, NCCL layout, communicator
+// options, the Open MPI configuration, and a progress callback.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "vgsim/sim/communicator.hpp"
+#include "vgsim/sim/mpi_collective.hpp"
+#include "vgsim/topologies/cluster.hpp"
+
+namespace vgsim::calibrate {
+
+// The modeled cluster records are replayed on. `options` carries path options and the NCCL model version.
+// nodes = 0: no NCCL layout (no NCCL records; the cluster may have no GPUs). `mpi`: the Open MPI configuration of
+// the cluster (catalog physics, then a fit-mpi profile's and --set values) that Open MPI records are replayed with.
+struct SimTarget {
+  const topo::Cluster* cluster = nullptr;
+  std::uint32_t nodes = 0, gpus_per_node = 0;
+  sim::CommOptions options;
+  std::optional<sim::MpiConfig> mpi;
+  // Called as the fit advances ("pass 2/3: record 40/120", "pass 2/3: step 0.5, median error 4.1 %"); the CLI
+  // shows it on a progress line. May be empty.
+  std::function<void(const std::string& state)> progress;
+};
+
+}  // namespace vgsim::calibrate
