@@ -27,6 +27,7 @@
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/kernel/progress.hpp"
+#include "vgsim/kernel/units.hpp"
 
 namespace vgsim::cli {
 
@@ -303,6 +304,15 @@ void run_fit(const FitArgs& a) {
         std::printf(" from %lld B %s/%s;", static_cast<long long>(g.start_bytes), g.algo.c_str(), g.proto.c_str());
       std::printf("\n");
     }
+    for (const auto& r : p.residuals)
+      if (!r.gaps.empty()) {
+        std::printf("factors pinned between measured sizes (%s/%s/%s; the curve would fall there):", r.op.c_str(),
+                    r.algo.c_str(), r.proto.c_str());
+        for (const auto& g : r.gaps)
+          std::printf(" %s-%s;", format_bytes(static_cast<Bytes>(g.from_bytes)).c_str(),
+                      format_bytes(static_cast<Bytes>(g.to_bytes)).c_str());
+        std::printf("\n");
+      }
     for (const auto& nm : p.not_measured) std::printf("not measured (catalog value kept): %s\n", nm.c_str());
   }
   if (!p.fit_note.empty()) std::printf("note: %s\n", p.fit_note.c_str());
