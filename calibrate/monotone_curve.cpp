@@ -258,7 +258,7 @@ void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params,
 // gap too, the two sides are different plans with different factors. A log-log ramp of the factor across the gap laid
 // over plan A's curve falls where B's factor is much lower than A's (measured on the p5 table with NVLS Tree offered:
 // ring/LL128 x 2.0 at 16 MiB, NVLS Tree x 1.2 at 32 MiB, the curve 7.7 % lower at 21 MB than at 16 MiB). So there the
-// factor steps instead, and the plan switches with it, at calibrated_switch's size (sim_fit.hpp).
+// factor steps instead, and the plan switches with it, at calibrated_switch's size (monotone_curve.hpp).
 void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof) {
   NcclReplayer r(fit.target, fitted);
   for (auto& choice : prof.plans) {

@@ -48,7 +48,7 @@ struct ResidualSegment {
   // > 0: between this size (the previous segment's last measured size) and start_bytes the factor moves from the
   // previous segment's to this one linearly in log(factor) over log(size), so the calibrated time has no step
   // between two measured sizes; 0: a step at start_bytes (profiles written before issue 15, and where the plan
-  // switches in the same gap: sim_fit.hpp calibrated_switch).
+  // switches in the same gap: monotone_curve.hpp calibrated_switch).
   std::int64_t ramp_from_bytes = 0;
   // Trend inside the segment: factor x (clamp(size, anchor, last) / anchor)^slope, i.e. log(factor) linear in
   // log(size) over the segment's measured sizes [anchor_bytes, last_bytes] and flat beyond them; slope 0 (and
