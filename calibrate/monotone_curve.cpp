@@ -95,14 +95,15 @@ PlanName plan_name(coll::Algo a, coll::Proto p) {
   return {detail::to_lower(coll::to_string(a)), detail::to_lower(coll::to_string(p))};
 }
 
-// The smallest size in (a, b] (16-byte granules, bisection in log size) where plan `to` is no slower than `from`.
-template <typename TimeFn>
-std::int64_t crossover(TimeFn& time, const PlanName& from, const PlanName& to, std::int64_t a, std::int64_t b) {
+// The smallest size in (a, b] (16-byte granules, bisection in log size) where `switched(size)` holds (the later
+// plan no slower than the earlier one), given that it holds at b and not at a.
+template <typename Pred>
+std::int64_t crossover(const Pred& switched, std::int64_t a, std::int64_t b) {
   std::int64_t lo = a, hi = b;
   for (int it = 0; it < 24 && hi - lo > 16; ++it) {
     std::int64_t mid = static_cast<std::int64_t>(std::sqrt(double(lo) * double(hi))) / 16 * 16;
     if (mid <= lo || mid >= hi) mid = lo + (hi - lo) / 2;
-    (time(to, mid) <= time(from, mid) ? hi : lo) = mid;
+    (switched(mid) ? hi : lo) = mid;
   }
   return hi;
 }
@@ -124,7 +125,9 @@ std::vector<PlanSegment> monotone_plans(TimeFn& time, const std::vector<std::int
   for (std::size_t i = 1; i < n; ++i) {
     if (kept[i] == kept[i - 1]) continue;
     const std::int64_t start =
-        time(kept[i], S[i]) < time(kept[i - 1], S[i]) ? crossover(time, kept[i - 1], kept[i], S[i - 1], S[i]) : S[i];
+        time(kept[i], S[i]) < time(kept[i - 1], S[i])
+            ? crossover([&](std::int64_t s) { return time(kept[i], s) <= time(kept[i - 1], s); }, S[i - 1], S[i])
+            : S[i];
     segs.push_back(PlanSegment{start, kept[i].first, kept[i].second});
   }
   return segs;
@@ -308,6 +311,9 @@ void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOption
 // where a sample falls below an earlier one (or rises above the next measured size's), sets the factor there to hold
 // the calibrated time at that level (ResidualFactors::gaps). Sampled, so a fall between two samples stays possible.
 void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile& prof) {
+  // Samples per gap: an engineering choice, not fitted to a table (5 per half octave of a factor-2 gap, finer than
+  // the tests' 3-per-octave scan); more cost one replay each.
+  constexpr int kGapSamples = 15;
   for (auto& rf : prof.residuals) {
     const CollectiveMeasurement* series = nullptr;
     std::set<std::int64_t> measured;
@@ -317,8 +323,8 @@ void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile&
         series = m, measured.insert(m->size_bytes);
     if (series == nullptr) continue;
     auto calibrated = [&](std::int64_t size, double* sim) {
-      CollectiveMeasurement m = *series;
-      m.size_bytes = size, m.count = size / 4;
+      CollectiveMeasurement m = *series;  // the replay reads its op, plan, layout, root and size
+      m.size_bytes = size;
       *sim = replay.run(m).time_us;
       return *sim * rf.segment_factor(size);
     };
@@ -326,10 +332,12 @@ void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile&
       const std::int64_t a = *it, b = *std::next(it);
       if (b - a <= 32) continue;
       std::set<std::int64_t> at;
-      for (int i = 1; i < 16; ++i)
-        at.insert(static_cast<std::int64_t>(double(a) * std::pow(double(b) / double(a), i / 16.0)) / 16 * 16);
+      for (int i = 1; i <= kGapSamples; ++i)
+        at.insert(static_cast<std::int64_t>(double(a) * std::pow(double(b) / double(a), i / (kGapSamples + 1.0))) / 16 *
+                  16);
       for (const auto& c : prof.plans)
-        if (c.op == rf.op && rf.algo == "default" && rf.proto == "default")
+        if (c.op == rf.op && c.nnodes == rf.nnodes && c.gpus_per_node == rf.gpus_per_node && rf.algo == "default" &&
+            rf.proto == "default")
           for (const auto& g : c.segments) at.insert(g.start_bytes), at.insert(g.start_bytes - 16);
       try {
         double sim = 0, running = calibrated(a, &sim);
@@ -359,9 +367,7 @@ std::int64_t calibrated_switch(const std::function<double(int plan, std::int64_t
                                std::int64_t a, std::int64_t b) {
   if (calibrated_us(1, b) >= calibrated_us(0, b)) return b;
   if (!(calibrated_us(1, a) > calibrated_us(0, a))) return 0;
-  using detail::PlanName;
-  auto time = [&](const PlanName& p, std::int64_t size) { return calibrated_us(p.first == "b" ? 1 : 0, size); };
-  return detail::crossover(time, PlanName{"a", ""}, PlanName{"b", ""}, a, b);
+  return detail::crossover([&](std::int64_t s) { return calibrated_us(1, s) <= calibrated_us(0, s); }, a, b);
 }
 
 }  // namespace vgsim::calibrate
