@@ -347,7 +347,7 @@ void add_collective_command(CLI::App& app) {
   c->add_option("--json", args->json_out, "write the rows as JSON to this file");
   c->add_option("--dump-schedule", args->dump_schedule,
                 "write the largest size's step schedule (transfers, dependencies) as JSON to this file (the first "
-                "1,000,000 transfers; streamed rings and trees are stored for it)");
+                "1,000,000 transfers; streamed rings, trees and NVLS Trees are stored for it)");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
   c->add_option("--library", args->library, "nccl (GPUs) or mpi (Open MPI on CPU buffers, OSU output)")
       ->check(CLI::IsMember({"nccl", "mpi"}))

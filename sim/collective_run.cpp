@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "nvls_tree_run.hpp"
 #include "ring_run.hpp"
 #include "tree_run.hpp"
 
@@ -24,9 +25,11 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
     throw std::invalid_argument("CollectiveRun: payload efficiency must be in (0, 1]");
   if (!(costs_.switch_efficiency > 0.0 && costs_.switch_efficiency <= 1.0))
     throw std::invalid_argument("CollectiveRun: switch efficiency must be in (0, 1]");
-  if (schedule.streamed) {  // a ring or tree generated as it runs (streamed_run.hpp): no step DAG to build
+  if (schedule.streamed) {  // a ring, tree or NVLS Tree generated as it runs (streamed_run.hpp): no step DAG to build
     if (coll::tree_streamable(schedule))
       stream_ = std::make_unique<TreeRun>(schedule, channel_gpus_, costs_, fabric_);
+    else if (coll::nvls_tree_streamable(schedule))
+      stream_ = std::make_unique<NvlsTreeRun>(schedule, channel_gpus_, costs_, fabric_);
     else
       stream_ = std::make_unique<RingRun>(schedule, channel_gpus_, costs_, fabric_);
     return;

@@ -32,9 +32,11 @@ inline void check_transfers(std::uint64_t total, const GenOptions& o, const std:
                      "a smaller size or fewer ranks (the executor indexes transfers with 32 bits)");
 }
 
-// Store the transfers of a streamed header (`s` is a copy of it with streamed cleared): ring.cpp, tree.cpp.
+// Store the transfers of a streamed header (`s` is a copy of it with streamed cleared): ring.cpp, tree.cpp,
+// nvls_tree.cpp.
 void materialize_ring(CollectiveSchedule& s);
 void materialize_tree(CollectiveSchedule& s);
+void materialize_nvls_tree(CollectiveSchedule& s);
 
 // Splits `total` bytes into loops of `per_loop_pieces` pieces of at most `chunk` bytes: all loops but the last are
 // full; the last loop's remainder is spread evenly (first R % M pieces get one extra byte).

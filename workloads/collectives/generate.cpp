@@ -6,6 +6,7 @@
 
 #include "builder.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
+#include "vgsim/workloads/collectives/nvls_tree_stream.hpp"
 #include "vgsim/workloads/collectives/ring_stream.hpp"
 #include "vgsim/workloads/collectives/tree_stream.hpp"
 
@@ -127,6 +128,9 @@ CollectiveSchedule materialize(const CollectiveSchedule& header, std::uint64_t m
   if (tree_streamable(header)) {
     detail::check_transfers(TreeStream(header).count(), o, "tree allreduce");
     detail::materialize_tree(s);
+  } else if (nvls_tree_streamable(header)) {
+    detail::check_transfers(NvlsTreeStream(header).count(), o, "nvlstree allreduce");
+    detail::materialize_nvls_tree(s);
   } else {
     detail::check_transfers(RingStream(header).count(), o, std::string("ring ") + to_string(header.op));
     detail::materialize_ring(s);

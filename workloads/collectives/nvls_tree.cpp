@@ -30,11 +30,181 @@
 // Order: each connection's previous loop (FIFO). Buffer: U1 of loop l waits until node x's reducer k has stored
 // loop l - slots (U2 sent); U2 needs the whole tree's result, so at most `slots` chunks per shard, node and channel
 // are in flight on every leg of the chain, the network legs included.
-#include <algorithm>
-
+// The transfers and their dependencies are NvlsTreeStream's arithmetic (nvls_tree_stream.hpp): this file returns the
+// header alone (GenOptions::steps: the engine streams the steps, sim/nvls_tree_run) or materializes every transfer in
+// index order.
 #include "builder.hpp"
+#include "vgsim/workloads/collectives/nvls_tree_stream.hpp"
 
 namespace vgsim::coll {
+
+NvlsTreeStream::NvlsTreeStream(const CollectiveSchedule& header) : c_(header.channels), slots_(header.slots) {
+  if (!nvls_tree_streamable(header)) throw std::invalid_argument("NvlsTreeStream: not an NVLS Tree allreduce");
+  nl_ = header.ranks_per_node;
+  if (nl_ == 0 || header.ranks % nl_ != 0 || header.ranks / nl_ < 2 || c_ == 0 || (c_ > 1 && c_ % 2 == 1) || slots_ < 1)
+    throw std::invalid_argument("NvlsTreeStream: header without 2 or more nodes, even channels or slots");
+  nodes_ = header.ranks / nl_;
+  const detail::Partition part(header.size, header.chunk_bytes, static_cast<std::uint64_t>(c_) * nl_);
+  loops_ = part.loops;
+  chunk_ = part.chunk;
+  last_base_ = part.last_base;
+  last_extra_ = part.last_extra;
+  sq_ = static_cast<std::uint64_t>(nodes_) * nl_ * nl_;
+  lin_ = static_cast<std::uint64_t>(nodes_) * nl_;
+  net_ = static_cast<std::uint64_t>(nodes_ - 1) * nl_;
+  per_ = 2 * (sq_ + lin_ + net_);  // U1, D2: N n_l^2; D1, U2: N n_l; UP, DN: (N-1) n_l
+  for (int w = 0; w < 2; ++w) {
+    const NodeTree nt = node_tree(nodes_, w);
+    Tree& t = trees_[w];
+    t.root = static_cast<std::uint32_t>(nt.root);
+    t.parent.resize(nodes_);
+    t.child_begin.assign(1, 0);
+    std::vector<std::uint32_t> depth(nodes_, 0);
+    for (std::uint32_t x = 0; x < nodes_; ++x) {
+      t.parent[x] = nt.parent[x] < 0 ? kNoNode : static_cast<std::uint32_t>(nt.parent[x]);
+      for (int c : nt.children[x]) t.children.push_back(static_cast<std::uint32_t>(c));
+      t.child_begin.push_back(static_cast<std::uint32_t>(t.children.size()));
+      for (int y = static_cast<int>(x); nt.parent[y] >= 0; y = nt.parent[y]) ++depth[x];
+    }
+    detail::TreeOrder o = detail::tree_order(depth, t.root);
+    t.up_order = std::move(o.up_order);
+    t.down_order = std::move(o.down_order);
+    t.up_pos = std::move(o.up_pos);
+    t.down_pos = std::move(o.down_pos);
+  }
+}
+
+std::uint64_t NvlsTreeStream::position(const Step& s) const {
+  const std::uint64_t xk = static_cast<std::uint64_t>(s.x) * nl_ + s.k;
+  switch (s.kind) {
+    case kU1:
+      return xk * nl_ + s.j;
+    case kD1:
+      return sq_ + xk;
+    case kUp:
+      return sq_ + lin_ + static_cast<std::uint64_t>(tree(s.ch).up_pos[s.x]) * nl_ + s.k;
+    case kDown:
+      return sq_ + lin_ + net_ + static_cast<std::uint64_t>(tree(s.ch).down_pos[s.x]) * nl_ + s.k;
+    case kU2:
+      return sq_ + lin_ + 2 * net_ + xk;
+    default:  // kD2
+      return sq_ + 2 * lin_ + 2 * net_ + xk * nl_ + s.j;
+  }
+}
+
+NvlsTreeStream::Step NvlsTreeStream::at(std::uint32_t l, std::uint32_t ch, std::uint64_t pos) const {
+  Step s{l, ch, kU1, 0, 0, 0};
+  auto node_shard = [&](std::uint64_t q) {  // q = x n_l + k
+    s.x = static_cast<std::uint32_t>(q / nl_);
+    s.k = static_cast<std::uint32_t>(q % nl_);
+  };
+  auto square = [&](std::uint64_t q) {  // q = (x n_l + k) n_l + j
+    node_shard(q / nl_);
+    s.j = static_cast<std::uint32_t>(q % nl_);
+  };
+  auto tree_member = [&](std::uint64_t q, const std::vector<std::uint32_t>& order) {  // q = position n_l + k
+    s.x = order[q / nl_];
+    s.k = static_cast<std::uint32_t>(q % nl_);
+  };
+  if (pos < sq_) {
+    square(pos);
+    return s;
+  }
+  pos -= sq_;
+  if (pos < lin_) {
+    s.kind = kD1;
+    node_shard(pos);
+    return s;
+  }
+  pos -= lin_;
+  if (pos < net_) {
+    s.kind = kUp;
+    tree_member(pos, tree(ch).up_order);
+    return s;
+  }
+  pos -= net_;
+  if (pos < net_) {
+    s.kind = kDown;
+    tree_member(pos, tree(ch).down_order);
+    return s;
+  }
+  pos -= net_;
+  if (pos < lin_) {
+    s.kind = kU2;
+    node_shard(pos);
+    return s;
+  }
+  s.kind = kD2;
+  square(pos - lin_);
+  return s;
+}
+
+std::uint32_t NvlsTreeStream::sender(const Step& s) const {
+  switch (s.kind) {
+    case kU1:
+      return rank(s.x, s.j);
+    case kUp:
+    case kU2:
+      return rank(s.x, s.k);
+    case kDown:
+      return rank(tree(s.ch).parent[s.x], s.k);
+    default:  // kD1, kD2
+      return kSwitchRank;
+  }
+}
+
+std::uint32_t NvlsTreeStream::receiver(const Step& s) const {
+  switch (s.kind) {
+    case kD1:
+    case kDown:
+      return rank(s.x, s.k);
+    case kUp:
+      return rank(tree(s.ch).parent[s.x], s.k);
+    case kD2:
+      return rank(s.x, s.j);
+    default:  // kU1, kU2
+      return kSwitchRank;
+  }
+}
+
+Transfer NvlsTreeStream::transfer(const Step& s) const {
+  Transfer t;
+  t.src = sender(s);
+  t.dst = receiver(s);
+  t.channel = s.ch;
+  t.step = s.kind;
+  t.bytes = bytes(s.l, s.ch, s.k);
+  return t;
+}
+
+std::vector<NvlsTreeStream::Step> NvlsTreeStream::sources() const {
+  std::vector<Step> out;
+  out.reserve(static_cast<std::size_t>(c_ * sq_));
+  for (std::uint32_t ch = 0; ch < c_; ++ch)
+    for (std::uint64_t pos = 0; pos < sq_; ++pos) out.push_back(at(0, ch, pos));
+  return out;
+}
+
+bool nvls_tree_streamable(const CollectiveSchedule& s) { return s.algo == Algo::NVLSTree && s.op == Op::AllReduce; }
+
+namespace detail {
+void materialize_nvls_tree(CollectiveSchedule& s) {
+  const NvlsTreeStream ns(s);
+  const std::uint64_t total = ns.count();
+  Appender app(s, total, total * 3 + static_cast<std::uint64_t>(ns.loops()) * ns.channels() * ns.per() / 2);
+  std::vector<std::uint64_t> deps;
+  for (std::uint64_t i = 0; i < total; ++i) {
+    const NvlsTreeStream::Step st = ns.step(i);
+    deps.clear();
+    ns.each_dependency(st, [&](const NvlsTreeStream::Step& d, bool) {
+      deps.push_back(ns.index(d));
+      return true;
+    });
+    const Transfer x = ns.transfer(st);
+    app.add_list(x.src, x.dst, x.channel, x.step, x.bytes, deps);
+  }
+}
+}  // namespace detail
 
 CollectiveSchedule nvls_tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes size, Proto proto,
                                        const GenOptions& o) {
@@ -53,104 +223,17 @@ CollectiveSchedule nvls_tree_allreduce(std::uint32_t n, std::uint32_t ppn, Bytes
   if (c > 1 && c % 2 == 1)
     throw std::invalid_argument("nvlstree allreduce: channels must be 1 or even (half per node tree), got " +
                                 std::to_string(c));
-  const std::uint32_t nl = ppn;
-  const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(c) * nl);
+  const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(c) * ppn);
   s.loops = part.loops;
-  struct Layout : detail::TreeOrder {  // one node tree and the order of its up and down sends
-    NodeTree t;
-  };
-  Layout lay[2];
-  for (int w = 0; w < 2; ++w) {
-    lay[w].t = node_tree(N, w);
-    std::vector<std::uint32_t> depth(N, 0);
-    for (std::uint32_t x = 0; x < N; ++x)
-      for (int y = static_cast<int>(x); lay[w].t.parent[y] >= 0; y = lay[w].t.parent[y]) ++depth[x];
-    static_cast<detail::TreeOrder&>(lay[w]) = detail::tree_order(depth, static_cast<std::uint32_t>(lay[w].t.root));
+  const std::uint64_t per = 2 * (static_cast<std::uint64_t>(N) * ppn * ppn + static_cast<std::uint64_t>(N) * ppn +
+                                 static_cast<std::uint64_t>(N - 1) * ppn);
+  const bool stream = o.steps == StepStorage::Streamed;
+  detail::check_transfers(static_cast<std::uint64_t>(part.loops) * c * per, o, "nvlstree allreduce", !stream);
+  if (stream) {  // the engine generates the steps as it runs (sim/nvls_tree_run): memory O(ranks x ranks per node)
+    s.streamed = true;
+    return s;
   }
-  const std::uint64_t sq = static_cast<std::uint64_t>(N) * nl * nl, lin = static_cast<std::uint64_t>(N) * nl,
-                      net = static_cast<std::uint64_t>(N - 1) * nl;
-  const std::uint64_t per = 2 * sq + 2 * lin + 2 * net;  // U1, D2: N n_l^2; D1, U2: N n_l; UP, DN: (N-1) n_l
-  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * c * per;
-  detail::check_transfers(total, o, "nvlstree allreduce");
-  detail::Appender app(s, total, total * 3 + static_cast<std::uint64_t>(part.loops) * c * sq);
-  constexpr std::uint64_t kNone = detail::Appender::kNone;
-  const std::uint32_t slots = s.slots;
-  auto blk = [&](std::uint64_t l, std::uint32_t ch) { return (l * c + ch) * per; };
-  auto U1 = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t x, std::uint32_t k, std::uint32_t j) {
-    return blk(l, ch) + (static_cast<std::uint64_t>(x) * nl + k) * nl + j;
-  };
-  auto D1 = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t x, std::uint32_t k) {
-    return blk(l, ch) + sq + static_cast<std::uint64_t>(x) * nl + k;
-  };
-  auto UP = [&](std::uint64_t l, std::uint32_t ch, const Layout& L, std::uint32_t y, std::uint32_t k) {
-    return blk(l, ch) + sq + lin + static_cast<std::uint64_t>(L.up_pos[y]) * nl + k;
-  };
-  auto DN = [&](std::uint64_t l, std::uint32_t ch, const Layout& L, std::uint32_t y, std::uint32_t k) {
-    return blk(l, ch) + sq + lin + net + static_cast<std::uint64_t>(L.down_pos[y]) * nl + k;
-  };
-  auto U2 = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t x, std::uint32_t k) {
-    return blk(l, ch) + sq + lin + 2 * net + static_cast<std::uint64_t>(x) * nl + k;
-  };
-  auto D2 = [&](std::uint64_t l, std::uint32_t ch, std::uint32_t x, std::uint32_t k, std::uint32_t m) {
-    return blk(l, ch) + sq + 2 * lin + 2 * net + (static_cast<std::uint64_t>(x) * nl + k) * nl + m;
-  };
-  auto rank = [&](std::uint32_t x, std::uint32_t k) { return x * nl + k; };
-  std::vector<std::uint64_t> deps;
-  for (std::uint32_t l = 0; l < part.loops; ++l)
-    for (std::uint32_t ch = 0; ch < c; ++ch) {
-      const Layout& L = lay[(c == 1 || ch < c / 2) ? 0 : 1];
-      const NodeTree& t = L.t;
-      auto bytes = [&](std::uint32_t k) { return part.piece(l, std::uint64_t{ch} * nl + k); };
-      for (std::uint32_t x = 0; x < N; ++x)
-        for (std::uint32_t k = 0; k < nl; ++k)
-          for (std::uint32_t j = 0; j < nl; ++j)
-            app.add(rank(x, j), kSwitchRank, ch, 0, bytes(k),
-                    {l > 0 ? U1(l - 1, ch, x, k, j) : kNone, l >= slots ? U2(l - slots, ch, x, k) : kNone});
-      for (std::uint32_t x = 0; x < N; ++x)
-        for (std::uint32_t k = 0; k < nl; ++k) {
-          deps.clear();
-          for (std::uint32_t j = 0; j < nl; ++j) deps.push_back(U1(l, ch, x, k, j));  // the reduction reads all
-          if (l > 0) deps.push_back(D1(l - 1, ch, x, k));
-          app.add_list(kSwitchRank, rank(x, k), ch, 1, bytes(k), deps);
-        }
-      for (std::uint32_t y : L.up_order)  // reduce up the node tree
-        for (std::uint32_t k = 0; k < nl; ++k) {
-          deps.clear();
-          deps.push_back(D1(l, ch, y, k));
-          for (int cn : t.children[y]) deps.push_back(UP(l, ch, L, static_cast<std::uint32_t>(cn), k));
-          if (l > 0) deps.push_back(UP(l - 1, ch, L, y, k));
-          app.add_list(rank(y, k), rank(static_cast<std::uint32_t>(t.parent[y]), k), ch, 2, bytes(k), deps);
-        }
-      // The full result at (x, k): the root's own partial plus its children's subtrees, or the parent's broadcast.
-      auto result_deps = [&](std::uint32_t x, std::uint32_t k) {
-        if (t.parent[x] >= 0) {
-          deps.push_back(DN(l, ch, L, x, k));
-          return;
-        }
-        deps.push_back(D1(l, ch, x, k));
-        for (int cn : t.children[x]) deps.push_back(UP(l, ch, L, static_cast<std::uint32_t>(cn), k));
-      };
-      for (std::uint32_t y : L.down_order)  // broadcast down the node tree
-        for (std::uint32_t k = 0; k < nl; ++k) {
-          const auto P = static_cast<std::uint32_t>(t.parent[y]);
-          deps.clear();
-          result_deps(P, k);
-          if (l > 0) deps.push_back(DN(l - 1, ch, L, y, k));
-          app.add_list(rank(P, k), rank(y, k), ch, 3, bytes(k), deps);
-        }
-      for (std::uint32_t x = 0; x < N; ++x)
-        for (std::uint32_t k = 0; k < nl; ++k) {
-          deps.clear();
-          result_deps(x, k);
-          if (l > 0) deps.push_back(U2(l - 1, ch, x, k));
-          app.add_list(rank(x, k), kSwitchRank, ch, 4, bytes(k), deps);
-        }
-      for (std::uint32_t x = 0; x < N; ++x)
-        for (std::uint32_t k = 0; k < nl; ++k)
-          for (std::uint32_t m = 0; m < nl; ++m)
-            app.add(kSwitchRank, rank(x, m), ch, 5, bytes(k),
-                    {U2(l, ch, x, k), l > 0 ? D2(l - 1, ch, x, k, m) : kNone});
-    }
+  detail::materialize_nvls_tree(s);
   return s;
 }
 

@@ -3,8 +3,8 @@
 // Its NCCL cost terms (reference/nccl-model.md 1.4: lat = base + intraLat + 2 log2(N) interLat; bandwidth [derived],
 // nccl_tuning.hpp), its availability rule (NVLS's per node), its validation (switch legs per node, one node tree per
 // channel and local index) and its analytical form. Opt-in: the argmin offers it only when NCCL_ALGO / --algo names
-// it. Its 128 KiB-chunk schedules are stored step DAGs of ~160 x nodes transfers per MiB (5 M for 16 GiB on 2 x 8
-// GPUs), which the engine runs in seconds on 2 nodes but not beyond (see opt_in below).
+// it. Its 128 KiB-chunk schedules have ~160 x nodes transfers per MiB (5 M for 16 GiB on 2 x 8 GPUs), streamed
+// (nvls_tree_stream.hpp), which the engine runs in seconds on 2 nodes but not beyond (see opt_in below).
 #include "builtin_algorithms.hpp"
 #include "nccl_model.hpp"
 
@@ -189,6 +189,9 @@ AlgorithmInfo nvls_tree_algorithm() {
   // HEAD's is not in the reference), and it takes 52 s and 680 MiB against the ring's 4.5 s and 20 MiB; at 8 GiB it
   // needs 83,755,008 transfers, over the commands' 64 Mi guard: the call is refused (exit 2). Needed first: a streamed
   // NVLS Tree (as the tree's, coll::TreeStream) and NCCL's NVLSTree bandwidth for N > 2. Still opt-in.
+  // 2026-11-29 (session 33): streamed (coll::NvlsTreeStream, sim/nvls_tree_run); the 64-host 1 GiB call now peaks at
+  // 57 MiB instead of 680 MiB with the same output, in about the same time (engine-bound: 54 s). The 8 GiB call still
+  // needs --max-transfers raised (the guard bounds work too). Time and the N > 2 bandwidth still hold it: opt-in.
   a.opt_in = true;
   a.unavailable = nvls_tree_unavailable;
   a.requirement =

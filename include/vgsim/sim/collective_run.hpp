@@ -26,7 +26,7 @@
 
 namespace vgsim::sim {
 
-class StreamedRun;  // streamed_run.hpp (private): the streamed ring and tree executors
+class StreamedRun;  // streamed_run.hpp (private): the streamed ring, tree and NVLS Tree executors
 
 class CollectiveRun : public FlowObserver, public EventHandler {
  public:
@@ -71,7 +71,8 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   std::uint64_t remaining_ = 0;
   Time start_time_{0}, finish_time_{0};
   std::function<void(Time)> on_done_;
-  // Set for a streamed schedule (CollectiveSchedule::streamed: RingRun or TreeRun); the DAG is then unused.
+  // Set for a streamed schedule (CollectiveSchedule::streamed: RingRun, TreeRun or NvlsTreeRun); the DAG is then
+  // unused.
   std::unique_ptr<StreamedRun> stream_;
 };
 

@@ -38,10 +38,10 @@ struct CommOptions {
   // Resource guard (coll::GenOptions::max_transfers): a call whose schedule needs more step transfers is refused
   // before it is built. 0 = no limit (the library default); the CLI and jobs use kDefaultMaxTransfers.
   std::uint64_t max_transfers = 0;
-  // Rings (allreduce, allgather, reducescatter) and the tree allreduce are streamed (coll::StepStorage): the engine
-  // generates each step as its dependencies resolve, memory O(ranks x channels), same times to the picosecond as
-  // the stored step DAG. Stored: every schedule is materialized (a test oracle; analytical fidelity materializes a
-  // streamed schedule itself).
+  // Rings (allreduce, allgather, reducescatter), the tree and the NVLS Tree allreduce are streamed
+  // (coll::StepStorage): the engine generates each step as its dependencies resolve, memory O(ranks x channels;
+  // NVLS Tree: x ranks per node), same times to the picosecond as the stored step DAG. Stored: every schedule is
+  // materialized (a test oracle; analytical fidelity materializes a streamed schedule itself).
   coll::StepStorage steps = coll::StepStorage::Streamed;
 };
 

@@ -31,11 +31,13 @@
 
 namespace vgsim::coll {
 
-// How a streamable schedule (a ring allreduce, allgather or reducescatter; the tree allreduce) comes back.
+// How a streamable schedule (a ring allreduce, allgather or reducescatter; the tree and NVLS Tree allreduces) comes
+// back.
 enum class StepStorage : std::uint8_t {
   Stored,    // every transfer stored (what other algorithms always are; the test oracle; fewer than 2^32)
   Streamed,  // a header without transfers (CollectiveSchedule::streamed): the engine generates each step as its
-             // dependencies resolve (sim/ring_run, sim/tree_run), memory O(ranks x channels), no 2^32 limit
+             // dependencies resolve (sim/ring_run, sim/tree_run, sim/nvls_tree_run), memory O(ranks x channels; NVLS
+             // Tree: x ranks per node), no 2^32 limit
 };
 
 struct GenOptions {
