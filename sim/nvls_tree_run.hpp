@@ -8,35 +8,28 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <utility>
 #include <vector>
 
-#include "connection_cursor.hpp"
-#include "streamed_run.hpp"
-#include "vgsim/sim/fabric.hpp"
-#include "vgsim/sim/step_costs.hpp"
+#include "cursor_run.hpp"
 #include "vgsim/workloads/collectives/nvls_tree_stream.hpp"
 
 namespace vgsim::sim {
 
-class NvlsTreeRun : public StreamedRun {
+class NvlsTreeRun : public CursorRun<NvlsTreeRun, coll::NvlsTreeStream::Step> {
  public:
   // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
   NvlsTreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
               const StepCosts& costs, Fabric& fabric);
 
   std::uint64_t transfers() const override { return stream_.count(); }
-  void start_at(Time at, std::function<void(Time)> on_done) override;
-
-  void on_flow_done(Simulator& sim, std::uint64_t tag) override;
-  void on_event(Simulator& sim, std::uint64_t tag) override;
   void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
   void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
 
  private:
-  static constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a step
-  static constexpr unsigned kConnBits = 34;                      // a tag is loop << 34 | connection
+  friend class CursorRun<NvlsTreeRun, coll::NvlsTreeStream::Step>;
+  static constexpr const char* kName = "NvlsTreeRun";
+  static constexpr unsigned kConnBits = 34;  // a tag is loop << 34 | connection
   using Step = coll::NvlsTreeStream::Step;
   std::uint64_t conn(const Step& s) const {
     return static_cast<std::uint64_t>(s.ch) * stream_.per() + stream_.position(s);
@@ -50,22 +43,23 @@ class NvlsTreeRun : public StreamedRun {
   void prefetch_step(std::uint64_t tag) const {
     if (tag != kStartTag) __builtin_prefetch(&conns_[tag & ((std::uint64_t{1} << kConnBits) - 1)]);
   }
-  // Whether dependency `dep` of a step has resolved: delivered for a data edge, its bytes gone for the others.
-  bool resolved(const Step& dep, bool data) const;
-  bool ready(const Step& s) const;
+  // CursorRun's hooks.
+  ConnectionCursor& cursor(const Step& s) { return conns_[conn(s)]; }
+  static std::uint64_t send_index(const Step& s) { return s.l; }
+  Bytes bytes(const Step& s) const { return stream_.bytes(s.l, s.ch, s.k); }
+  void launch_sources() {
+    for (const Step& s : stream_.sources()) launch(s);  // in index order
+  }
+  // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others).
+  void release(const Step& s, bool delivered_stage) {
+    release_by_index(stream_, s, delivered_stage, cand_.data(), static_cast<std::uint32_t>(cand_.size()));
+  }
+  bool ready(const Step& s) { return ready_by_cursor(stream_, s); }
   void launch(const Step& s);
-  // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others), in
-  // ascending transfer index as the DAG executor releases them.
-  void release(const Step& s, bool delivered_stage);
-  void deliver(Simulator& sim, const Step& s);
 
   coll::NvlsTreeStream stream_;
-  StepCosts costs_;
-  Fabric& fabric_;
   std::vector<ConnectionCursor> conns_;               // per (channel, position); steps are loops
-  std::vector<std::pair<std::uint64_t, Step>> cand_;  // release's scratch (index, step), at most max_edges()
-  std::uint64_t remaining_ = 0;
-  std::function<void(Time)> on_done_;
+  std::vector<std::pair<std::uint64_t, Step>> cand_;  // release's scratch (index, step), max_edges() of them
 };
 
 }  // namespace vgsim::sim

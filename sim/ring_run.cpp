@@ -8,12 +8,11 @@ namespace vgsim::sim {
 
 RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
                  const StepCosts& costs, Fabric& fabric)
-    : stream_(header),
+    : CursorRun(costs, fabric),
+      stream_(header),
       n_(header.ranks),
       c_(header.channels),
-      buffer_reads_data_(header.ranks == 2),
-      costs_(costs),
-      fabric_(fabric) {
+      buffer_reads_data_(header.ranks == 2) {
   // (the generator refuses more steps as an input error; ranks and channels are far below their fields)
   if (n_ >= (1u << 27) || c_ > 64 || stream_.global_steps() > coll::RingStream::kMaxGlobalSteps)
     throw std::invalid_argument("RingRun: 2^27 ranks, more than 64 channels or 2^31 steps do not fit an event tag");
@@ -23,12 +22,6 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
     for (std::uint32_t p = 0; p < n_; ++p)
       conns_[conn(ch, p)].route = &fabric_.route(map[stream_.rank_at(p)], map[stream_.rank_at(stream_.next(p))]);
   }
-}
-
-void RingRun::start_at(Time at, std::function<void(Time)> on_done) {
-  on_done_ = std::move(on_done);
-  remaining_ = stream_.count();
-  fabric_.simulator().schedule(at, this, kStartTag);
 }
 
 bool RingRun::ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
@@ -68,39 +61,6 @@ void RingRun::release(const Step& s, bool delivered_stage) {
   }
   for (int i = 0; i < k; ++i)
     if (ready(cand[i].g, cand[i].ch, cand[i].p)) launch(cand[i].g, cand[i].ch, cand[i].p);
-}
-
-void RingRun::on_event(Simulator& sim, std::uint64_t tag) {
-  if (tag != kStartTag) {  // a transfer's latency is over: it is delivered
-    deliver(sim, step_of(tag));
-    return;
-  }
-  if (remaining_ == 0) {  // one rank: finishes after the base latency
-    if (on_done_) on_done_(sim.now());
-    return;
-  }
-  for (std::uint32_t ch = 0; ch < c_; ++ch)  // step 0 has no dependency: every connection starts, in index order
-    for (std::uint32_t p = 0; p < n_; ++p) launch(0, ch, p);
-}
-
-void RingRun::on_flow_done(Simulator& sim, std::uint64_t tag) {
-  const Step s = step_of(tag);
-  ConnectionCursor& c = conns_[conn(s.ch, s.p)];
-  if (c.sent != s.g) throw std::logic_error("RingRun: sends of a connection left out of order");
-  c.sent = static_cast<std::uint32_t>(s.g + 1);  // the constructor refuses 2^31 steps
-  release(s, false);                             // the bytes have left the sender: order and buffer dependents may go
-  const Time latency = delivery_latency(*c.route, stream_.bytes(s.g, s.ch, s.p), costs_);
-  if (latency.ps > 0)
-    sim.schedule(sim.now() + latency, this, tag);
-  else
-    deliver(sim, s);
-}
-
-void RingRun::deliver(Simulator& sim, const Step& s) {
-  if (!conns_[conn(s.ch, s.p)].deliver(s.g))
-    throw std::logic_error("RingRun: more than 64 undelivered steps on one connection");
-  release(s, true);  // data dependents read what arrived
-  if (--remaining_ == 0 && on_done_) on_done_(sim.now());
 }
 
 }  // namespace vgsim::sim

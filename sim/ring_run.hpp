@@ -8,39 +8,33 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
-#include "connection_cursor.hpp"
-#include "streamed_run.hpp"
-#include "vgsim/kernel/simulator.hpp"
-#include "vgsim/sim/fabric.hpp"
-#include "vgsim/sim/step_costs.hpp"
+#include "cursor_run.hpp"
 #include "vgsim/workloads/collectives/ring_stream.hpp"
 
 namespace vgsim::sim {
 
-class RingRun : public StreamedRun {
+struct RingStep {  // a ring transfer: global step, channel, ring position
+  std::uint64_t g;
+  std::uint32_t ch, p;
+};
+
+class RingRun : public CursorRun<RingRun, RingStep> {
  public:
   // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
   RingRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
           const StepCosts& costs, Fabric& fabric);
 
   std::uint64_t transfers() const override { return stream_.count(); }
-  void start_at(Time at, std::function<void(Time)> on_done) override;
-
-  void on_flow_done(Simulator& sim, std::uint64_t tag) override;
-  void on_event(Simulator& sim, std::uint64_t tag) override;
   // Both ask for the connection record of the step the tag names (the first thing either callback reads).
   void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
   void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
 
  private:
-  static constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a step
-  struct Step {
-    std::uint64_t g;
-    std::uint32_t ch, p;
-  };
+  friend class CursorRun<RingRun, RingStep>;
+  static constexpr const char* kName = "RingRun";
+  using Step = RingStep;
   // A step as an event tag, packed instead of its transfer index, so no division decodes it: position (27 bits; the
   // constructor refuses more ranks), channel (6 bits: NCCL's 64 channels), global step (31 bits; the constructor
   // refuses more). Tags order like transfer indices ((g, ch, p) lexicographically); the start tag (all ones) is never
@@ -57,20 +51,23 @@ class RingRun : public StreamedRun {
       __builtin_prefetch(&conns_[conn(s.ch, s.p)]);
     }
   }
+  // CursorRun's hooks.
+  ConnectionCursor& cursor(const Step& s) { return conns_[conn(s.ch, s.p)]; }
+  static std::uint64_t send_index(const Step& s) { return s.g; }
+  Bytes bytes(const Step& s) const { return stream_.bytes(s.g, s.ch, s.p); }
+  void launch_sources() {
+    for (std::uint32_t ch = 0; ch < c_; ++ch)  // step 0 has no dependency: every connection starts, in index order
+      for (std::uint32_t p = 0; p < n_; ++p) launch(0, ch, p);
+  }
   bool ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const;
   void launch(std::uint64_t g, std::uint32_t ch, std::uint32_t p);
   // Launches the dependents of step s whose edge waits for this stage (sent: the bytes left; else delivery).
   void release(const Step& s, bool delivered_stage);
-  void deliver(Simulator& sim, const Step& s);
 
   coll::RingStream stream_;
   std::uint32_t n_, c_;
   bool buffer_reads_data_;  // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
-  StepCosts costs_;
-  Fabric& fabric_;
   std::vector<ConnectionCursor> conns_;  // per (channel, position): position p -> p+1; steps are global steps
-  std::uint64_t remaining_ = 0;
-  std::function<void(Time)> on_done_;
 };
 
 }  // namespace vgsim::sim

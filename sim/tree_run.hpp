@@ -8,34 +8,27 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
-#include "connection_cursor.hpp"
-#include "streamed_run.hpp"
-#include "vgsim/sim/fabric.hpp"
-#include "vgsim/sim/step_costs.hpp"
+#include "cursor_run.hpp"
 #include "vgsim/workloads/collectives/tree_stream.hpp"
 
 namespace vgsim::sim {
 
-class TreeRun : public StreamedRun {
+class TreeRun : public CursorRun<TreeRun, coll::TreeStream::Step> {
  public:
   // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
   TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
           const StepCosts& costs, Fabric& fabric);
 
   std::uint64_t transfers() const override { return stream_.count(); }
-  void start_at(Time at, std::function<void(Time)> on_done) override;
-
-  void on_flow_done(Simulator& sim, std::uint64_t tag) override;
-  void on_event(Simulator& sim, std::uint64_t tag) override;
   // Both ask for the connection record of the step the tag names (the first thing either callback reads).
   void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
   void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
 
  private:
-  static constexpr std::uint64_t kStartTag = ~std::uint64_t{0};  // the start event; every other timer tag is a step
+  friend class CursorRun<TreeRun, coll::TreeStream::Step>;
+  static constexpr const char* kName = "TreeRun";
   using Step = coll::TreeStream::Step;
   // A step as an event tag, packed instead of its transfer index, so no division decodes it: member rank (27 bits;
   // the constructor refuses more ranks), direction, channel (6 bits: NCCL's 64 channels), loop (30 bits: the byte
@@ -48,23 +41,26 @@ class TreeRun : public StreamedRun {
                 static_cast<std::uint32_t>(tag >> 27) & 1u, static_cast<std::uint32_t>(tag) & ((1u << 27) - 1)};
   }
   std::size_t conn(const Step& s) const { return (static_cast<std::size_t>(s.ch) * 2 + s.dir) * stream_.ranks() + s.r; }
-  // Whether dependency `dep` of a step has resolved: delivered for a data edge, its bytes gone for the others.
-  bool resolved(const Step& dep, bool data) const;
+  // CursorRun's hooks.
+  ConnectionCursor& cursor(const Step& s) { return conns_[conn(s)]; }
+  static std::uint64_t send_index(const Step& s) { return s.l; }
+  Bytes bytes(const Step& s) const { return stream_.bytes(s.l, s.ch); }
+  void launch_sources() {
+    for (const Step& s : stream_.sources()) launch(s);  // in index order
+  }
+  // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others).
+  void release(const Step& s, bool delivered_stage) {
+    std::pair<std::uint64_t, Step> cand[coll::TreeStream::kMaxEdges];
+    release_by_index(stream_, s, delivered_stage, cand, coll::TreeStream::kMaxEdges);
+  }
   void prefetch_step(std::uint64_t tag) const {
     if (tag != kStartTag) __builtin_prefetch(&conns_[conn(step_of(tag))]);
   }
-  bool ready(const Step& s) const;
+  bool ready(const Step& s) { return ready_by_cursor(stream_, s); }
   void launch(const Step& s);
-  // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others).
-  void release(const Step& s, bool delivered_stage);
-  void deliver(Simulator& sim, const Step& s);
 
   coll::TreeStream stream_;
-  StepCosts costs_;
-  Fabric& fabric_;
   std::vector<ConnectionCursor> conns_;  // per (channel, direction, member rank); steps are loops
-  std::uint64_t remaining_ = 0;
-  std::function<void(Time)> on_done_;
 };
 
 }  // namespace vgsim::sim

@@ -1,10 +1,12 @@
-// Shared by the streamed-executor oracle tests (test_ring_run.cpp, test_tree_run.cpp): a collective shape, its
-// communicator options with the steps streamed or stored, and two collectives contending on one simulator.
+// Shared by the streamed-executor oracle tests (test_ring_run.cpp, test_tree_run.cpp, test_nvls_tree_run.cpp): a
+// collective shape, its communicator options with the steps streamed or stored, two collectives contending on one
+// simulator, and the comparison of a streamed run with its DAG's.
 #pragma once
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <tuple>
+#include <vector>
 
 #include "test_clusters.hpp"
 #include "vgsim/sim/communicator.hpp"
@@ -30,13 +32,15 @@ inline sim::CommOptions stream_options(const StreamCase& c, coll::Algo algo, boo
   return opt;
 }
 
-// Collective a (4 hosts x 1 GPU) starts at 0, b (4 hosts x 2 GPUs: it shares GPU 0 and the NIC of every host with a)
-// at 7 us, on one simulator over r750xa-4x-100gbe; returns both finish times (ps) and the events processed.
-inline std::tuple<std::int64_t, std::int64_t, std::uint64_t> run_contending(const sim::CommOptions& opt, coll::Op op_a,
+// Collective a on `ranks_a` starts at 0, b on `ranks_b` at 7 us, on one simulator over `cl`; returns both finish
+// times (ps) and the events processed.
+inline std::tuple<std::int64_t, std::int64_t, std::uint64_t> run_contending(const topo::Cluster& cl,
+                                                                            const std::vector<std::uint32_t>& ranks_a,
+                                                                            const std::vector<std::uint32_t>& ranks_b,
+                                                                            const sim::CommOptions& opt, coll::Op op_a,
                                                                             Bytes size_a, coll::Op op_b, Bytes size_b) {
-  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
-  sim::Communicator a(cl, sim::place_ranks(cl, 4, 1), opt);
-  sim::Communicator b(cl, sim::place_ranks(cl, 4, 2), opt);
+  sim::Communicator a(cl, ranks_a, opt);
+  sim::Communicator b(cl, ranks_b, opt);
   const sim::CallPlan pa = a.plan(op_a, size_a), pb = b.plan(op_b, size_b);
   const bool streamed = opt.steps == coll::StepStorage::Streamed;
   REQUIRE(pa.schedule->streamed == streamed);
@@ -49,6 +53,26 @@ inline std::tuple<std::int64_t, std::int64_t, std::uint64_t> run_contending(cons
   s.run();
   REQUIRE((ra.finished() && rb.finished()));
   return {ra.finish_time().ps, rb.finish_time().ps, s.events_processed()};
+}
+
+// As above with a on 4 hosts x 1 GPU and b on 4 hosts x 2 GPUs (it shares GPU 0 and the NIC of every host with a)
+// over r750xa-4x-100gbe.
+inline std::tuple<std::int64_t, std::int64_t, std::uint64_t> run_contending(const sim::CommOptions& opt, coll::Op op_a,
+                                                                            Bytes size_a, coll::Op op_b, Bytes size_b) {
+  const topo::Cluster cl = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
+  return run_contending(cl, sim::place_ranks(cl, 4, 1), sim::place_ranks(cl, 4, 2), opt, op_a, size_a, op_b, size_b);
+}
+
+// The streamed run of a collective against its materialized DAG's: same time to the picosecond, same events and
+// flows, one flow per stored transfer, nothing stored by the streamed plan.
+inline void check_streamed_as_dag(const sim::CollectiveResult& dag, const sim::CollectiveResult& streamed) {
+  REQUIRE(!dag.plan.schedule->streamed);
+  REQUIRE(streamed.plan.schedule->streamed);
+  REQUIRE(streamed.plan.schedule->transfers.empty());  // nothing stored
+  CHECK(streamed.time.ps == dag.time.ps);
+  CHECK(streamed.events == dag.events);
+  CHECK(streamed.flows == dag.flows);
+  CHECK(streamed.flows == dag.plan.schedule->transfers.size());
 }
 
 }  // namespace vgsim::test

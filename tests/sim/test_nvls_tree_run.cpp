@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "streamed_oracle.hpp"
 #include "test_clusters.hpp"
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
@@ -87,13 +88,7 @@ TEST_CASE("a streamed NVLS Tree allreduce runs exactly as its materialized step 
       const auto dag = sim::simulate_collective(dag_comm, coll::Op::AllReduce, size);
       const auto streamed = sim::simulate_collective(stream_comm, coll::Op::AllReduce, size);
       REQUIRE(dag.plan.algo == coll::Algo::NVLSTree);
-      REQUIRE(!dag.plan.schedule->streamed);
-      REQUIRE(streamed.plan.schedule->streamed);
-      REQUIRE(streamed.plan.schedule->transfers.empty());  // nothing stored
-      CHECK(streamed.time.ps == dag.time.ps);
-      CHECK(streamed.events == dag.events);
-      CHECK(streamed.flows == dag.flows);
-      CHECK(streamed.flows == dag.plan.schedule->transfers.size());
+      vgsim::test::check_streamed_as_dag(dag, streamed);
     }
   }
 }
@@ -104,19 +99,8 @@ TEST_CASE("two streamed NVLS Trees contending for NVSwitch legs and NICs finish 
   // one depend on the other's progress: both finish times and the event count equal.
   const topo::Cluster cl = p5(3);
   auto both = [&](bool stream) {
-    const sim::CommOptions opt = options(2, stream);
-    sim::Communicator a(cl, sim::place_ranks(cl, 3, 8), opt), b(cl, sim::place_ranks(cl, 3, 4), opt);
-    const sim::CallPlan pa = a.plan(coll::Op::AllReduce, 20 * MiB), pb = b.plan(coll::Op::AllReduce, 9 * MiB + 3);
-    REQUIRE(pa.schedule->streamed == stream);
-    REQUIRE(pb.schedule->streamed == stream);
-    Simulator s;
-    sim::Fabric f(cl, s, opt.path);
-    sim::CollectiveRun ra(*pa.schedule, pa.channel_gpus, pa.costs, f), rb(*pb.schedule, pb.channel_gpus, pb.costs, f);
-    ra.start();
-    rb.start_at(Time::from_us(7));
-    s.run();
-    REQUIRE((ra.finished() && rb.finished()));
-    return std::tuple{ra.finish_time().ps, rb.finish_time().ps, s.events_processed()};
+    return vgsim::test::run_contending(cl, sim::place_ranks(cl, 3, 8), sim::place_ranks(cl, 3, 4), options(2, stream),
+                                       coll::Op::AllReduce, 20 * MiB, coll::Op::AllReduce, 9 * MiB + 3);
   };
   CHECK(both(true) == both(false));
 }

@@ -115,6 +115,25 @@ class Appender {
   CollectiveSchedule& s_;
 };
 
+// Stores every transfer of a stream (tree_stream.hpp, nvls_tree_stream.hpp: count, step(i), index, transfer,
+// each_dependency) in index order, with its dependencies; `deps` reserves the dependency list.
+template <class Stream>
+void store_stream(CollectiveSchedule& s, const Stream& stream, std::size_t deps) {
+  const std::uint64_t total = stream.count();
+  Appender app(s, total, deps);
+  std::vector<std::uint64_t> list;
+  for (std::uint64_t i = 0; i < total; ++i) {
+    const auto st = stream.step(i);
+    list.clear();
+    stream.each_dependency(st, [&](const auto& d, bool) {
+      list.push_back(stream.index(d));
+      return true;
+    });
+    const Transfer x = stream.transfer(st);
+    app.add_list(x.src, x.dst, x.channel, x.step, x.bytes, list);
+  }
+}
+
 // The send order of a tree's reduce (non-root members by decreasing depth) and broadcast (by increasing depth), so
 // every dependency points backwards, and each member's position in both orders.
 struct TreeOrder {

@@ -190,19 +190,7 @@ bool nvls_tree_streamable(const CollectiveSchedule& s) { return s.algo == Algo::
 namespace detail {
 void materialize_nvls_tree(CollectiveSchedule& s) {
   const NvlsTreeStream ns(s);
-  const std::uint64_t total = ns.count();
-  Appender app(s, total, total * 3 + static_cast<std::uint64_t>(ns.loops()) * ns.channels() * ns.per() / 2);
-  std::vector<std::uint64_t> deps;
-  for (std::uint64_t i = 0; i < total; ++i) {
-    const NvlsTreeStream::Step st = ns.step(i);
-    deps.clear();
-    ns.each_dependency(st, [&](const NvlsTreeStream::Step& d, bool) {
-      deps.push_back(ns.index(d));
-      return true;
-    });
-    const Transfer x = ns.transfer(st);
-    app.add_list(x.src, x.dst, x.channel, x.step, x.bytes, deps);
-  }
+  store_stream(s, ns, ns.count() * 3 + static_cast<std::uint64_t>(ns.loops()) * ns.channels() * ns.per() / 2);
 }
 }  // namespace detail
 

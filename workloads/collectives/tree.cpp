@@ -173,19 +173,7 @@ bool tree_streamable(const CollectiveSchedule& s) { return s.algo == Algo::Tree 
 namespace detail {
 void materialize_tree(CollectiveSchedule& s) {
   const TreeStream ts(s);
-  const std::uint64_t total = ts.count();
-  Appender app(s, total, total * 4);
-  std::vector<std::uint64_t> deps;
-  for (std::uint64_t i = 0; i < total; ++i) {
-    const TreeStream::Step st = ts.step(i);
-    deps.clear();
-    ts.each_dependency(st, [&](const TreeStream::Step& d, bool) {
-      deps.push_back(ts.index(d));
-      return true;
-    });
-    const Transfer x = ts.transfer(st);
-    app.add_list(x.src, x.dst, x.channel, x.step, x.bytes, deps);
-  }
+  store_stream(s, ts, ts.count() * 4);
 }
 }  // namespace detail
 
