@@ -120,11 +120,11 @@ TEST_CASE("bad input exits with status 2 and names what is wrong") {
 
 // `vgsim params` without a job lists NCCL's model constants (tests/cli/test_params.cpp covers jobs).
 TEST_CASE("vgsim params lists NCCL's model constants") {
-  // Without a job: NCCL's model constants only (156 ring/tree ones + 5 NVLS ones + 3 NVLS Tree ones + 11 p2p ones of
-  // alltoall = 175, each with a unit and source).
+  // Without a job: NCCL's model constants only (156 ring/tree ones + 5 NVLS ones + 4 NVLS Tree ones + 11 p2p ones of
+  // alltoall = 176, each with a unit and source).
   const Run n = run_vgsim("params");
   REQUIRE(n.status == 0);
-  CHECK(std::count(n.out.begin(), n.out.end(), '\n') == 175);
+  CHECK(std::count(n.out.begin(), n.out.end(), '\n') == 176);
   CHECK(n.out.find("nccl.hw_latency.nvlink.nvls.simple = 25") != std::string::npos);
   CHECK(n.out.find("nccl.hw_latency.net.nvlstree.simple = 20.9") != std::string::npos);
   CHECK(n.out.find("batch_per_gpu") == std::string::npos);

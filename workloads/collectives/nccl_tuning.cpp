@@ -141,6 +141,11 @@ void correction_entries(NcclTuning& t, std::vector<Entry>& e) {
       {"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "1.5 Tree LL128 x120/128", &t.tree_ll128_bw_factor});
   e.push_back({"nccl.bw_factor.tree_algbw_ratio", "ratio", std::string(kRef) + "1.1 Tree algBw = busBw x 0.5",
                &t.tree_algbw_ratio});
+  e.push_back({"nccl.bw_factor.nvls_tree_ratio_coeff", "ratio",
+               "NCCL v2.18.3-1 tuning.cc:174-200 NVLSTree bus-to-alg ratio .70 x nNodes / (2 (nNodes - 1)), "
+               "reference/nccl-horovod/nccl-tuning-by-version.md section 5; used for N > 2 nodes; HEAD's ratio is not "
+               "in the reference [assumption: carried forward]",
+               &t.nvls_tree_ratio_coeff});
 }
 
 void thread_and_p2p_entries(NcclTuning& t, std::vector<Entry>& e) {

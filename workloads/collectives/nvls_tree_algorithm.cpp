@@ -42,13 +42,14 @@ double nvls_tree_latency_us(const NcclTuning& t, Op op, Proto proto, const CommS
   return l.base + l.intra + 2.0 * log2i(c.nodes) * l.inter;
 }
 
-// [derived] The reference states no NVLSTree bandwidth: NVLS on one node's ppn GPUs at the tree graph's intra
-// speed, bounded by the network (see nccl_tuning.hpp).
+// [derived] The reference states no NVLSTree bandwidth at HEAD: NVLS on one node's ppn GPUs at the tree graph's
+// intra speed, bounded by the network, on N > 2 nodes at NCCL 2.18.3's NVLSTree ratio (see nccl_tuning.hpp).
 double nvls_tree_bandwidth_GBps(const NcclTuning& t, Op, Proto proto, const CommShape& c) {
   const std::uint32_t N = c.nodes, ppn = c.ranks / N;
   if (proto != Proto::Simple || N < 2 || ppn < 2) return 0.0;
   const double intra_alg = nvls_alg_GBps(t, c, c.tree_bw_intra_GBps > 0 ? c.tree_bw_intra_GBps : c.bw_intra_GBps, ppn);
-  return std::min(intra_alg, c.channels * c.bw_inter_GBps * (N <= 2 ? 1.0 : t.tree_algbw_ratio));
+  const double ratio = N <= 2 ? 1.0 : t.nvls_tree_ratio_coeff * N / (2.0 * (N - 1));
+  return std::min(intra_alg, c.channels * c.bw_inter_GBps * ratio);
 }
 
 std::uint32_t local_ranks(const CollectiveSchedule& s) { return s.ranks_per_node == 0 ? s.ranks : s.ranks_per_node; }
@@ -191,7 +192,12 @@ AlgorithmInfo nvls_tree_algorithm() {
   // NVLS Tree (as the tree's, coll::TreeStream) and NCCL's NVLSTree bandwidth for N > 2. Still opt-in.
   // 2026-11-29 (session 33): streamed (coll::NvlsTreeStream, sim/nvls_tree_run); the 64-host 1 GiB call now peaks at
   // 57 MiB instead of 680 MiB with the same output, in about the same time (engine-bound: 54 s). The 8 GiB call still
-  // needs --max-transfers raised (the guard bounds work too). Time and the N > 2 bandwidth still hold it: opt-in.
+  // needs --max-transfers raised (the guard bounds work too); then 681 s, 57 MiB. Then, for N > 2, NCCL 2.18.3's
+  // NVLSTree ratio .70 N / 2(N-1) (nccl_tuning.hpp; HEAD's unknown, carried forward) instead of Tree's 1/2. Lifted on
+  // trial with it: on the p5 preset with 4 and 8 hosts the argmin picks NVLS Tree at 64 MiB and tree/LL128 at 1 GiB,
+  // with 16 and 64 hosts tree at both (1 and 8 GiB on 64), so the costly many-node NVLS Trees leave the default
+  // choice; `vgsim calibrate fit` of the p5 table took 151 s (7.3 s opt-in), over the notebook's 120 s cell: the
+  // engine's time on 2-node NVLS Trees still holds it. Opt-in.
   a.opt_in = true;
   a.unavailable = nvls_tree_unavailable;
   a.requirement =

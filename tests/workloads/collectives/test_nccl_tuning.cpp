@@ -155,9 +155,9 @@ TEST_CASE("parameter registry: names, get/set, versions") {
   CHECK(names.size() == all.size());  // unique
   // 6 base + 18 hw + 3 eff + 12 ll + 12 tree + 4 ring ll128 + 12 tree ll128 + 3 ovh + 1 + 1 + 69 corr + 2 plateau
   // + 7 bw factors + 3 thresholds + 3 threads = 156, + NVLS: base, hw NVLink, 2 efficiencies, channels = 161,
-  // + NVLS Tree: base, hw NVLink, hw NET = 164, + p2p: channels per net peer, min, max, batch, 3 chunks,
-  // 4 NVLink rates per link = 175
-  CHECK(all.size() == 175u);
+  // + NVLS Tree: base, hw NVLink, hw NET, ratio coefficient = 165, + p2p: channels per net peer, min, max, batch,
+  // 3 chunks, 4 NVLink rates per link = 176
+  CHECK(all.size() == 176u);
   CHECK(parse_link("PCI") == Link::PCIe);
   CHECK_THROWS_WITH(parse_link("ib"), Catch::Contains("nvlink, pcie, net"));
 }

@@ -49,6 +49,9 @@ struct NcclTuning {
   double ring_plateau_factor[2]{};  // [0] pre-Ampere, [1] Ampere and later
   double ring_ll_bw_factor = 0.5, ring_ll128_bw_factor = 0.92, tree_bw_factor = 0.92, tree_ll_bw_divisor = 3.8,
          tree_ll128_bw_factor_one_node = 7.0 / 9.0, tree_ll128_bw_factor = 120.0 / 128.0, tree_algbw_ratio = 0.5;
+  // NVLSTree bus-to-alg ratio = nvls_tree_ratio_coeff x N / (2 (N - 1)) on N > 2 nodes (NCCL 2.18.3; HEAD's is not in
+  // the reference, carried forward as an assumption).
+  double nvls_tree_ratio_coeff = 0.70;
   double thread_threshold[3]{};  // [Proto] bytes per thread before trimming (ring LL: x nranks)
   double max_threads[3]{};       // [Proto]
   // Point-to-point (alltoall; generators.hpp alltoall, sim/communicator.cpp): NCCL's p2p channel and chunk rules.
@@ -138,9 +141,10 @@ double latency_us(const NcclTuning& t, Op op, Algo algo, Proto proto, const Comm
 // Section 1.5: algorithm bandwidth in GB/s (bus bandwidth with protocol refinements, converted), before the
 // size-dependent corrections. 0 where the combination does not exist. NVLS allreduce: busBw = intra bw (channels x
 // bwIntra) x nvls_efficiency[arch] x (nvls_channels - 1) / nvls_channels x 2, algBw = busBw x n / (2(n-1)).
-// NVLS Tree allreduce [derived; the stored reference gives no NVLSTree bandwidth]: the NVLS form on one node's
-// ppn GPUs (tree intra bw) as algBw, bounded by the network: channels x bwInter (the node's NICs carry S per
-// direction for 2 nodes), x tree_algbw_ratio (1/2) for N > 2 (an interior tree node forwards up and down, as Tree).
+// NVLS Tree allreduce [derived; the stored reference gives no NVLSTree bandwidth at HEAD]: the NVLS form on one
+// node's ppn GPUs (tree intra bw) as algBw, bounded by the network: channels x bwInter (the node's NICs carry S per
+// direction for 2 nodes), for N > 2 x NCCL 2.18.3's NVLSTree ratio nvls_tree_ratio_coeff N / (2 (N - 1)) (0.70 x
+// 4/6 = 0.47 on 4 nodes, -> 0.35 for many: an interior tree node forwards up and down).
 double bandwidth_GBps(const NcclTuning& t, Op op, Algo algo, Proto proto, const CommShape& c);
 
 struct AlgoTime {
