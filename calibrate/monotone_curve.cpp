@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -310,10 +312,17 @@ void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOption
 // sizes evenly in log size, and both sides of every plan switch in it) with the fitted parameters and plans, and
 // where a sample falls below an earlier one (or rises above the next measured size's), sets the factor there to hold
 // the calibrated time at that level (ResidualFactors::gaps). Sampled, so a fall between two samples stays possible.
-void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile& prof) {
+void monotone_gaps(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof) {
   // Samples per gap: an engineering choice, not fitted to a table (5 per half octave of a factor-2 gap, finer than
   // the tests' 3-per-octave scan); more cost one replay each.
   constexpr int kGapSamples = 15;
+  struct Gap {
+    ResidualFactors* rf;
+    std::int64_t a, b;
+    std::vector<std::size_t> at;  // calls: a, b, then the samples in ascending size
+  };
+  std::vector<Gap> gaps;
+  std::vector<CollectiveMeasurement> calls;  // every size to replay, each once per series
   for (auto& rf : prof.residuals) {
     const CollectiveMeasurement* series = nullptr;
     std::set<std::int64_t> measured;
@@ -322,11 +331,15 @@ void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile&
           m->gpus_per_node == rf.gpus_per_node)
         series = m, measured.insert(m->size_bytes);
     if (series == nullptr) continue;
-    auto calibrated = [&](std::int64_t size, double* sim) {
-      CollectiveMeasurement m = *series;  // the replay reads its op, plan, layout, root and size
-      m.size_bytes = size;
-      *sim = replay.run(m).time_us;
-      return *sim * rf.segment_factor(size);
+    std::map<std::int64_t, std::size_t> call_of;
+    auto call = [&](std::int64_t size) {
+      const auto [it, fresh] = call_of.emplace(size, calls.size());
+      if (fresh) {
+        CollectiveMeasurement m = *series;  // the replay reads its op, plan, layout, root and size
+        m.size_bytes = size;
+        calls.push_back(m);
+      }
+      return it->second;
     };
     for (auto it = measured.begin(); it != measured.end() && std::next(it) != measured.end(); ++it) {
       const std::int64_t a = *it, b = *std::next(it);
@@ -339,25 +352,41 @@ void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile&
         if (c.op == rf.op && c.nnodes == rf.nnodes && c.gpus_per_node == rf.gpus_per_node && rf.algo == "default" &&
             rf.proto == "default")
           for (const auto& g : c.segments) at.insert(g.start_bytes), at.insert(g.start_bytes - 16);
-      try {
-        double sim = 0, running = calibrated(a, &sim);
-        const double top = calibrated(b, &sim);
-        if (running > top) continue;  // the measured sizes themselves fall: monotone_segments' case
-        GapPoints gap{a, b};
-        bool changed = false;
-        for (std::int64_t s : at) {
-          if (s <= a || s >= b) continue;
-          const double c = calibrated(s, &sim);
-          running = std::max(running, c);
-          const double kept = std::min(running, top);
-          changed |= kept != c;
-          gap.points.emplace_back(s, kept / sim);
-        }
-        if (changed) rf.gaps.push_back(std::move(gap));
-      } catch (const std::exception&) {
-        continue;  // a size the communicator cannot run: the gap stays as fitted
-      }
+      Gap gap{&rf, a, b, {call(a), call(b)}};
+      for (std::int64_t s : at)
+        if (s > a && s < b) gap.at.push_back(call(s));
+      gaps.push_back(std::move(gap));
     }
+  }
+  // Every call replayed on the machine's cores; a size the communicator cannot run has no time.
+  std::vector<std::optional<double>> sim(calls.size());
+  on_cores<NcclReplayer>(
+      calls.size(), [&] { return std::make_unique<NcclReplayer>(fit.target, fitted, &prof.plans); },
+      [&](NcclReplayer& r, std::size_t k) {
+        try {
+          sim[k] = r.run(calls[k]).time_us;
+        } catch (const std::exception&) {
+          sim[k].reset();
+        }
+      });
+  for (const Gap& g : gaps) {
+    if (std::any_of(g.at.begin(), g.at.end(), [&](std::size_t k) { return !sim[k]; }))
+      continue;  // a size the communicator cannot run: the gap stays as fitted
+    const ResidualFactors& rf = *g.rf;
+    auto calibrated = [&](std::size_t k) { return *sim[k] * rf.segment_factor(calls[k].size_bytes); };
+    double running = calibrated(g.at[0]);
+    const double top = calibrated(g.at[1]);
+    if (running > top) continue;  // the measured sizes themselves fall: monotone_segments' case
+    GapPoints gap{g.a, g.b};
+    bool changed = false;
+    for (std::size_t i = 2; i < g.at.size(); ++i) {
+      const double c = calibrated(g.at[i]);
+      running = std::max(running, c);
+      const double kept = std::min(running, top);
+      changed |= kept != c;
+      gap.points.emplace_back(calls[g.at[i]].size_bytes, kept / *sim[g.at[i]]);
+    }
+    if (changed) g.rf->gaps.push_back(std::move(gap));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "vgsim/calibrate/measurement.hpp"
 #include "vgsim/calibrate/series.hpp"
 #include "vgsim/calibrate/sim_target.hpp"
+#include "vgsim/kernel/parallel_for.hpp"
 #include "vgsim/sim/communicator.hpp"
 
 namespace vgsim::calibrate::detail {
@@ -118,10 +119,43 @@ struct NcclFit {
   double after_worst(const std::vector<double>& sim_us) const;  // defined in sim_fit.cpp
 };
 
-inline std::vector<double> simulated_times(NcclReplayer& replayer,
-                                           const std::vector<const CollectiveMeasurement*>& records) {
+// The records that replay as one call (op, size, root, algo, proto: an nccl-tests row's in-place and out-of-place
+// halves): `first[i]` is the first record of i's call, `calls` those first records in order.
+struct DistinctCalls {
+  std::vector<std::size_t> first, calls;
+  explicit DistinctCalls(const std::vector<const CollectiveMeasurement*>& records) {
+    std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::string, std::string>, std::size_t> seen;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const CollectiveMeasurement& m = *records[i];
+      const auto [it, fresh] = seen.emplace(std::tuple{m.op, m.size_bytes, m.root, m.algo, m.proto}, i);
+      first.push_back(it->second);
+      if (fresh) calls.push_back(i);
+    }
+  }
+};
+
+// Runs f(state, k) for k in [0, n) on the machine's cores (parallel_for), each thread with its own State made by
+// make() when it first needs one (replayers cache communicators and results, so one per thread). f writes by k.
+template <class State, class Make, class F>
+void on_cores(std::size_t n, Make make, F f) {
+  std::vector<std::unique_ptr<State>> states(parallel_workers(n, 0));
+  parallel_for(n, 0, [&](unsigned w, std::size_t k) {
+    if (!states[w]) states[w] = make();
+    f(*states[w], k);
+  });
+}
+
+// The simulated time of every record under `options` (and `plans`, as NcclReplayer): each distinct call once, on
+// the machine's cores with one replayer per thread: the same times as one replayer in turn.
+inline std::vector<double> simulated_times(const SimTarget& t, const sim::CommOptions& options,
+                                           const std::vector<const CollectiveMeasurement*>& records,
+                                           const std::vector<PlanChoice>* plans = nullptr) {
+  const DistinctCalls d(records);
   std::vector<double> times(records.size());
-  for (std::size_t i = 0; i < records.size(); ++i) times[i] = replayer.run(*records[i]).time_us;
+  on_cores<NcclReplayer>(
+      d.calls.size(), [&] { return std::make_unique<NcclReplayer>(t, options, plans); },
+      [&](NcclReplayer& r, std::size_t k) { times[d.calls[k]] = r.run(*records[d.calls[k]]).time_us; });
+  for (std::size_t i = 0; i < records.size(); ++i) times[i] = times[d.first[i]];
   return times;
 }
 
@@ -132,6 +166,6 @@ void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params,
 // At a plan switch inside a residual boundary's gap: the factor steps where the plans' calibrated times cross.
 void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof);
 // Factors pinned at sampled sizes between measured ones where the calibrated time would still fall.
-void monotone_gaps(const NcclFit& fit, NcclReplayer& replay, CalibrationProfile& prof);
+void monotone_gaps(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof);
 
 }  // namespace vgsim::calibrate::detail

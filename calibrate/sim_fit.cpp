@@ -21,8 +21,10 @@
 
 namespace vgsim::calibrate {
 
+using detail::DistinctCalls;
 using detail::NcclFit;
 using detail::NcclReplayer;
+using detail::on_cores;
 using detail::simulated_times;
 
 namespace {
@@ -257,7 +259,7 @@ NcclFit prepare_nccl_fit(const SimTarget& t, const std::vector<const CollectiveM
   for (const auto& r : t.cluster->resources()) fit.kinds.insert(r.kind);
   NcclReplayer base(t, t.options);
   fit.bottleneck = bottleneck_kinds(t, fit.kinds, fit.records, base);
-  fit.before = simulated_times(base, fit.records);
+  fit.before = simulated_times(t, t.options, fit.records);
   fit.after_limit = std::max(0.08, fit.after_worst(fit.before));
   return fit;
 }
@@ -310,30 +312,50 @@ struct Linearization {
   std::map<std::string, Eigen::Index> pair_col;  // "<algo>.<proto>" -> the column of its base latency
 };
 
+// One record's LinearRow at the current parameters, from its replay and its plan's forced variants.
+LinearRow linear_row(const NcclFit& fit, const PhysParams& cur, const CollectiveMeasurement& m, NcclReplayer& now,
+                     ForcedPlans& plans) {
+  const auto r0 = now.run(m);
+  const double L = plans.variant(r0.algo, r0.proto, 0).run(m).time_us;
+  const double LC = plans.variant(r0.algo, r0.proto, 1).run(m).time_us;
+  const double H = std::max(0.0, LC - r0.base_us), Bc = std::max(0.0, L - LC);
+  const double Bl =
+      fit.bottleneck.empty() ? 0.0 : std::max(0.0, plans.variant(r0.algo, r0.proto, 2).run(m).time_us - r0.time_us);
+  LinearRow row{pair_key(r0.algo, r0.proto), static_cast<int>(r0.proto), m.time_us, H, Bl * cur.link_eff, 0.0, 0.0};
+  // What the linear model does not carry (interplay of latency and bandwidth in the pipelined steps, non-
+  // bottleneck kinds) stays as simulated: the model reproduces the current time exactly at the current point.
+  row.fixed = r0.time_us - r0.base_us - cur.hop_scale * H - Bc - Bl;
+  if (r0.proto == coll::Proto::Simple)
+    row.fixed += Bc;
+  else
+    row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
+  return row;
+}
+
 // Linearizes the simulated time around the current parameters (plan forced to the current choice of algorithm and
-// protocol).
+// protocol), each distinct call once, on the machine's cores.
 Linearization linearize(const NcclFit& fit, const PhysParams& cur, int pass) {
   const sim::CommOptions o = options_of(cur, fit.target, fit.bottleneck);
-  NcclReplayer now(fit.target, o);
-  ForcedPlans plans(fit, o);
+  // Per thread (on_cores): a replayer of the current options and its forced-plan variants.
+  struct Replayers {
+    NcclReplayer now;
+    ForcedPlans plans;
+  };
+  report_pass(fit.target, pass, "linearizing " + std::to_string(fit.records.size()) + " records");
+  const DistinctCalls d(fit.records);
+  std::vector<LinearRow> rows(fit.records.size());
+  on_cores<Replayers>(
+      d.calls.size(),
+      [&] {
+        return std::make_unique<Replayers>(Replayers{NcclReplayer(fit.target, o), ForcedPlans(fit, o)});
+      },
+      [&](Replayers& r, std::size_t k) {
+        rows[d.calls[k]] = linear_row(fit, cur, *fit.records[d.calls[k]], r.now, r.plans);
+      });
   Linearization lin;
-  for (const auto* m : fit.records) {
-    report_pass(fit.target, pass,
-                "linearizing record " + std::to_string(lin.rows.size() + 1) + "/" + std::to_string(fit.records.size()));
-    const auto r0 = now.run(*m);
-    const double L = plans.variant(r0.algo, r0.proto, 0).run(*m).time_us;
-    const double LC = plans.variant(r0.algo, r0.proto, 1).run(*m).time_us;
-    const double H = std::max(0.0, LC - r0.base_us), Bc = std::max(0.0, L - LC);
-    const double Bl =
-        fit.bottleneck.empty() ? 0.0 : std::max(0.0, plans.variant(r0.algo, r0.proto, 2).run(*m).time_us - r0.time_us);
-    LinearRow row{pair_key(r0.algo, r0.proto), static_cast<int>(r0.proto), m->time_us, H, Bl * cur.link_eff, 0.0, 0.0};
-    // What the linear model does not carry (interplay of latency and bandwidth in the pipelined steps, non-
-    // bottleneck kinds) stays as simulated: the model reproduces the current time exactly at the current point.
-    row.fixed = r0.time_us - r0.base_us - cur.hop_scale * H - Bc - Bl;
-    if (r0.proto == coll::Proto::Simple)
-      row.fixed += Bc;
-    else
-      row.Bc_unit = Bc * cur.cap_eff[static_cast<std::size_t>(r0.proto)];
+  for (std::size_t i = 0; i < fit.records.size(); ++i) {
+    LinearRow row = rows[d.first[i]];
+    row.t = fit.records[i]->time_us;  // the record's own measurement (its call's halves measure apart)
     lin.pair_col.emplace(row.pair, 0);
     lin.rows.push_back(row);
   }
@@ -408,8 +430,8 @@ Step damped_step(const NcclFit& fit, const PhysParams& cur, const PhysParams& ne
                   100 * best_score);
     report_pass(fit.target, pass, state);
     const PhysParams q = mix_step(cur, next, w, fit.target);
-    NcclReplayer replay(fit.target, options_of(q, fit.target, fit.bottleneck));
-    const std::vector<double> times = simulated_times(replay, fit.records);
+    const std::vector<double> times =
+        simulated_times(fit.target, options_of(q, fit.target, fit.bottleneck), fit.records);
     const double sw = fit.after_worst(times) <= fit.after_limit ? fit.median_error(times) : 1e300;
     if (sw < s) s = sw, taken = q;
     if (sw < last_score - 1e-4) break;
@@ -613,12 +635,11 @@ void fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*
   apply_profile(prof, fitted);
   report_pass(t, 2, "choosing the fastest plan per size");
   prof.plans = fit_plan_choices(fit, fitted);
-  NcclReplayer with_params(t, fitted, &prof.plans);
-  const std::vector<double> params = simulated_times(with_params, fit.records);
+  const std::vector<double> params = simulated_times(t, fitted, fit.records, &prof.plans);
   fit_residual_factors(fit, params, prof);
   guard_max_error(fit, params, prof);
   place_switches_by_calibrated_time(fit, fitted, prof);
-  monotone_gaps(fit, with_params, prof);
+  monotone_gaps(fit, fitted, prof);
   record_series_quality(fit, params, prof);
 }
 

@@ -1,7 +1,6 @@
 // Sweep orchestration: thread pool, journal, resume, final CSV, summary (see include/vgsim/sim/planning/sweep.hpp).
 #include "vgsim/sim/planning/sweep.hpp"
 
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -13,10 +12,10 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/parallel_for.hpp"
 #include "vgsim/sim/planning/effects.hpp"
 #include "vgsim/sim/planning/journal.hpp"
 #include "vgsim/sim/planning/pareto.hpp"
@@ -168,20 +167,7 @@ void finish_sweep(const SweepResult& r) {
 
 void run_points_on_threads(const std::vector<std::size_t>& todo, unsigned jobs, const PointRun& run,
                            const PointDone& done) {
-  if (!jobs) jobs = std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, todo.size())));
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (;;) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= todo.size()) return;
-      done(todo[k], run(todo[k]));
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  parallel_for(todo.size(), jobs, [&](unsigned, std::size_t k) { done(todo[k], run(todo[k])); });
 }
 
 std::string csv_header(const std::vector<std::string>& cols) {
