@@ -361,7 +361,7 @@ void monotone_gaps(const NcclFit& fit, const sim::CommOptions& fitted, Calibrati
   // Every call replayed on the machine's cores; a size the communicator cannot run has no time.
   std::vector<std::optional<double>> sim(calls.size());
   on_cores<NcclReplayer>(
-      calls.size(), [&] { return std::make_unique<NcclReplayer>(fit.target, fitted, &prof.plans); },
+      calls.size(), fit.target.jobs, [&] { return std::make_unique<NcclReplayer>(fit.target, fitted, &prof.plans); },
       [&](NcclReplayer& r, std::size_t k) {
         try {
           sim[k] = r.run(calls[k]).time_us;

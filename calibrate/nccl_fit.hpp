@@ -134,12 +134,13 @@ struct DistinctCalls {
   }
 };
 
-// Runs f(state, k) for k in [0, n) on the machine's cores (parallel_for), each thread with its own State made by
-// make() when it first needs one (replayers cache communicators and results, so one per thread). f writes by k.
+// Runs f(state, k) for k in [0, n) on `jobs` threads (parallel_for; 0: the machine's cores), each thread with its own
+// State made by make() when it first needs one (replayers cache communicators and results, so one per thread). f writes
+// by k.
 template <class State, class Make, class F>
-void on_cores(std::size_t n, Make make, F f) {
-  std::vector<std::unique_ptr<State>> states(parallel_workers(n, 0));
-  parallel_for(n, 0, [&](unsigned w, std::size_t k) {
+void on_cores(std::size_t n, unsigned jobs, Make make, F f) {
+  std::vector<std::unique_ptr<State>> states(parallel_workers(n, jobs));
+  parallel_for(n, jobs, [&](unsigned w, std::size_t k) {
     if (!states[w]) states[w] = make();
     f(*states[w], k);
   });
@@ -153,7 +154,7 @@ inline std::vector<double> simulated_times(const SimTarget& t, const sim::CommOp
   const DistinctCalls d(records);
   std::vector<double> times(records.size());
   on_cores<NcclReplayer>(
-      d.calls.size(), [&] { return std::make_unique<NcclReplayer>(t, options, plans); },
+      d.calls.size(), t.jobs, [&] { return std::make_unique<NcclReplayer>(t, options, plans); },
       [&](NcclReplayer& r, std::size_t k) { times[d.calls[k]] = r.run(*records[d.calls[k]]).time_us; });
   for (std::size_t i = 0; i < records.size(); ++i) times[i] = times[d.first[i]];
   return times;

@@ -345,7 +345,7 @@ Linearization linearize(const NcclFit& fit, const PhysParams& cur, int pass) {
   const DistinctCalls d(fit.records);
   std::vector<LinearRow> rows(fit.records.size());
   on_cores<Replayers>(
-      d.calls.size(),
+      d.calls.size(), fit.target.jobs,
       [&] {
         return std::make_unique<Replayers>(Replayers{NcclReplayer(fit.target, o), ForcedPlans(fit, o)});
       },

@@ -55,6 +55,7 @@ struct TargetArgs {
 struct FitArgs {
   std::string input, out, date = "unknown", note;
   TargetArgs target;
+  unsigned jobs = 0;  // threads for the replays (0: hardware threads)
 };
 
 struct ValidateArgs {
@@ -285,6 +286,7 @@ void run_fit(const FitArgs& a) {
   prov.note = a.note;
   ProgressLine progress("vgsim calibrate fit");  // on a terminal, after 2 s: the pass and record being replayed
   if (target && progress.enabled()) target->progress = [&progress](const std::string& s) { progress.update(s); };
+  if (target) target->jobs = a.jobs;
   const CalibrationProfile p = fit_calibration(recs, target.get(), prov);
   progress.done();
   print_quality(p);
@@ -488,6 +490,8 @@ void add_calibrate_command(CLI::App& app) {
   f->add_option("--date", fit->date, "date recorded in the provenance (never read from the clock)")
       ->capture_default_str();
   f->add_option("--note", fit->note, "free text recorded in the provenance");
+  f->add_option("--jobs", fit->jobs,
+                "threads that replay the records (default: hardware threads; the profile is the same for any count)");
   f->callback([fit] { run_fit(*fit); });
 
   auto tf = std::make_shared<TrainingFitArgs>();

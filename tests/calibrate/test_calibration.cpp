@@ -524,3 +524,26 @@ TEST_CASE("cross-validation by node count: fit on 1 node, predict 2 (issue 15)",
                     [](const std::string& w) { return w.find("fitted on 1 node") != std::string::npos; }));
   CHECK_THROWS_WITH(cross_validate_nodes(records, 2, one, two), Catch::Contains("leaves one side empty"));
 }
+
+TEST_CASE("the fit replays on threads and writes the same profile for any thread count", "[calibrate][profile]") {
+  // Expectation: every replay is written by its record's index (parallel_for, one replayer per thread) and no result
+  // depends on which thread ran it, so SimTarget::jobs = 1 (in turn) and 3 (more threads than this machine's 2
+  // cores, so the schedule interleaves) give the same profile JSON, byte for byte. The dgx-a100 one-node table (20
+  // records; its profile has a ring/LL -> ring/Simple plan switch and pinned gap points) fits in about a second.
+  const topo::Catalog catalog = topo::Catalog::load_default();
+  const topo::Cluster cluster = topo::Cluster::resolve("dgx-a100", catalog);
+  ImportHints eight;
+  eight.nranks = 8;
+  const auto records = import_nccl_tests(
+      (kData / "nccl-tests" / "gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt").string(), eight);
+  auto profile_with = [&](unsigned jobs) {
+    SimTarget target;
+    target.cluster = &cluster;
+    target.nodes = 1, target.gpus_per_node = 8;
+    target.jobs = jobs;
+    return to_json(fit_calibration(records, &target, CalibrationProvenance{})).dump(2);
+  };
+  const std::string in_turn = profile_with(1);
+  CHECK(in_turn.find("\"residuals\"") != std::string::npos);  // a fitted profile, not an empty one
+  CHECK(profile_with(3) == in_turn);
+}

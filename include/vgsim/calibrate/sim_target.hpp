@@ -1,5 +1,5 @@
 // The modeled cluster measurements are replayed on and fitted to (sim_fit.hpp): cluster, NCCL layout, communicator
-// options, the Open MPI configuration, and a progress callback.
+// options, the Open MPI configuration, a progress callback and the threads to replay on.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,8 @@ struct SimTarget {
   // Called as the fit advances ("pass 2/3: record 40/120", "pass 2/3: step 0.5, median error 4.1 %"); the CLI
   // shows it on a progress line. May be empty.
   std::function<void(const std::string& state)> progress;
+  // Threads the fit replays records on (parallel_for; 0 = the hardware threads). The profile does not depend on it.
+  unsigned jobs = 0;
 };
 
 }  // namespace vgsim::calibrate
