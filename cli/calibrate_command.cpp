@@ -284,7 +284,7 @@ void run_fit(const FitArgs& a) {
   const auto target = make_target(a.target, recs, cluster, catalog);
   CalibrationProvenance prov = provenance_for(a.input, recs, a.date, a.target.cluster);
   prov.note = a.note;
-  ProgressLine progress("vgsim calibrate fit");  // on a terminal, after 2 s: the pass and record being replayed
+  ProgressLine progress("vgsim calibrate fit");  // on a terminal, after 2 s: the pass and its stage
   if (target && progress.enabled()) target->progress = [&progress](const std::string& s) { progress.update(s); };
   if (target) target->jobs = a.jobs;
   const CalibrationProfile p = fit_calibration(recs, target.get(), prov);

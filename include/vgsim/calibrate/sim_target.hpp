@@ -21,7 +21,7 @@ struct SimTarget {
   std::uint32_t nodes = 0, gpus_per_node = 0;
   sim::CommOptions options;
   std::optional<sim::MpiConfig> mpi;
-  // Called as the fit advances ("pass 2/3: record 40/120", "pass 2/3: step 0.5, median error 4.1 %"); the CLI
+  // Called as the fit advances ("pass 2/3: linearizing 120 records", "pass 2/3: replaying a step of 0.50 ..."); the CLI
   // shows it on a progress line. May be empty.
   std::function<void(const std::string& state)> progress;
   // Threads the fit replays records on (parallel_for; 0 = the hardware threads). The profile does not depend on it.
