@@ -28,8 +28,9 @@ NvlsTreeRun::NvlsTreeRun(const coll::CollectiveSchedule& header,
 void NvlsTreeRun::launch(const Step& s) {
   // The same flow CollectiveRun::launch starts for this transfer (a switch leg at NCCL's NVLS efficiency).
   const double sw = coll::NvlsTreeStream::switch_leg(s) ? costs_.switch_efficiency : 1.0;
-  fabric_.simulator().start_flow(step_flow(*conns_[conn(s)].route, stream_.bytes(s.l, s.ch, s.k), costs_, sw), this,
-                                 tag_of(s));
+  const std::uint64_t c = conn(s);
+  fabric_.simulator().start_flow(step_flow(*conns_[c].route, stream_.bytes(s.l, s.ch, s.k), costs_, sw), this,
+                                 (std::uint64_t{s.l} << kConnBits) | c);
 }
 
 }  // namespace vgsim::sim

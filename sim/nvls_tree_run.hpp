@@ -29,12 +29,11 @@ class NvlsTreeRun : public CursorRun<NvlsTreeRun, coll::NvlsTreeStream::Step> {
  private:
   friend class CursorRun<NvlsTreeRun, coll::NvlsTreeStream::Step>;
   static constexpr const char* kName = "NvlsTreeRun";
-  static constexpr unsigned kConnBits = 34;  // a tag is loop << 34 | connection
+  static constexpr unsigned kConnBits = 34;  // a tag is loop << 34 | connection (launch)
   using Step = coll::NvlsTreeStream::Step;
   std::uint64_t conn(const Step& s) const {
     return static_cast<std::uint64_t>(s.ch) * stream_.per() + stream_.position(s);
   }
-  std::uint64_t tag_of(const Step& s) const { return (std::uint64_t{s.l} << kConnBits) | conn(s); }
   Step step_of(std::uint64_t tag) const {
     const std::uint64_t c = tag & ((std::uint64_t{1} << kConnBits) - 1);
     return stream_.at(static_cast<std::uint32_t>(tag >> kConnBits), static_cast<std::uint32_t>(c / stream_.per()),
