@@ -196,8 +196,9 @@ AlgorithmInfo nvls_tree_algorithm() {
   // NVLSTree ratio .70 N / 2(N-1) (nccl_tuning.hpp; HEAD's unknown, carried forward) instead of Tree's 1/2. Lifted on
   // trial with it: on the p5 preset with 4 and 8 hosts the argmin picks NVLS Tree at 64 MiB and tree/LL128 at 1 GiB,
   // with 16 and 64 hosts tree at both (1 and 8 GiB on 64), so the costly many-node NVLS Trees leave the default
-  // choice; `vgsim calibrate fit` of the p5 table took 151 s (7.3 s opt-in), over the notebook's 120 s cell: the
-  // engine's time on 2-node NVLS Trees still holds it. Opt-in.
+  // choice; `vgsim calibrate fit` of the p5 table took 151 s (7.3 s opt-in), over the notebook's 120 s cell (92 s on
+  // 2 threads once the fit replayed on the cores, against 3.9 s opt-in: under the cell, but close): the engine's
+  // time on 2-node NVLS Trees still holds it. Opt-in.
   a.opt_in = true;
   a.unavailable = nvls_tree_unavailable;
   a.requirement =

@@ -39,8 +39,6 @@ class NvlsTreeStream {
   // `header`: an NVLS Tree allreduce schedule (its transfers are not read).
   explicit NvlsTreeStream(const CollectiveSchedule& header);
 
-  std::uint32_t nodes() const { return nodes_; }
-  std::uint32_t local() const { return nl_; }
   std::uint32_t channels() const { return c_; }
   std::uint32_t loops() const { return loops_; }
   std::uint64_t per() const { return per_; }  // transfers (connections) per (loop, channel)
