@@ -22,7 +22,7 @@
 //   there are >= 2 of them per node. It runs the NVLS channels, Simple only; its switch legs carry payload at NCCL's
 //   NVLS efficiency (StepCosts::switch_efficiency), its network legs at the protocol's; a quarter of the NVLink
 //   NVLSTree latency per switch leg and the NET NVLSTree latency per tree hop (NCCL: intraLat + 2 log2(N) interLat).
-//   Only when forced for now: its record is opt-in (workloads/collectives/nvls_tree_algorithm.cpp says why).
+//   In NCCL's default choice (workloads/collectives/nvls_tree_algorithm.cpp says since when and why).
 // - Both availability rules are the algorithms' records' (coll::AlgorithmInfo::unavailable); the constructor fills
 //   the facts they read (CommShape::nvlink_p2p, on_nvswitch), and plan() turns a forced algorithm that cannot run
 //   into the InputError its record words.
@@ -242,7 +242,7 @@ void check_forced(coll::Algo algo, coll::Op op, const coll::CommShape& shape, st
 
 CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   const coll::NcclTuning& t = options_.nccl;
-  coll::Allowed allowed;  // the registry's default set (opt-in algorithms such as NVLS Tree only when forced)
+  coll::Allowed allowed;  // the registry's default set (an opt-in algorithm only when forced)
   if (options_.algo) allowed.algos = std::uint64_t{1} << options_.algo->id;
   if (options_.proto) {
     for (int p = 0; p < 3; ++p) allowed.proto[p] = (p == static_cast<int>(*options_.proto));
@@ -285,7 +285,9 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   c.switch_efficiency = eff.switch_legs;
   c.base_latency = Time::from_us(info.base_latency_us(t, plan.proto));
   c.launch_overhead = options_.launch_overhead;
-  c.staging_granule = op == coll::Op::AllToAll ? p2p.chunk_bytes : coll::default_slice_bytes(op, plan.algo, plan.proto);
+  c.staging_granule = op == coll::Op::AllToAll
+                          ? p2p.chunk_bytes
+                          : coll::call_slice_bytes(op, plan.algo, plan.proto, size, channels, ranks_per_node_);
   c.staged_copies = options_.staged_copies;
   // tuning.cc: on multi-node communicators the intra-node hop latency is raised to at least the network post
   // overhead (x3 for Simple); the algorithm's hop latency knows its own rows (the ring's NET hop with one rank per

@@ -105,13 +105,15 @@ TEST_CASE("forcing NVLS where it cannot run is an input error naming the value a
   CHECK(c.find("--channels") != std::string::npos);
 }
 
-TEST_CASE("engine: forced NVLS Tree on 2 x 8 H100 SXM at 4 GiB is within 3 % of its closed-form bound") {
+TEST_CASE("engine: forced NVLS Tree on 2 x 8 H100 SXM at 16 GiB is within 3 % of its closed-form bound") {
   const topo::Cluster cluster = topo::Cluster::resolve("aws-p5-2x8xh100", catalog());
   sim::CommOptions opt;
   opt.algo = coll::Algo::NVLSTree;
   const std::vector<std::uint32_t> ranks = sim::place_ranks(cluster, 2, 8);
   const sim::Communicator comm(cluster, ranks, opt);
-  const Bytes S = 4 * GiB;
+  // 16 GiB: 256 loops of 16 channels x 8 shards x 512 KiB (enqueue.cc's chunk), so the pipeline's fill (about three
+  // loop periods) is ~1 % of the time; at 4 GiB (64 loops) it is ~4 %.
+  const Bytes S = 16 * GiB;
   const sim::CollectiveResult r = sim::simulate_collective(comm, coll::Op::AllReduce, S);
   CHECK(r.plan.algo == coll::Algo::NVLSTree);
   CHECK(r.plan.proto == coll::Proto::Simple);
@@ -132,16 +134,19 @@ TEST_CASE("engine: forced NVLS Tree on 2 x 8 H100 SXM at 4 GiB is within 3 % of 
   CHECK(algbw <= bound * 1.0001);  // never above the physical bound
 }
 
-TEST_CASE("selection: NVLS Tree supported on 2 x 8 H100 SXM but opt-in (forced only), never on A100 nodes") {
+TEST_CASE("selection: NVLS Tree picked on 2 x 8 H100 SXM for large allreduces, never on A100 nodes") {
   const topo::Cluster p5 = topo::Cluster::resolve("aws-p5-2x8xh100", catalog());
   const sim::Communicator two(p5, sim::place_ranks(p5, 2, 8), {});
   CHECK(coll::why_unavailable(coll::Algo::NVLSTree, two.shape()).empty());
   CHECK_FALSE(coll::why_unavailable(coll::Algo::NVLS, two.shape()).empty());
-  // NCCL's argmin would pick it at >= 256 MiB ([derived] algBw min(337.7, 400) GB/s beats the ring's
-  // 370.8 x 16/30 = 197.8 GB/s; coll::select test in test_nvls.cpp), but the communicator offers it only when forced
-  // (its record is opt-in, workloads/collectives/nvls_tree_algorithm.cpp: its schedules are too slow on the engine
-  // for default sweeps yet)
-  for (Bytes b : {256 * MiB, GiB, 8 * GiB}) CHECK(two.plan(coll::Op::AllReduce, b).algo != coll::Algo::NVLSTree);
+  // NCCL's argmin picks it at >= 256 MiB ([derived] algBw min(337.7, 400) GB/s beats the ring's
+  // 370.8 x 16/30 = 197.8 GB/s; coll::select test in test_nvls.cpp), and the communicator offers it by default
+  for (Bytes b : {256 * MiB, GiB, 8 * GiB}) CHECK(two.plan(coll::Op::AllReduce, b).algo == coll::Algo::NVLSTree);
+  // NCCL_ALGO=^NVLSTree (here: forcing the ring) leaves it out
+  sim::CommOptions ring;
+  ring.algo = coll::Algo::Ring;
+  const sim::Communicator two_ring(p5, sim::place_ranks(p5, 2, 8), ring);
+  CHECK(two_ring.plan(coll::Op::AllReduce, GiB).algo == coll::Algo::Ring);
   sim::CommOptions forced;
   forced.algo = coll::Algo::NVLSTree;
   const sim::Communicator two_forced(p5, sim::place_ranks(p5, 2, 8), forced);

@@ -78,8 +78,8 @@ TEST_CASE("replay: 2 x 8 H100 AWS p5 (EFA, GPUDirect)") {
   // 3200 Gb/s per node, AWS p5 page; 32 channels, one per device). Before that, each GPU used one 100G device and
   // rows >= 64 MiB were 1.3-3.9x too slow; now rows >= 256 MiB are within 1-22 % (ring). Measured algbw 260 GB/s at
   // 16 GiB is above the ring bound 400 GB/s x 16/30 = 213 GB/s (a ring sends 2(n-1)/n x S through each node's NICs),
-  // so NCCL runs a tree-like algorithm there (NVLS Tree on H100: `--algo nvlstree`, opt-in, gives 279 GB/s at
-  // 16 GiB and would take that row from 21.8 to 6.9 %, median unchanged); our argmin picks ring. Rows <= 64 MiB
+  // so NCCL runs a tree-like algorithm there: NVLS Tree, in vgsim's default choice since 2026-11-29 (from 4 MiB
+  // on), took that row from 21.8 % (ring) to 6.3 % and 1 GiB from 9.7 to 9.1 %, median unchanged. Rows <= 64 MiB
   // stay 19-56 % fast: the per-call floor (65-75 us measured) is not modelled (note below). Median 33.6 -> 31.4 %.
   CHECK(replay_median({"gh-aws-samples-awsome-distributed-training_allreduce_2x8xH100_p5_EFA3200G.txt",
                        "aws-p5-2x8xh100",
@@ -133,6 +133,8 @@ TEST_CASE("replay: 2 x 8 H100 GCP a3-mega (GPUDirect-TCPXO)", "[!mayfail][known-
   // Rows <= 1 MiB: measured floor 123 us against 36 us simulated (TCPXO plugin floor, see the note above). Rows
   // >= 1 GiB: 9-17 % fast (were 40-56 % slow while each 512 KiB step waited for the previous one's hop latency;
   // NCCL keeps NCCL_STEPS = 8 slots in flight). 16-512 MiB: 23-67 % fast, the floor again. Median 58.7 -> 60.6 %.
+  // With NVLS Tree in the default choice (2026-11-29, from 4 MiB on) 69.0 %: it is faster still at 4-128 MiB, where
+  // the TCPXO network model already is (16 MiB: measured 977.6 us, tree 324.7, NVLS Tree 187.5); >= 512 MiB alike.
   CHECK(replay_median({"gh-lessizzmore-create-a3mega-ztan-fork_allreduce_2x8xH100_gcp-a3mega.txt",
                        "gcp-a3mega-2x8xh100",
                        2,

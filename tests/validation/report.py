@@ -362,8 +362,9 @@ def nvls_tree_section(vgsim, tmp):
     out = ["## NVLS Tree allreduce across 2 x 8 H100 SXM (p5), forced", "",
            "Written by `vgsim collective --cluster aws-p5-2x8xh100 --nodes 2 --gpus-per-node 8 --algo nvlstree -b 1G "
            f"-e 4G -f 4` against the measured p5 table (`data/measured/nccl-tests/{P5_TABLE}`, out-of-place rows; "
-           "its provenance is in the replay section). NVLS Tree is opt-in (not in vgsim's default choice), so the "
-           "replay section's p5 rows use the ring. Error = (simulated - measured) / measured time.", ""]
+           "its provenance is in the replay section). NCCL's default choice picks NVLS Tree on this table from 4 MiB on "
+           "(the replay section's p5 rows); forced here, these rows are NVLS Tree's alone. Error = (simulated - "
+           "measured) / measured time.", ""]
     rows, errors = [], []
     for r in sim:
         if r["size_bytes"] not in measured:

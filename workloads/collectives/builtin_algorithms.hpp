@@ -21,6 +21,7 @@ AlgorithmInfo nvls_tree_algorithm();  // NVLS per node + node tree across nodes
 // (2 slots, 1 MiB slices), the rest the protocol's; NVLS and NVLS Tree 128 KiB chunks, 8 slots.
 Geometry ring_geometry(Op op, Proto proto);
 Geometry nvls_geometry();
+Geometry nvls_tree_geometry();
 
 // Why a node's ranks cannot run NVLS there ("" = they can): a single rank, no NVLink P2P, older than Hopper, or a
 // rank not a whole GPU on the NVSwitch (nvls_algorithm.cpp; NVLS Tree applies it to every node).

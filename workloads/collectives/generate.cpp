@@ -1,5 +1,6 @@
 // Generator dispatch (through the algorithm registry), materializing a streamed header, NCCL's default chunk/slot
 // geometry and the shared argument checks (see generators.hpp).
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -25,7 +26,6 @@ constexpr Bytes kP2pNvlChunk = 512 * KiB;     // NCCL_P2P_NVL_CHUNKSIZE (init.cc
 constexpr Bytes kP2pNetChunk = 128 * KiB;     // NCCL_P2P_NET_CHUNKSIZE (init.cc; nccl-model.md 1.6)
 // NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
 // keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
-// NVLS Tree uses the same NVLS buffers and chunk for its switch and network legs (the same assumption).
 constexpr Bytes kNvlsChunk = 128 * KiB;
 }  // namespace
 
@@ -51,6 +51,9 @@ Geometry ring_geometry(Op op, Proto proto) {
   return {chunk, kNcclSteps / kRingChunkSteps, chunk / kRingChunkSteps * kRingSliceSteps};
 }
 Geometry nvls_geometry() { return {kNvlsChunk, kNcclSteps, kNvlsChunk}; }
+// NVLS Tree: one Simple step per chunk (enqueue.cc: chunkSteps is 1 for every algorithm but the ring, and NCCL's
+// 128 KiB NVLS maximum is NVLS's alone), 8 slots; its switch and network legs use the same chunk (an assumption).
+Geometry nvls_tree_geometry() { return {kSimpleStep, kNcclSteps, kSimpleStep}; }
 }  // namespace detail
 
 namespace {
@@ -61,6 +64,15 @@ Geometry geometry(Op op, Algo algo, Proto proto) {
 }  // namespace
 
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).chunk_bytes; }
+Bytes call_chunk_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node) {
+  const Bytes chunk = default_chunk_bytes(op, algo, proto);
+  const AlgorithmInfo& a = algorithm(algo);
+  return a.call_chunk ? a.call_chunk(chunk, size, channels, ranks_per_node) : chunk;
+}
+Bytes call_slice_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node) {
+  return std::min(default_slice_bytes(op, algo, proto),
+                  call_chunk_bytes(op, algo, proto, size, channels, ranks_per_node));
+}
 Bytes default_slice_bytes(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slice_bytes; }
 std::uint32_t default_slots(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slots; }
 
@@ -98,7 +110,7 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
   s.channels = o.channels;
   s.size = size;
   s.root = (op == Op::Broadcast || op == Op::Reduce) ? o.root : 0;
-  s.chunk_bytes = o.chunk_bytes > 0 ? o.chunk_bytes : default_chunk_bytes(op, algo, proto);
+  s.chunk_bytes = o.chunk_bytes > 0 ? o.chunk_bytes : call_chunk_bytes(op, algo, proto, size, o.channels, ppn);
   s.slots = o.slots > 0 ? o.slots : default_slots(op, algo, proto);
   if (s.slots < 2)
     fail("slots must be >= 2 (with one buffer slot a ring waits on itself), got " + std::to_string(s.slots));

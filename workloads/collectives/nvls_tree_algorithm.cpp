@@ -2,9 +2,8 @@
 // each node's NVSwitch, NCCL >= 2.18 (NCCL_ALGO=NVLSTree), Simple only (generator and physics in nvls_tree.cpp).
 // Its NCCL cost terms (reference/nccl-model.md 1.4: lat = base + intraLat + 2 log2(N) interLat; bandwidth [derived],
 // nccl_tuning.hpp), its availability rule (NVLS's per node), its validation (switch legs per node, one node tree per
-// channel and local index) and its analytical form. Opt-in: the argmin offers it only when NCCL_ALGO / --algo names
-// it. Its 128 KiB-chunk schedules have ~160 x nodes transfers per MiB (5 M for 16 GiB on 2 x 8 GPUs), streamed
-// (nvls_tree_stream.hpp), which the engine runs in seconds on 2 nodes but not beyond (see opt_in below).
+// channel and local index), its per-call chunk (enqueue.cc) and its analytical form. In NCCL's default choice (see
+// below). Its schedules are streamed (nvls_tree_stream.hpp): 16 GiB on 2 x 8 GPUs is 1.2 M transfers at 512 KiB.
 #include "builtin_algorithms.hpp"
 #include "nccl_model.hpp"
 
@@ -50,6 +49,22 @@ double nvls_tree_bandwidth_GBps(const NcclTuning& t, Op, Proto proto, const Comm
   const double intra_alg = nvls_alg_GBps(t, c, c.tree_bw_intra_GBps > 0 ? c.tree_bw_intra_GBps : c.bw_intra_GBps, ppn);
   const double ratio = N <= 2 ? 1.0 : t.nvls_tree_ratio_coeff * N / (2.0 * (N - 1));
   return std::min(intra_alg, c.channels * c.bw_inter_GBps * ratio);
+}
+
+// enqueue.cc (NCCL 2.18-2.19, computeColl's NVLS_TREE branch; recalled, not in the stored reference [verify]): with
+// concurrentOps = nChannels x nvls.nHeads (the node's local ranks here: one NVLS head, one shard, per local GPU),
+// the step-sized chunk is lowered to 256 KiB when size < 32 x concurrentOps x chunk, then to 128 KiB when
+// size < 16 x concurrentOps x chunk, to 64 KiB when < 4 x, to 32 KiB when < 1 x, each test on the chunk the previous
+// one left. On 2 x 8 GPUs with 16 channels (concurrentOps 128): 512 KiB from 2 GiB, 256 KiB from 512 MiB, 128 KiB
+// from 64 MiB, 64 KiB from 8 MiB, 32 KiB below.
+Bytes nvls_tree_call_chunk(Bytes chunk, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node) {
+  const auto ops = static_cast<Bytes>(channels) * static_cast<Bytes>(ranks_per_node);
+  constexpr struct {
+    Bytes times, to;
+  } kSteps[] = {{32, 256 * KiB}, {16, 128 * KiB}, {4, 64 * KiB}, {1, 32 * KiB}};
+  for (const auto& step : kSteps)
+    if (size < step.times * ops * chunk && chunk > step.to) chunk = step.to;
+  return chunk;
 }
 
 std::uint32_t local_ranks(const CollectiveSchedule& s) { return s.ranks_per_node == 0 ? s.ranks : s.ranks_per_node; }
@@ -133,9 +148,11 @@ void check_nvls_tree_bytes(const CollectiveSchedule& s, const ByteTally&, const 
 // Switch legs at costs.intra (per-channel payload rate of a GPU's UP / DOWN), network legs at costs.inter
 // (nvls_tree.cpp). Per channel and loop a GPU's UP and DOWN carry (n_l+1) x_l, P_l = s_i((n_l+1) x_l), and its
 // network path at most deg x_l per direction (deg: most tree edges at one node, 1 for 2 nodes), Q_l = s_n(deg x_l).
-// Loop 0's chain: the NVLS reduce-scatter (4a_i / 2 + P_0 as in NVLS), D tree levels up and down (2D (a_n +
-// s_n(x_0)), D: the deepest node), the NVLS allgather (the other 2a_i + P_0); with more loops one more period for
-// the first sharing (as NVLS) and the later loops at the slower pace, max(P_l, Q_l) each.
+// Loop 0's reduce-scatter (4a_i / 2 + P_0 as in NVLS) and its D tree levels up and down (2D (a_n + s_n(x_0)),
+// D: the deepest node); then the legs stay busy: each later loop adds the slower pace, max(P_l, Q_l), and the last
+// loop's allgather its P (the other 2a_i). One loop: 4a_i + 2 P_0 + 2D (a_n + s_n(x_0)). (Until 2026-11-29 the form
+// added one more period for the first sharing, as NVLS's; the engine's fill at 128 and 512 KiB chunks on 2 x 8 H100,
+// 3.95 P and 2.73 P, sits between the two forms at 128 KiB and close to this one at 512 KiB.)
 Time nvls_tree_analytical(const AnalyticalCall& k, const PathCosts& costs) {
   const std::uint32_t ppn = k.ranks_per_node;
   const double eff = costs.payload_efficiency;
@@ -146,11 +163,9 @@ Time nvls_tree_analytical(const AnalyticalCall& k, const PathCosts& costs) {
   const HopCost &hi = costs.intra, &hn = costs.inter;
   const Bytes n1 = static_cast<Bytes>(ppn + 1);
   auto pace = [&](Bytes x) { return std::max(send_time(hi, n1 * x, eff), send_time(hn, deg * x, eff)); };
-  Time t =
-      hi.latency * 4 + send_time(hi, n1 * xmax(0), eff) * 2 + (hn.latency + send_time(hn, xmax(0), eff)) * (2 * depth);
-  if (part.loops > 1) t += pace(xmax(0));
+  Time t = hi.latency * 4 + send_time(hi, n1 * xmax(0), eff) + (hn.latency + send_time(hn, xmax(0), eff)) * (2 * depth);
   for (std::uint32_t l = 1; l < part.loops; ++l) t += pace(xmax(l));
-  return costs.base + t;
+  return costs.base + t + send_time(hi, n1 * xmax(part.loops - 1), eff);
 }
 
 }  // namespace
@@ -166,46 +181,21 @@ AlgorithmInfo nvls_tree_algorithm() {
   a.since_minor = 18;
   a.simple_only = true;
   a.min_nodes = 2;
-  // Opt-in while the engine is slow on its 128 KiB-chunk schedules (issue 16 item 3, measured 2026-11-25, one core):
-  // in the default argmin it is NCCL's pick on aws-p5-2x8xh100 from 4 MiB on, and `vgsim collective --cluster
-  // aws-p5-2x8xh100 -b 8 -e 1G -f 8` takes 10.3 s CPU instead of 0.11 s (forced on the 8 B-16 GiB -f 2 sweep: 281 s
-  // against 1.1 s by default), test_replay ~6 min instead of 6 s. The time goes to the event queue and the max-min
-  // solver (perf, 1 GiB: heap pops 62 %, recompute 13 %), not to building the schedule (< 0.1 %).
-  // 2026-11-28, with deferred finish events (docs/BENCHMARKS.md, session 30): that sweep 0.70 s (0.026 s by default),
-  // -e 16G -f 2 21.2 s (0.23 s); the time is now the per-flow re-rating of the hundreds of flows that share a switch
-  // leg (perf: reschedule 42 %, progress 27 %). Lifted on trial, the calibration fit test (every nccl-tests table,
-  // p5 among them) took 703 s instead of 55 s and failed: still opt-in.
-  // 2026-11-29, with route groups (BENCHMARKS, session 31): that sweep 0.156 s, -e 16G -f 2 3.4 s (0.19 s). Lifted on
-  // trial again, the fit test took 214-236 s and failed on the model, not the engine: the calibrated p5 curve falls
-  // 7.7 % between neighbouring sizes at 21 MB (bound 1 %), and the a3mega table's fit (2 x 8 H100) moves NVLS Tree's
-  // base latency from 0 to 685 us, pricing it out there; three selection tests pin today's choice and the notebooks
-  // test failed (not examined). Making it NCCL's default pick needs those answered first: still opt-in.
-  // 2026-11-29 (session 32), lifted on trial a third time: the fall is mended (calibrate/sim_fit.cpp: at a plan switch
-  // that is also a residual boundary the factor steps where the two calibrated curves cross) and every fit bound
-  // holds; the a3mega fit's 685 us is that table's own (parameters alone: median 5.0 %, 60.4 % when opt-in); the
-  // notebook timed out: the p5 fit took 133 s instead of 3.8 s (16 GiB alone replays in 1.9 s). What still holds it
-  // back is scale beyond 2 nodes, measured on the p5 preset with 64 hosts, 1 GiB: the argmin picks it, with its
-  // [derived] bandwidth for N > 2 (nccl_tuning.hpp), although the simulation gives the ring 25 % less time (8.76
-  // vs 6.57 ms; NCCL 2.18.3's bus-to-alg ratio .70 N / 2(N-1), shared reference, is 0.36 there against the ring's ~0.5;
-  // HEAD's is not in the reference), and it takes 52 s and 680 MiB against the ring's 4.5 s and 20 MiB; at 8 GiB it
-  // needs 83,755,008 transfers, over the commands' 64 Mi guard: the call is refused (exit 2). Needed first: a streamed
-  // NVLS Tree (as the tree's, coll::TreeStream) and NCCL's NVLSTree bandwidth for N > 2. Still opt-in.
-  // 2026-11-29 (session 33): streamed (coll::NvlsTreeStream, sim/nvls_tree_run); the 64-host 1 GiB call now peaks at
-  // 57 MiB instead of 680 MiB with the same output, in about the same time (engine-bound: 54 s). The 8 GiB call still
-  // needs --max-transfers raised (the guard bounds work too); then 681 s, 57 MiB. Then, for N > 2, NCCL 2.18.3's
-  // NVLSTree ratio .70 N / 2(N-1) (nccl_tuning.hpp; HEAD's unknown, carried forward) instead of Tree's 1/2. Lifted on
-  // trial with it: on the p5 preset with 4 and 8 hosts the argmin picks NVLS Tree at 64 MiB and tree/LL128 at 1 GiB,
-  // with 16 and 64 hosts tree at both (1 and 8 GiB on 64), so the costly many-node NVLS Trees leave the default
-  // choice; `vgsim calibrate fit` of the p5 table took 151 s (7.3 s opt-in), over the notebook's 120 s cell (92 s on
-  // 2 threads once the fit replayed on the cores, against 3.9 s opt-in: under the cell, but close): the engine's
-  // time on 2-node NVLS Trees still holds it. Opt-in.
-  a.opt_in = true;
+  // In NCCL's default choice since 2026-11-29 (issue 16 item 3). It was opt-in while the engine was slow on its
+  // schedules (2026-11-25: the p5 sweep 8 B-1 GiB took 10.3 s instead of 0.11 s); deferred finish events, route
+  // groups and the streamed NVLS Tree (sessions 30-33) brought it to seconds, and enqueue.cc's per-call chunk
+  // (nvls_tree_call_chunk: 512 KiB steps instead of 128 KiB from 2 GiB on 2 x 8) cut the p5 table's fit from 151-193 s
+  // to ~40 s (3.9 s without NVLS Tree; docs/BENCHMARKS.md, session 34). The measurements it is offered for say it runs
+  // there: p5's 16 GiB allreduce reaches 487 GB/s bus bandwidth, above what a ring bounded by 3,200 Gb/s per node can
+  // (400 GB/s), and with it in the choice the fitted physical parameters alone reach a median error of 4-5 % on p5
+  // and 6-8 % on a3mega, against 21-24 % and 62-64 % without it.
   a.unavailable = nvls_tree_unavailable;
   a.requirement =
       "ring or tree here (NVLS Tree needs 2 or more nodes with the same rank count, each rank a Hopper or "
       "later GPU attached to its node's NVSwitch)";
   a.generate = generate_nvls_tree;
-  a.geometry = [](Op, Proto) { return nvls_geometry(); };
+  a.geometry = [](Op, Proto) { return nvls_tree_geometry(); };
+  a.call_chunk = nvls_tree_call_chunk;
   a.nvls_channels = true;
   a.even_channels = true;
   a.switch_legs = true;

@@ -109,12 +109,14 @@ TEST_CASE("selection: LL for tiny, Simple for large; forcing honoured") {
   CHECK_THROWS_WITH(select(t, Op::AllGather, 8, c, parse_allowed("tree", "")), Catch::Contains("no allowed"));
   CHECK(parse_allowed("ring,nvls", "").allows(Algo::NVLS));
   CHECK_FALSE(parse_allowed("ring,nvls", "").allows(Algo::Tree));
-  // The default set leaves out opt-in algorithms (NVLS Tree); an exclusion list starts from the default set.
-  CHECK_FALSE(Allowed{}.allows(Algo::NVLSTree));
+  // The default set holds every algorithm no record marks opt-in (NVLS Tree among them since 2026-11-29); an
+  // exclusion list starts from the default set.
+  CHECK(Allowed{}.allows(Algo::NVLSTree));
   CHECK(parse_allowed("nvlstree", "").forces_algo());
   CHECK(parse_allowed("^ring", "").allows(Algo::Tree));
   CHECK_FALSE(parse_allowed("^ring", "").allows(Algo::Ring));
-  CHECK_FALSE(parse_allowed("^ring", "").allows(Algo::NVLSTree));
+  CHECK(parse_allowed("^ring", "").allows(Algo::NVLSTree));
+  CHECK_FALSE(parse_allowed("^nvlstree", "").allows(Algo::NVLSTree));
   CHECK_THROWS_WITH(parse_allowed("ring,pat", ""), Catch::Contains("Ring, Tree, NVLS"));
 }
 

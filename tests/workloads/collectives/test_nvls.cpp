@@ -167,7 +167,7 @@ TEST_CASE("nvlstree allreduce, 2 x 8: UP = DOWN = S(1 + 1/n_l), network S/n_l pe
   const std::uint32_t nl = 8, n = 16;
   GenOptions o;
   o.channels = 16;
-  CHECK(default_chunk_bytes(Op::AllReduce, Algo::NVLSTree, Proto::Simple) == 128 * KiB);
+  o.chunk_bytes = 128 * KiB;  // pinned (NCCL would adapt it to 64 KiB at this size: see the chunk test below)
   // S = 3 loops of channels x n_l x 128 KiB: every shard is S/n_l bytes
   const Bytes S = 3 * Bytes{16} * nl * 128 * KiB;
   const CollectiveSchedule s = generate(Op::AllReduce, Algo::NVLSTree, Proto::Simple, n, nl, S, o);
@@ -191,6 +191,40 @@ TEST_CASE("nvlstree allreduce, 2 x 8: UP = DOWN = S(1 + 1/n_l), network S/n_l pe
   CHECK(validate(s).empty());
   // total = N x 2(n_l + 1) S (switch legs) + 2(N - 1) S (tree edges) = 2 x 18 S + 2 S
   CHECK(required_total_bytes(Op::AllReduce, n, S, Algo::NVLSTree, nl) == 38 * S);
+}
+
+TEST_CASE("nvlstree chunk: one Simple step, lowered per call as enqueue.cc's NVLS_TREE rule (recalled)") {
+  // The largest chunk: BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB (chunkSteps 1 outside the ring), 8 slots.
+  CHECK(default_chunk_bytes(Op::AllReduce, Algo::NVLSTree, Proto::Simple) == 512 * KiB);
+  CHECK(default_slots(Op::AllReduce, Algo::NVLSTree, Proto::Simple) == 8u);
+  // concurrentOps = channels x local ranks = 16 x 8 = 128. size >= 32 x 128 x 512 KiB = 2 GiB keeps 512 KiB; below,
+  // 256 KiB while size >= 16 x 128 x 256 KiB = 512 MiB; 128 KiB while >= 4 x 128 x 128 KiB = 64 MiB; 64 KiB while
+  // >= 1 x 128 x 64 KiB = 8 MiB; 32 KiB below.
+  auto chunk = [](Bytes size, std::uint32_t channels = 16, std::uint32_t ppn = 8) {
+    return call_chunk_bytes(Op::AllReduce, Algo::NVLSTree, Proto::Simple, size, channels, ppn);
+  };
+  CHECK(chunk(16 * GiB) == 512 * KiB);
+  CHECK(chunk(2 * GiB) == 512 * KiB);
+  CHECK(chunk(2 * GiB - 1) == 256 * KiB);
+  CHECK(chunk(512 * MiB) == 256 * KiB);
+  CHECK(chunk(512 * MiB - 1) == 128 * KiB);
+  CHECK(chunk(64 * MiB) == 128 * KiB);
+  CHECK(chunk(64 * MiB - 1) == 64 * KiB);
+  CHECK(chunk(8 * MiB) == 64 * KiB);
+  CHECK(chunk(8 * MiB - 1) == 32 * KiB);
+  CHECK(chunk(8) == 32 * KiB);
+  // concurrentOps scales the thresholds: 4 channels x 4 local ranks = 16, so 512 KiB from 32 x 16 x 512 KiB = 256 MiB.
+  CHECK(chunk(256 * MiB, 4, 4) == 512 * KiB);
+  CHECK(chunk(256 * MiB - 1, 4, 4) == 256 * KiB);
+  // Other algorithms keep their geometry's chunk at every size, and the generator takes the call's chunk unless one is
+  // given.
+  CHECK(call_chunk_bytes(Op::AllReduce, Algo::Tree, Proto::Simple, 8, 16, 8) == 512 * KiB);
+  CHECK(call_chunk_bytes(Op::AllReduce, Algo::NVLS, Proto::Simple, 8, 16, 8) == 128 * KiB);
+  GenOptions o;
+  o.channels = 16;
+  CHECK(generate(Op::AllReduce, Algo::NVLSTree, Proto::Simple, 16, 8, 64 * MiB - 1, o).chunk_bytes == 64 * KiB);
+  o.chunk_bytes = 128 * KiB;
+  CHECK(generate(Op::AllReduce, Algo::NVLSTree, Proto::Simple, 16, 8, 64 * MiB - 1, o).chunk_bytes == 128 * KiB);
 }
 
 TEST_CASE("nvlstree allreduce: uneven sizes and N > 2 stay exact and valid; network stays within one local index") {
@@ -278,8 +312,9 @@ TEST_CASE("NCCL's NVLS Tree model: lat = intraLat + 2 log2(N) interLat, [derived
   CHECK(hop_latency_us(t, Link::NVLink, Algo::NVLSTree, Proto::Simple) == Approx(25.0 / kNvlsChainLegs));
   CHECK(hop_latency_us(t, Link::Net, Algo::NVLSTree, Proto::Simple) == Approx(20.9));
   // 1 GiB: NVLS Tree (66.8 us + 1 GiB / 337.7 GB/s) beats the ring (370.8 x 16/30 = 197.8 GB/s)
-  // NVLS Tree is opt-in (its record): the default set leaves it out, NCCL_ALGO naming it offers it.
-  CHECK(select(t, Op::AllReduce, GiB, c).algo != Algo::NVLSTree);
+  // NVLS Tree is in the default set (its record), as NCCL's argmin offers it; NCCL_ALGO can leave it out.
+  CHECK(select(t, Op::AllReduce, GiB, c).algo == Algo::NVLSTree);
+  CHECK(select(t, Op::AllReduce, GiB, c, parse_allowed("^nvlstree", "")).algo != Algo::NVLSTree);
   const Allowed named = parse_allowed("ring,tree,nvls,nvlstree", "");
   const Selection big = select(t, Op::AllReduce, GiB, c, named);
   CHECK(big.algo == Algo::NVLSTree);

@@ -71,7 +71,13 @@ CollectiveSchedule materialize(const CollectiveSchedule& streamed_header, std::u
 //   SendRecv (p2p): NCCL_P2P_NVL_CHUNKSIZE 512 KiB (use 128 KiB for NET / PCI paths), 8 slots.
 //   AllToAll (p2p): NCCL_P2P_NET_CHUNKSIZE 128 KiB (the communicator passes the NVL / PCI size where it applies).
 //   NVLS:   NCCL_NVLS_CHUNKSIZE 128 KiB per shard chunk (recalled from nvls.cc [verify]), 8 slots (assumption).
+//   NVLS Tree: one Simple step (512 KiB) at most, adapted per call (call_chunk_bytes), 8 slots.
+// These are the largest chunks; call_chunk_bytes gives the one a call of a given size runs with.
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto);
+// The chunk of one call (enqueue.cc adapts it to the size for some algorithms: AlgorithmInfo::call_chunk) and its
+// slice (the geometry's slice, at most that chunk).
+Bytes call_chunk_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node);
+Bytes call_slice_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node);
 std::uint32_t default_slots(Op op, Algo algo, Proto proto);
 // The unit the proxy hands over at a time (net.cc: one isend/irecv per SLICESTEPS steps; the GPU advances tail per
 // slice): ring allreduce/allgather/reducescatter Simple SLICESTEPS 2 of CHUNKSTEPS 4 -> 1 MiB; every other
