@@ -3,6 +3,7 @@
 // the steps that shape the calibrated curve in size (monotone_curve.cpp), which sim_fit.cpp runs.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -146,16 +147,31 @@ void on_cores(std::size_t n, unsigned jobs, Make make, F f) {
   });
 }
 
+// The order to hand n replays to the cores: the largest size first (stable), so the longest replays start first and
+// the cores finish together (longest-processing-time order; a replay's time grows with its size). Results are still
+// written by index, so the order changes only when each replay runs.
+template <class SizeOf>
+std::vector<std::size_t> largest_first(std::size_t n, SizeOf size_of) {
+  std::vector<std::size_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return size_of(a) > size_of(b); });
+  return order;
+}
 // The simulated time of every record under `options` (and `plans`, as NcclReplayer): each distinct call once, on
 // the machine's cores with one replayer per thread: the same times as one replayer in turn.
 inline std::vector<double> simulated_times(const SimTarget& t, const sim::CommOptions& options,
                                            const std::vector<const CollectiveMeasurement*>& records,
                                            const std::vector<PlanChoice>* plans = nullptr) {
   const DistinctCalls d(records);
+  const std::vector<std::size_t> order =
+      largest_first(d.calls.size(), [&](std::size_t k) { return records[d.calls[k]]->size_bytes; });
   std::vector<double> times(records.size());
   on_cores<NcclReplayer>(
       d.calls.size(), t.jobs, [&] { return std::make_unique<NcclReplayer>(t, options, plans); },
-      [&](NcclReplayer& r, std::size_t k) { times[d.calls[k]] = r.run(*records[d.calls[k]]).time_us; });
+      [&](NcclReplayer& r, std::size_t k) {
+        const std::size_t c = d.calls[order[k]];
+        times[c] = r.run(*records[c]).time_us;
+      });
   for (std::size_t i = 0; i < records.size(); ++i) times[i] = times[d.first[i]];
   return times;
 }

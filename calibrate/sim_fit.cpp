@@ -22,6 +22,7 @@
 namespace vgsim::calibrate {
 
 using detail::DistinctCalls;
+using detail::largest_first;
 using detail::NcclFit;
 using detail::NcclReplayer;
 using detail::on_cores;
@@ -343,6 +344,8 @@ Linearization linearize(const NcclFit& fit, const PhysParams& cur, int pass) {
   };
   report_pass(fit.target, pass, "linearizing " + std::to_string(fit.records.size()) + " records");
   const DistinctCalls d(fit.records);
+  const std::vector<std::size_t> order =
+      largest_first(d.calls.size(), [&](std::size_t k) { return fit.records[d.calls[k]]->size_bytes; });
   std::vector<LinearRow> rows(fit.records.size());
   on_cores<Replayers>(
       d.calls.size(), fit.target.jobs,
@@ -350,7 +353,8 @@ Linearization linearize(const NcclFit& fit, const PhysParams& cur, int pass) {
         return std::make_unique<Replayers>(Replayers{NcclReplayer(fit.target, o), ForcedPlans(fit, o)});
       },
       [&](Replayers& r, std::size_t k) {
-        rows[d.calls[k]] = linear_row(fit, cur, *fit.records[d.calls[k]], r.now, r.plans);
+        const std::size_t c = d.calls[order[k]];
+        rows[c] = linear_row(fit, cur, *fit.records[c], r.now, r.plans);
       });
   Linearization lin;
   for (std::size_t i = 0; i < fit.records.size(); ++i) {
