@@ -360,7 +360,8 @@ void monotone_gaps(const NcclFit& fit, const sim::CommOptions& fitted, Calibrati
   }
   // Every call replayed on the machine's cores; a size the communicator cannot run has no time.
   std::vector<std::optional<double>> sim(calls.size());
-  const std::vector<std::size_t> order = largest_first(calls.size(), [&](std::size_t k) { return calls[k].size_bytes; });
+  const std::vector<std::size_t> order =
+      largest_first(calls.size(), [&](std::size_t k) { return calls[k].size_bytes; });
   on_cores<NcclReplayer>(
       calls.size(), fit.target.jobs, [&] { return std::make_unique<NcclReplayer>(fit.target, fitted, &prof.plans); },
       [&](NcclReplayer& r, std::size_t i) {

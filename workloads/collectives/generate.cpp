@@ -64,12 +64,14 @@ Geometry geometry(Op op, Algo algo, Proto proto) {
 }  // namespace
 
 Bytes default_chunk_bytes(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).chunk_bytes; }
-Bytes call_chunk_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node) {
+Bytes call_chunk_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels,
+                       std::uint32_t ranks_per_node) {
   const Bytes chunk = default_chunk_bytes(op, algo, proto);
   const AlgorithmInfo& a = algorithm(algo);
   return a.call_chunk ? a.call_chunk(chunk, size, channels, ranks_per_node) : chunk;
 }
-Bytes call_slice_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node) {
+Bytes call_slice_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t channels,
+                       std::uint32_t ranks_per_node) {
   return std::min(default_slice_bytes(op, algo, proto),
                   call_chunk_bytes(op, algo, proto, size, channels, ranks_per_node));
 }

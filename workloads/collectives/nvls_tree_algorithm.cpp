@@ -59,9 +59,7 @@ double nvls_tree_bandwidth_GBps(const NcclTuning& t, Op, Proto proto, const Comm
 // from 64 MiB, 64 KiB from 8 MiB, 32 KiB below.
 Bytes nvls_tree_call_chunk(Bytes chunk, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node) {
   const auto ops = static_cast<Bytes>(channels) * static_cast<Bytes>(ranks_per_node);
-  constexpr struct {
-    Bytes times, to;
-  } kSteps[] = {{32, 256 * KiB}, {16, 128 * KiB}, {4, 64 * KiB}, {1, 32 * KiB}};
+  constexpr struct { Bytes times, to; } kSteps[] = {{32, 256 * KiB}, {16, 128 * KiB}, {4, 64 * KiB}, {1, 32 * KiB}};
   for (const auto& step : kSteps)
     if (size < step.times * ops * chunk && chunk > step.to) chunk = step.to;
   return chunk;

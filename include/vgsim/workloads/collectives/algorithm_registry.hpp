@@ -80,7 +80,7 @@ struct AlgorithmInfo {
   // enqueue.cc's per-call chunk adaptation: the chunk a call of `size` bytes on `channels` channels and
   // `ranks_per_node` local ranks runs with, given the geometry's chunk (null = that chunk at every size).
   std::function<Bytes(Bytes chunk, Bytes size, std::uint32_t channels, std::uint32_t ranks_per_node)> call_chunk;
-  bool nvls_channels = false;                   // runs CommShape::nvls_channels channels (>= 2), not the ring graph's
+  bool nvls_channels = false;  // runs CommShape::nvls_channels channels (>= 2), not the ring graph's
   bool even_channels = false;  // channels alternate two trees: an odd count becomes even (1 -> 2, else - 1)
 
   // ---- validation (validate.hpp)
