@@ -70,18 +70,27 @@ const Json& object_at(const Json& parent, const char* key, const std::string& fi
   return parent[key];
 }
 
+// The string at parent[key], "" when absent; anything else than a string is an input error.
+std::string string_at(const Json& parent, const char* key, const std::string& file, const std::string& path) {
+  if (!parent.is_object() || !parent.contains(key)) return "";
+  if (!parent[key].is_string())
+    throw InputError(file, path + "." + key, "not a string", parent[key].dump(), "a string (kubeflow.org MPIJob)");
+  return parent[key].get<std::string>();
+}
+
 }  // namespace
 
 MpiJob parse_mpijob(const Json& m, const std::string& file) {
   if (!m.is_object()) throw InputError(file, "$", "not an object", "", "a Kubernetes MPIJob manifest (JSON)");
-  const std::string api = m.value("apiVersion", std::string());
+  const std::string api = string_at(m, "apiVersion", file, "$");
   if (api.rfind("kubeflow.org/", 0) != 0)
     throw InputError(file, "$.apiVersion", "not a Kubeflow API version", api,
                      "kubeflow.org/v2beta1 or kubeflow.org/v1");
-  const std::string kind = m.value("kind", std::string());
+  const std::string kind = string_at(m, "kind", file, "$");
   if (kind != "MPIJob") throw InputError(file, "$.kind", "not an MPIJob", kind, "MPIJob");
   MpiJob j;
-  if (m.contains("metadata") && m["metadata"].is_object()) j.name = m["metadata"].value("name", std::string());
+  if (m.contains("metadata") && m["metadata"].is_object())
+    j.name = string_at(m["metadata"], "name", file, "$.metadata");
   const Json& spec = object_at(m, "spec", file, "$");
   j.slots_per_worker = count_at(spec, "slotsPerWorker", file, "$.spec", 1, false);
   const Json& replicas = object_at(spec, "mpiReplicaSpecs", file, "$.spec");
@@ -108,7 +117,7 @@ MpiJob parse_mpijob(const Json& m, const std::string& file) {
                      std::to_string(j.slots_per_worker) + " slot(s), " + std::to_string(gpus) + " GPU(s)",
                      "slotsPerWorker equal to the worker's nvidia.com/gpu limit (one rank per GPU)");
   if (pod.contains("nodeSelector") && pod["nodeSelector"].is_object())
-    j.pinned_node = pod["nodeSelector"].value("kubernetes.io/hostname", std::string());
+    j.pinned_node = string_at(pod["nodeSelector"], "kubernetes.io/hostname", file, ppath + ".nodeSelector");
   return j;
 }
 

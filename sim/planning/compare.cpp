@@ -53,11 +53,12 @@ Json summarize(const Json& j, const std::string& label) {
   // written before the bottleneck existed have none.
   s["bottleneck"] = nullptr;
   if (res.json().contains("bottleneck") && res.json()["bottleneck"].is_object()) {
-    const Json& b = res.json()["bottleneck"];
-    s["bottleneck"] = {{"what", b.value("what", "")},
-                       {"share", b.value("share", 0.0)},
-                       {"busiest", b.value("busiest", "")},
-                       {"busiest_utilisation_during_comm", b.value("busiest_utilisation_during_comm", 0.0)}};
+    JsonReader b = *res.opt_object("bottleneck");  // a value of the wrong type is an input error naming its path
+    s["bottleneck"] = {
+        {"what", b.opt_string("what").value_or("")},
+        {"share", b.opt_number("share").value_or(0.0)},
+        {"busiest", b.opt_string("busiest").value_or("")},
+        {"busiest_utilisation_during_comm", b.opt_number("busiest_utilisation_during_comm").value_or(0.0)}};
   }
   Json params = Json::object();
   for (auto& p : r.opt_objects("parameters")) {
