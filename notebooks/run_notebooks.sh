@@ -2,7 +2,8 @@
 # Executes every notebook in this folder headless (jupyter nbconvert --execute) against a vgsim binary and checks
 # that each wrote its PNG figures. Usage: run_notebooks.sh <vgsim binary> <figure dir>. Exit 77 (CTest: skipped)
 # when jupyter nbconvert or matplotlib is missing (.ci/setup installs python3-matplotlib, jupyter-nbconvert,
-# python3-nbformat and python3-ipykernel).
+# python3-nbformat and python3-ipykernel). VGSIM_NOTEBOOK_CELL_TIMEOUT_S: seconds per cell (default 120; the tests set
+# it longer for sanitizer builds).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(realpath "$1")"; out="$2"
@@ -20,7 +21,7 @@ status=0
 for nb in "$here"/*.ipynb; do
   name="$(basename "$nb" .ipynb)"
   start=$(date +%s)
-  if jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=120 \
+  if jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout="${VGSIM_NOTEBOOK_CELL_TIMEOUT_S:-120}" \
        --output-dir "$out/executed" "$nb" >"$out/$name.log" 2>&1; then
     echo "ok   $name ($(( $(date +%s) - start )) s)"
   else
