@@ -18,7 +18,8 @@ AlgorithmInfo nvls_algorithm();       // NVLink SHARP allreduce on one node
 AlgorithmInfo nvls_tree_algorithm();  // NVLS per node + node tree across nodes
 
 // Buffer geometry (generate.cpp): ring allreduce / allgather / reducescatter with Simple use CHUNKSTEPS 4 chunks
-// (2 slots, 1 MiB slices), the rest the protocol's; NVLS and NVLS Tree 128 KiB chunks, 8 slots.
+// (2 slots, 1 MiB slices), the rest the protocol's; NVLS 128 KiB chunks, NVLS Tree one 512 KiB Simple step (lowered
+// per call: AlgorithmInfo::call_chunk), both 8 slots.
 Geometry ring_geometry(Op op, Proto proto);
 Geometry nvls_geometry();
 Geometry nvls_tree_geometry();
