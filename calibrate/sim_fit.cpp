@@ -318,7 +318,9 @@ LinearRow linear_row(const NcclFit& fit, const PhysParams& cur, const Collective
                      ForcedPlans& plans) {
   const auto r0 = now.run(m);
   const double L = plans.variant(r0.algo, r0.proto, 0).run(m).time_us;
-  const double LC = plans.variant(r0.algo, r0.proto, 1).run(m).time_us;
+  // Variant 1 lifts only the LL / LL128 ceilings, which a Simple plan never reads (its per-flow cap is the top rung,
+  // sim/communicator.cpp): its replay would repeat variant 0's, the costliest of the four.
+  const double LC = r0.proto == coll::Proto::Simple ? L : plans.variant(r0.algo, r0.proto, 1).run(m).time_us;
   const double H = std::max(0.0, LC - r0.base_us), Bc = std::max(0.0, L - LC);
   const double Bl =
       fit.bottleneck.empty() ? 0.0 : std::max(0.0, plans.variant(r0.algo, r0.proto, 2).run(m).time_us - r0.time_us);
