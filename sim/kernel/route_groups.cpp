@@ -1,8 +1,9 @@
 // Route groups (see Simulator::RouteGroup in include/vgsim/kernel/simulator.hpp): many flows on one route at an
-// equal share, re-rated per class of equal remaining bytes instead of per flow, and written back into the flows'
-// records whenever anything else would read them. Each step repeats the per-flow path's arithmetic, sequence numbers
-// and event counts (Simulator::rerate_one_route and reschedule_one_route in simulator.cpp), so no time, event order
-// or count differs; tests/kernel/test_deferred_finishes.cpp compares both against the eager reference.
+// equal share, or all at one common cap (capped), re-rated per class of equal remaining bytes instead of per flow,
+// and written back into the flows' records whenever anything else would read them. Each step repeats the per-flow
+// path's arithmetic, sequence numbers and event counts (Simulator::rerate_one_route and reschedule_one_route in
+// simulator.cpp), so no time, event order or count differs; tests/kernel/test_deferred_finishes.cpp compares both
+// against the eager reference.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,10 +30,20 @@ std::uint32_t Simulator::group_on(const ResourceId* route) const {
   return groups_[g].route == route ? g : kNoGroup;
 }
 
-void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
+bool Simulator::caps_fit(std::uint32_t n, double cap, double capacity) {
+  // The fill on the route's tightest resource (rerate_one_route) fixes n equal caps c while c <= share_k =
+  // max(0, r_k) / (n - k), r_0 = C, r_k = r_{k-1} - c rounded. Each subtraction errs by at most u C (u = 2^-53), so
+  // r_k >= C - k c - k u C and share_k >= (C - k c - k u C)(1 - u) >= C (1 - (k + 1) u) - k c, which is >= (n - k) c
+  // (every round picks the cap) when n c <= C (1 - (n + 1) u). With n < 2^23, (n + 1) u < 1e-9: the margin below
+  // (also covering the rounding of n x c) proves it.
+  return n < (1u << 23) && std::isfinite(cap) && static_cast<double>(n) * cap <= capacity * (1.0 - 2e-9);
+}
+
+void Simulator::make_group(double capacity, double share, std::uint64_t seq0, bool capped) {
   // comp_flows_ is the route's flow list, every flow just given `share` and a new event: the one queued, the others
-  // aside under seq0 + position. A route listing a resource twice holds its flows twice there: no group (nor for a
-  // route longer than a mask, where that check would cost hops^2).
+  // aside under seq0 + position (capped: every flow at its cap `share`, its own event queued). A route listing a
+  // resource twice holds its flows twice there: no group (nor for a route longer than a mask, where that check would
+  // cost hops^2).
   const Flow& head = flows_[comp_flows_[0]];
   if (head.hops > kMaskHops) return;
   for (std::uint32_t i = 0; i < head.hops; ++i)
@@ -48,6 +59,7 @@ void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
   }
   RouteGroup& g = groups_[gi];
   g.route = head.route;
+  g.capped = capped;
   g.hops = head.hops;
   g.n = static_cast<std::uint32_t>(comp_flows_.size());
   g.capacity = capacity;
@@ -86,12 +98,17 @@ void Simulator::make_group(double capacity, double share, std::uint64_t seq0) {
 }
 
 std::uint32_t Simulator::leave_group(FlowId f) {
-  // Only the queued member finishes (the others' events are not queued); the group keeps its other members.
+  // Only the queued member finishes (the others' events are not queued; in a capped group any member, each has its
+  // own); the group keeps its other members.
   Flow& fl = flows_[f];
   const std::uint32_t gi = group_of_[f];
   RouteGroup& g = groups_[gi];
   --g.n;
   --g.classes[class_of_[f]].members;
+  if (g.capped) {
+    fl.grouped = false;
+    return gi;
+  }
   if (fl.max_rate == g.min_cap) --g.min_cap_count;  // at 0, recounted by rerate_group
   g.left_pos = g.queued_pos;
   g.left_class = class_of_[f];
@@ -100,8 +117,57 @@ std::uint32_t Simulator::leave_group(FlowId f) {
   return gi;
 }
 
+bool Simulator::rerate_capped_group(std::uint32_t gi, FlowId fresh) {
+  RouteGroup& g = groups_[gi];
+  // rerate_one_route's capped path on the same route: every flow, the fresh one too, gets the common cap, so no
+  // member's rate changes (no event of theirs is touched) and the fresh flow gets its finish event.
+  const std::uint32_t n = g.n + (fresh != kNone ? 1 : 0);
+  if (n < kMinGroup) return false;
+  for (std::uint32_t h = 0; h < g.hops; ++h)
+    if (resources_[g.route[h]].flows.size() != n) return false;
+  if (fresh != kNone && !(flows_[fresh].max_rate == g.rate)) return false;
+  if (!caps_fit(n, g.rate, g.capacity)) return false;
+  // Progress, as bring_progress_up per flow. Kept should the fresh flow then find no class: the write-back leaves
+  // the records as the per-flow path's own progress to now would.
+  if (now_ > g.last)
+    for (GroupClass& c : g.classes)
+      if (c.members > 0) c.remaining = progressed(c.remaining, g.rate, now_ - g.last);
+  g.last = now_;
+  std::size_t fresh_class = 0;
+  if (fresh != kNone) {  // the first class holding its bytes, else the first free one (it has no progress: rate 0)
+    const double bytes = flows_[fresh].remaining;
+    std::size_t free_class = g.classes.size();
+    for (; fresh_class < g.classes.size(); ++fresh_class) {
+      const GroupClass& c = g.classes[fresh_class];
+      if (c.members > 0 && c.remaining == bytes) break;
+      if (c.members == 0 && free_class == g.classes.size()) free_class = fresh_class;
+    }
+    if (fresh_class == g.classes.size()) {
+      fresh_class = free_class;
+      if (fresh_class == kMaxClasses) return false;
+      if (fresh_class == g.classes.size()) g.classes.push_back({bytes, Time{0}, 0});
+      g.classes[fresh_class].remaining = bytes;
+    }
+  }
+  ++capped_group_rerates_;
+  if (fresh != kNone) {
+    Flow& fl = flows_[fresh];
+    fl.last = now_;
+    fl.fixed = true;
+    fl.rate = g.rate;
+    schedule_finish(fresh);
+    ++g.classes[fresh_class].members;
+    class_of_[fresh] = static_cast<std::uint16_t>(fresh_class);
+    group_of_[fresh] = gi;
+    fl.grouped = true;
+    ++g.n;
+  }
+  return true;
+}
+
 bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
   RouteGroup& g = groups_[gi];
+  if (g.capped) return rerate_capped_group(gi, fresh);
   // The route still carries the group's flows alone (and `fresh`): each of its resources holds n entries.
   const std::uint32_t n = g.n + (fresh != kNone ? 1 : 0);
   if (n < kMinGroup) return false;
@@ -208,6 +274,22 @@ bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
 void Simulator::dissolve_group(std::uint32_t gi) {
   RouteGroup& g = groups_[gi];
   if (!g.alive) return;
+  if (g.capped) {  // the members are the route's flows of this group (a member leaves the route's lists only later)
+    for (FlowId f : resources_[g.route[0]].flows) {
+      Flow& fl = flows_[f];
+      if (!fl.grouped || group_of_[f] != gi) continue;
+      fl.remaining = g.classes[class_of_[f]].remaining;
+      fl.last = g.last;
+      fl.rate = g.rate;
+      fl.fixed = true;
+      fl.grouped = false;
+      group_of_[f] = kNoGroup;
+    }
+    g.alive = false;
+    --live_groups_;
+    free_groups_.push_back(gi);
+    return;
+  }
   for (std::uint32_t p = 0; p < g.order.size(); ++p) {
     const FlowId f = g.order[p];
     Flow& fl = flows_[f];

@@ -15,7 +15,8 @@
 // under the sequence numbers they would have taken), with the times, order and event count of queueing them all.
 // When no cap binds there (hundreds of NVLS chunks on one switch leg), every flow takes capacity / n and progress,
 // rate and event are made in one pass, reusing the arithmetic of a flow whose inputs equal the previous one's; with
-// 16 or more such flows the route becomes a group, re-rated per class of remaining bytes (route_groups.cpp).
+// 16 or more such flows the route becomes a group, re-rated per class of remaining bytes (route_groups.cpp); so it
+// does when 16 or more flows all ride at one common cap that the route holds (a capped group: no member's rate moves).
 #include "vgsim/kernel/simulator.hpp"
 
 #include <algorithm>
@@ -368,7 +369,14 @@ void Simulator::rerate_one_route(OneRoute one, FlowId fresh) {
     reschedule_changed(fresh);
     return;
   }
-  reschedule_one_route(fresh, [&](std::size_t i, Flow&) { return old_rates_[i]; });
+  const std::size_t new_events = reschedule_one_route(fresh, [&](std::size_t i, Flow&) { return old_rates_[i]; });
+  // Every flow at one common cap that the route's capacity holds, every event queued (at most the one new event,
+  // queued as the earliest; the deferred ones whose rate stayed were queued above): a capped group.
+  const auto n = static_cast<std::uint32_t>(comp_flows_.size());
+  if (n >= kMinGroup && new_events <= 1 && cap_order_.size() == n &&
+      cap_order_.front().first == cap_order_.back().first && caps_fit(n, cap_order_.front().first, capacity))
+      [[unlikely]]
+    make_group(capacity, cap_order_.front().first, 0, true);
 }
 
 void Simulator::next_epoch() {

@@ -28,6 +28,7 @@ struct Workload : FlowObserver, EventHandler {
   std::uint64_t state;
   int started = 0, limit;
   std::uint64_t max_burst;
+  bool common_caps = false;  // 48 in 50 flows capped at 1 GB/s, one at 2 GB/s, one uncapped, else the mix below
   Workload(std::uint64_t seed, int flows, std::uint64_t burst) : state(seed), limit(flows), max_burst(burst) {}
   std::uint64_t pick(std::uint64_t n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -39,11 +40,19 @@ struct Workload : FlowObserver, EventHandler {
       const std::uint64_t r = pick(10);
       const auto& route = routes[r < 4 ? 0 : r < 6 ? 1 : r < 7 ? 2 : 3];  // mostly routes many flows take
       const double sizes[] = {1e6, 1e6, 2e6, 0.7e6 * static_cast<double>(1 + pick(5)), 0.0};
-      const double caps[] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
-                             std::numeric_limits<double>::infinity(), 0.3e9, 2e9};
+      const double inf = std::numeric_limits<double>::infinity();
+      const double caps[] = {inf, inf, inf, 0.3e9, 2e9};
       const Time latencies[] = {Time{0}, Time{0}, ns(500)};
-      FlowSpec spec{route.data(), static_cast<std::uint32_t>(route.size()), sizes[pick(5)], latencies[pick(3)],
-                    caps[pick(5)]};
+      const double bytes = sizes[pick(5)];
+      const Time latency = latencies[pick(3)];
+      double cap = 0.0;
+      if (common_caps) {
+        const std::uint64_t c = pick(50);
+        cap = c == 0 ? 2e9 : c == 1 ? inf : 1e9;
+      } else {
+        cap = caps[pick(5)];
+      }
+      FlowSpec spec{route.data(), static_cast<std::uint32_t>(route.size()), bytes, latency, cap};
       sim.start_flow(spec, this, static_cast<std::uint64_t>(started++));
     }
     if (started < limit) {
@@ -58,26 +67,36 @@ struct Workload : FlowObserver, EventHandler {
 
 struct Outcome {
   std::string log;  // completions in order: tag@ps
-  std::uint64_t events, never_queued, completed, group_rerates;
+  std::uint64_t events, never_queued, completed, group_rerates, capped_group_rerates;
 };
 
-Outcome run_workload(bool defer, std::uint64_t seed, int flows, std::uint64_t max_burst = 3) {
+// capacity_scale multiplies every link's capacity; common_caps: see Workload.
+Outcome run_workload(bool defer, std::uint64_t seed, int flows, std::uint64_t max_burst = 3,
+                     double capacity_scale = 1.0, bool common_caps = false) {
   Simulator sim;
   sim.set_defer_finishes(defer);
   std::vector<ResourceId> r;
   const double gbps[] = {1.0, 2.0, 1.5, 4.0, 0.8};
-  for (int i = 0; i < 5; ++i) r.push_back(sim.add_resource("r" + std::to_string(i), Bandwidth::from_GBps(gbps[i])));
+  for (int i = 0; i < 5; ++i)
+    r.push_back(sim.add_resource("r" + std::to_string(i), Bandwidth::from_GBps(gbps[i] * capacity_scale)));
   Workload w(seed, flows, max_burst);
+  w.common_caps = common_caps;
   w.routes = {{r[0], r[1]}, {r[2]}, {r[1], r[3], r[2]}, {r[4]}};  // the last: a route of its own
   sim.schedule(Time{0}, &w, 0);
   sim.run();
-  return {w.log, sim.events_processed(), sim.finishes_never_queued(), sim.flows_completed(), sim.group_rerates()};
+  return {w.log,
+          sim.events_processed(),
+          sim.finishes_never_queued(),
+          sim.flows_completed(),
+          sim.group_rerates(),
+          sim.capped_group_rerates()};
 }
 
 // One scenario run in both modes: scenario(sim) builds it on a fresh engine, runs it and returns its completion log.
 struct BothModes {
   std::string ref, got;  // completion logs: the reference (every event queued) and the deferring engine
   std::uint64_t events_ref = 0, events = 0, never_queued = 0, group_rerates_ref = 0, group_rerates = 0;
+  std::uint64_t capped_group_rerates_ref = 0, capped_group_rerates = 0;
 };
 template <class Scenario>
 BothModes run_both(Scenario scenario) {
@@ -89,6 +108,7 @@ BothModes run_both(Scenario scenario) {
     (defer ? b.got : b.ref) = std::move(log);
     (defer ? b.events : b.events_ref) = sim.events_processed();
     (defer ? b.group_rerates : b.group_rerates_ref) = sim.group_rerates();
+    (defer ? b.capped_group_rerates : b.capped_group_rerates_ref) = sim.capped_group_rerates();
     if (defer) b.never_queued = sim.finishes_never_queued();
   }
   return b;
@@ -131,6 +151,60 @@ TEST_CASE("deferred finish events: the reference's completions with bursts of up
     group_rerates += got.group_rerates;
   }
   CHECK(group_rerates > 1000);
+}
+
+TEST_CASE("deferred finish events: the reference's completions where many flows ride at one common cap") {
+  // The mixed workloads with bursts of 1-24 starts, 96 % of the flows capped at 1 GB/s (2 % at 2 GB/s, 2 % uncapped).
+  // On links 1000x faster (as the calibration fit's latency-only replays make them) the caps of the busiest route's
+  // flows sum far below its capacity: capped route groups form, are re-rated per class and are written back (a flow
+  // with another cap or none, a flow crossing in from another route). On links 20x faster that sum crosses the
+  // capacity as the route fills and drains (20 flows x 1 GB/s = its 20 GB/s): groups form and end at the boundary.
+  // Expectation: the reference's completions to the picosecond, order and event count; the reference keeps no
+  // groups; per-class re-ratings made at both scales (626 and 3 measured: a flow of the route crossing route 0's
+  // second link, 10 % of the starts, is there most of the time and keeps the route out of one-route re-rating).
+  for (const double scale : {1000.0, 20.0}) {
+    std::uint64_t capped = 0;
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+      const Outcome ref = run_workload(false, seed, 2000, 24, scale, true);
+      const Outcome got = run_workload(true, seed, 2000, 24, scale, true);
+      INFO("scale " << scale << ", seed " << seed);
+      REQUIRE(ref.completed == 2000);
+      CHECK(ref.capped_group_rerates == 0);
+      CHECK(got.log == ref.log);
+      CHECK(got.events == ref.events);
+      capped += got.capped_group_rerates;
+    }
+    INFO("scale " << scale);
+    CHECK(capped > (scale > 100 ? 100u : 0u));
+  }
+}
+
+TEST_CASE("deferred finish events: a capped route group, one burst") {
+  // 100 flows of 1 MB, each capped at 1 GB/s, start together on a 1000 GB/s link: the fill gives each its cap (100
+  // GB/s in all), so every one ends at 1 MB / 1 GB/s = 1 ms (ceil to the picosecond: within 1 ps). From the 16th start
+  // on the route is a capped group: the other 84 starts, and the finishes down to 16 flows left (84), are re-rated
+  // per class: 168 in all. Expectation: the reference's completions, order and event count.
+  struct Burst : FlowObserver {
+    std::string log;
+    void on_flow_done(Simulator& sim, std::uint64_t tag) override {
+      log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
+    }
+  };
+  const BothModes b = run_both([](Simulator& sim) {
+    const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1000));
+    Burst burst;
+    for (std::uint64_t i = 0; i < 100; ++i) sim.start_flow({&link, 1, 1e6, Time{0}, 1e9}, &burst, i);
+    sim.run();
+    return burst.log;
+  });
+  CHECK(b.got == b.ref);
+  CHECK(b.events == b.events_ref);
+  CHECK(b.capped_group_rerates_ref == 0);
+  CHECK(b.capped_group_rerates == 168);
+  std::size_t lines = 0;
+  for (std::size_t at = b.ref.find('@'); at != std::string::npos; at = b.ref.find('@', at + 1), ++lines)
+    CHECK(std::abs(std::stoll(b.ref.substr(at + 1)) - 1'000'000'000LL) <= 1);
+  CHECK(lines == 100);
 }
 
 TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, one burst") {

@@ -97,6 +97,8 @@ class Simulator {
   std::uint64_t finishes_never_queued() const { return never_queued_; }
   // Re-ratings made per class in a route group (rerate_group), not per flow.
   std::uint64_t group_rerates() const { return group_rerates_; }
+  // Re-ratings made per class in a capped route group (every member at its cap; rerate_capped_group).
+  std::uint64_t capped_group_rerates() const { return capped_group_rerates_; }
   std::uint64_t flows_completed() const { return flows_completed_; }
   std::size_t active_flows() const { return active_flow_count_; }
   ResourceStats resource_stats(ResourceId r) const;
@@ -237,6 +239,10 @@ class Simulator {
   // rates, times, events and counts are those of the per-flow path; the flows' own records wait. Anything else
   // that reaches a member (a flow on another route joining, a binding cap, the general search) first writes the
   // group back into its flows' records (dissolve_group), as the per-flow path would have left them.
+  // A capped group is the other steady state of such a route: every member has the same per-flow cap, the caps sum
+  // below the route's capacity (caps_fit), so the fill gives each its cap and a start or finish changes no member's
+  // rate: the members keep their own queued events, and only their progress (per class) and the fresh flow's event
+  // are made (rerate_capped_group). The latency-only replays of the calibration fit (capacities x 1e6) run there.
   struct GroupClass {
     double remaining;  // bytes left at `last`
     Time at;           // finish time of its members' events
@@ -244,6 +250,7 @@ class Simulator {
   };
   struct RouteGroup {
     const ResourceId* route = nullptr;
+    bool capped = false;  // every member at its cap, `rate` (see above); the event fields below are unused then
     std::uint32_t hops = 0;
     std::uint32_t n = 0;    // members
     double capacity = 0.0;  // the route's smallest, bytes/s
@@ -264,11 +271,16 @@ class Simulator {
     // rerate_group updates it by that one change instead of copying the list.
     std::vector<FlowId> order;
   };
-  // Forms a group of comp_flows_ (the route's flows, just re-rated by the one-pass path with these values).
-  void make_group(double capacity, double share, std::uint64_t seq0);
+  // Forms a group of comp_flows_ (the route's flows, just re-rated by the one-pass path with these values); capped:
+  // just given their common cap `rate` by the fill, every one's finish event queued (seq0 unused).
+  void make_group(double capacity, double rate, std::uint64_t seq0, bool capped = false);
+  // Whether the fill on a route of smallest capacity `capacity` gives each of n flows capped at `cap` its cap (see
+  // route_groups.cpp for the bound).
+  static bool caps_fit(std::uint32_t n, double cap, double capacity);
   // Re-rates group g after `fresh` joined the route (kNone: a member left), per class; false when the group's
   // conditions no longer hold (nothing changed then).
   bool rerate_group(std::uint32_t g, FlowId fresh);
+  bool rerate_capped_group(std::uint32_t g, FlowId fresh);
   // The finishing flow f leaves its group; returns the group.
   std::uint32_t leave_group(FlowId f);
   // Writes group g back into its members' records (progress, rate, aside events) and ends it.
@@ -321,6 +333,7 @@ class Simulator {
   std::vector<std::uint32_t> group_of_;  // per flow slot, while grouped
   std::vector<std::uint16_t> class_of_;  // per flow slot, while grouped
   std::uint64_t group_rerates_ = 0;
+  std::uint64_t capped_group_rerates_ = 0;
   bool defer_finishes_ = true;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
