@@ -114,6 +114,14 @@ BothModes run_both(Scenario scenario) {
   return b;
 }
 
+// Completions in order, tag@ps, of flows started with it as their observer.
+struct CompletionLog : FlowObserver {
+  std::string log;
+  void on_flow_done(Simulator& sim, std::uint64_t tag) override {
+    log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
+  }
+};
+
 }  // namespace
 
 TEST_CASE("deferred finish events: the reference's completions, order and event count on mixed workloads") {
@@ -184,15 +192,9 @@ TEST_CASE("deferred finish events: a capped route group, one burst") {
   // GB/s in all), so every one ends at 1 MB / 1 GB/s = 1 ms (ceil to the picosecond: within 1 ps). From the 16th start
   // on the route is a capped group: the other 84 starts, and the finishes down to 16 flows left (84), are re-rated
   // per class: 168 in all. Expectation: the reference's completions, order and event count.
-  struct Burst : FlowObserver {
-    std::string log;
-    void on_flow_done(Simulator& sim, std::uint64_t tag) override {
-      log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
-    }
-  };
   const BothModes b = run_both([](Simulator& sim) {
     const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1000));
-    Burst burst;
+    CompletionLog burst;
     for (std::uint64_t i = 0; i < 100; ++i) sim.start_flow({&link, 1, 1e6, Time{0}, 1e9}, &burst, i);
     sim.run();
     return burst.log;
@@ -211,15 +213,9 @@ TEST_CASE("deferred finish events: hundreds of flows on one link, equal sizes, o
   // 256 flows of 1 MB start together on a 1 GB/s link and get 1/256 of it each: all would finish at the same
   // picosecond, so the order is the queue's sequence. The first to pop leaves 255 flows with 0 bytes left at a higher
   // share; the reference re-queues all of them (255 + 254 + ... stale events), the deferring engine one at a time.
-  struct Burst : FlowObserver {
-    std::string log;
-    void on_flow_done(Simulator& sim, std::uint64_t tag) override {
-      log += std::to_string(tag) + '@' + std::to_string(sim.now().ps) + '\n';
-    }
-  };
   const BothModes b = run_both([](Simulator& sim) {
     const ResourceId link = sim.add_resource("link", Bandwidth::from_GBps(1));
-    Burst burst;
+    CompletionLog burst;
     for (std::uint64_t i = 0; i < 256; ++i) sim.start_flow({&link, 1, 1e6, Time{0}}, &burst, i);
     sim.run();
     return burst.log;
