@@ -516,6 +516,24 @@ void Simulator::fill() {
   // pick exactly what a scan of all resources and flows would.
   std::size_t cap_next = 0;
   std::size_t left = comp_flows_.size();
+  const double* const share = share_.data();
+  const std::size_t n = share_.size();
+  // With thousands of candidates (a tree's whole fabric in one component at scale) and hundreds of rounds, the scan
+  // per round dominated; a round changes the shares of a few blocks only.
+  const bool blocked = n >= kBlockFillMin;
+  const std::size_t blocks = blocked ? ((n - 1) >> kFillBlockBits) + 1 : 0;
+  if (blocked) {
+    ++block_fills_;
+    block_min_.resize(blocks);
+    block_arg_.resize(blocks);
+    block_dirty_.assign(blocks, 1);
+    dirty_blocks_.resize(blocks);
+    for (std::uint32_t b = 0; b < blocks; ++b) dirty_blocks_[b] = b;
+  }
+  const auto changed = [&](std::uint32_t c) {
+    const std::uint32_t b = c >> kFillBlockBits;
+    if (!block_dirty_[b]) block_dirty_[b] = 1, dirty_blocks_.push_back(b);
+  };
   auto fix = [&](FlowId f, double rate) {
     Flow& fl = flows_[f];
     fl.fixed = true;
@@ -528,6 +546,7 @@ void Simulator::fill() {
       remaining_[c] -= rate;
       --rr.unfixed;
       share_[c] = rr.unfixed > 0 ? std::max(0.0, remaining_[c]) / rr.unfixed : std::numeric_limits<double>::infinity();
+      if (blocked) changed(c);
     };
     if (fl.tight == kUnmasked) {
       for (std::uint32_t h = 0; h < fl.hops; ++h) subtract(fl.route[h]);
@@ -535,14 +554,31 @@ void Simulator::fill() {
     }
     for (std::uint32_t m = fl.shared; m != 0; m &= m - 1) subtract(fl.route[__builtin_ctz(m)]);
     // its private candidate (if any) carries it alone: once it is fixed, no round can pick that one
-    if (fl.own_epoch == epoch_) share_[fl.own] = std::numeric_limits<double>::infinity();
+    if (fl.own_epoch == epoch_) {
+      share_[fl.own] = std::numeric_limits<double>::infinity();
+      if (blocked) changed(fl.own);
+    }
   };
-  const double* const share = share_.data();
-  const std::size_t n = share_.size();
   while (left > 0) {
     // resources with every flow fixed have an infinite share and are never picked
-    const std::size_t best = n > 0 ? first_min(share, n) : 0;
-    const double best_share = n > 0 ? share[best] : std::numeric_limits<double>::infinity();
+    std::size_t best = 0;
+    double best_share = std::numeric_limits<double>::infinity();
+    if (blocked) {
+      for (const std::uint32_t b : dirty_blocks_) {
+        const std::size_t lo = std::size_t{b} << kFillBlockBits;
+        const std::size_t k =
+            lo + first_min(share + lo, std::min<std::size_t>(n - lo, std::size_t{1} << kFillBlockBits));
+        block_min_[b] = share[k];
+        block_arg_[b] = static_cast<std::uint32_t>(k);
+        block_dirty_[b] = 0;
+      }
+      dirty_blocks_.clear();
+      best = block_arg_[first_min(block_min_.data(), blocks)];
+      best_share = share[best];
+    } else if (n > 0) {
+      best = first_min(share, n);
+      best_share = share[best];
+    }
     const bool found_res = best_share < std::numeric_limits<double>::infinity();
     while (cap_next < cap_order_.size() && flows_[comp_flows_[cap_order_[cap_next].second]].fixed) ++cap_next;
     if (cap_next < cap_order_.size() && (!found_res || cap_order_[cap_next].first <= best_share)) {

@@ -99,6 +99,8 @@ class Simulator {
   std::uint64_t group_rerates() const { return group_rerates_; }
   // Re-ratings made per class in a capped route group (every member at its cap; rerate_capped_group).
   std::uint64_t capped_group_rerates() const { return capped_group_rerates_; }
+  // Fills of a component large enough to keep block minima (kBlockFillMin candidates or more).
+  std::uint64_t block_fills() const { return block_fills_; }
   std::uint64_t flows_completed() const { return flows_completed_; }
   std::size_t active_flows() const { return active_flow_count_; }
   ResourceStats resource_stats(ResourceId r) const;
@@ -334,6 +336,7 @@ class Simulator {
   std::vector<std::uint16_t> class_of_;  // per flow slot, while grouped
   std::uint64_t group_rerates_ = 0;
   std::uint64_t capped_group_rerates_ = 0;
+  std::uint64_t block_fills_ = 0;
   bool defer_finishes_ = true;
   std::vector<FlowId> free_flows_;
   std::vector<EventHandler*> handlers_;
@@ -351,6 +354,16 @@ class Simulator {
   std::vector<ResourceId> candidates_;  // the component's resources that a round of the fill can pick
   std::vector<double> share_;           // per candidate: max(0, remaining) / unfixed (infinite once all are fixed)
   std::vector<double> remaining_;       // per candidate: capacity not yet given to fixed flows
+  // A large component's fill keeps the smallest share of each block of kFillBlock candidates (value and first
+  // position), rescanning only the blocks whose shares changed since the last round, then the block minima: the
+  // same pick as a scan of all candidates (the smallest share, the first in component order on ties).
+  std::vector<double> block_min_;
+  std::vector<std::uint32_t> block_arg_;
+  std::vector<std::uint8_t> block_dirty_;
+  std::vector<std::uint32_t> dirty_blocks_;
+  // Engineering thresholds, not model parameters: they change speed only, never a pick; chosen, not tuned.
+  static constexpr std::uint32_t kFillBlockBits = 6;         // blocks of 64 candidates
+  static constexpr std::size_t kBlockFillMin = 256;          // candidates from which the fill keeps block minima
   std::vector<std::pair<double, std::uint32_t>> cap_order_;  // finite caps with their component position, sorted
 };
 
