@@ -117,14 +117,10 @@ std::uint32_t Simulator::leave_group(FlowId f) {
   return gi;
 }
 
-bool Simulator::rerate_capped_group(std::uint32_t gi, FlowId fresh) {
+bool Simulator::rerate_capped_group(std::uint32_t gi, FlowId fresh, std::uint32_t n) {
   RouteGroup& g = groups_[gi];
   // rerate_one_route's capped path on the same route: every flow, the fresh one too, gets the common cap, so no
   // member's rate changes (no event of theirs is touched) and the fresh flow gets its finish event.
-  const std::uint32_t n = g.n + (fresh != kNone ? 1 : 0);
-  if (n < kMinGroup) return false;
-  for (std::uint32_t h = 0; h < g.hops; ++h)
-    if (resources_[g.route[h]].flows.size() != n) return false;
   if (fresh != kNone && !(flows_[fresh].max_rate == g.rate)) return false;
   if (!caps_fit(n, g.rate, g.capacity)) return false;
   // Progress, as bring_progress_up per flow. Kept should the fresh flow then find no class: the write-back leaves
@@ -167,12 +163,12 @@ bool Simulator::rerate_capped_group(std::uint32_t gi, FlowId fresh) {
 
 bool Simulator::rerate_group(std::uint32_t gi, FlowId fresh) {
   RouteGroup& g = groups_[gi];
-  if (g.capped) return rerate_capped_group(gi, fresh);
   // The route still carries the group's flows alone (and `fresh`): each of its resources holds n entries.
   const std::uint32_t n = g.n + (fresh != kNone ? 1 : 0);
   if (n < kMinGroup) return false;
   for (std::uint32_t h = 0; h < g.hops; ++h)
     if (resources_[g.route[h]].flows.size() != n) return false;
+  if (g.capped) return rerate_capped_group(gi, fresh, n);
   // The members' smallest cap, recounted when its last holder left (a read of every member's record).
   double min_cap = g.min_cap;
   std::uint32_t min_cap_count = g.min_cap_count;

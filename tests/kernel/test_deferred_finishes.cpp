@@ -168,7 +168,7 @@ TEST_CASE("deferred finish events: the reference's completions where many flows 
   // with another cap or none, a flow crossing in from another route). On links 20x faster that sum crosses the
   // capacity as the route fills and drains (20 flows x 1 GB/s = its 20 GB/s): groups form and end at the boundary.
   // Expectation: the reference's completions to the picosecond, order and event count; the reference keeps no
-  // groups; per-class re-ratings made at both scales (626 and 3 measured: a flow of the route crossing route 0's
+  // groups; per-class re-ratings made at both scales (626 and 15 measured: a flow of the route crossing route 0's
   // second link, 10 % of the starts, is there most of the time and keeps the route out of one-route re-rating).
   for (const double scale : {1000.0, 20.0}) {
     std::uint64_t capped = 0;

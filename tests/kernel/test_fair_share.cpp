@@ -273,47 +273,73 @@ std::vector<double> scan_fill(const std::vector<double>& capacity, const std::ve
 }
 }  // namespace
 
+namespace {
+// A 64-bit LCG: rnd(mod) is uniform enough in [0, mod) for picking test shapes.
+struct Lcg {
+  std::uint64_t state;
+  std::uint64_t operator()(std::uint64_t mod) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % mod;
+  }
+};
+
+struct ArrivalCheck {
+  std::size_t mismatches;
+  std::uint64_t block_fills;
+};
+
+// One engine over `capacity`; `flows` flows of 1 GB start at time 0, flow k on route_of(k) then a cap (1 in 4
+// uncapped, else 0.1 GB/s x (1..3) / 7, none exact in binary). After every `every`-th arrival, each flow's engine
+// rate is compared with scan_fill's of the flows so far, bit for bit.
+template <class RouteOf>
+ArrivalCheck fill_against_scan(Lcg& rnd, const std::vector<double>& capacity, int flows, int every, RouteOf route_of) {
+  Simulator sim;
+  for (std::size_t i = 0; i < capacity.size(); ++i) sim.add_resource("r" + std::to_string(i), Bandwidth{capacity[i]});
+  std::vector<std::vector<ResourceId>> routes;
+  routes.reserve(static_cast<std::size_t>(flows));  // the engine keeps pointers to the route arrays
+  std::vector<double> caps;
+  std::vector<FlowId> ids;
+  Recorder rec;
+  std::size_t mismatches = 0;
+  for (int k = 0; k < flows; ++k) {
+    routes.push_back(route_of(k));
+    const std::uint64_t c = rnd(4);
+    caps.push_back(c == 3 ? std::numeric_limits<double>::infinity() : 0.1 * GB * static_cast<double>(1 + c) / 7.0);
+    ids.push_back(sim.start_flow(
+        {routes.back().data(), static_cast<std::uint32_t>(routes.back().size()), GB, Time{0}, caps.back()}, &rec,
+        static_cast<std::uint64_t>(k)));
+    if ((k + 1) % every != 0) continue;
+    const std::vector<double> expected = scan_fill(capacity, routes, caps);
+    for (std::size_t f = 0; f < ids.size(); ++f) mismatches += sim.flow_rate(ids[f]) != expected[f];
+  }
+  return {mismatches, sim.block_fills()};
+}
+
+// `first` then up to `extra` distinct other resources drawn from [0, pool) + offset.
+std::vector<ResourceId> route_with(Lcg& rnd, std::vector<ResourceId> first, std::uint64_t extra, std::uint64_t pool,
+                                   ResourceId offset) {
+  const std::size_t size = first.size() + rnd(extra + 1);
+  while (first.size() < size) {
+    const auto r = static_cast<ResourceId>(offset + rnd(pool));
+    if (std::find(first.begin(), first.end(), r) == first.end()) first.push_back(r);
+  }
+  return first;
+}
+}  // namespace
+
 // The engine keeps each resource's share and visits caps in sorted order instead of rescanning every round. The
 // rates must be bit-identical to a full scan's, ties included (equal capacities, equal caps, infinite caps): every
 // flow crosses a hub resource, so all flows form one component, and after the k-th arrival, for every flow f,
 //   engine rate(f) == scan_fill(first k flows)(f)   (exact equality, not approximate).
 TEST_CASE("cached shares and sorted caps fill exactly like a full scan") {
-  std::uint64_t state = 777;
-  auto rnd = [&](std::uint64_t mod) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % mod;
-  };
+  Lcg rnd{777};
   for (int trial = 0; trial < 40; ++trial) {
-    Simulator sim;
+    // Few distinct values (share ties), none exact in binary (the order of subtractions shows in the last bits).
     std::vector<double> capacity;
-    for (int i = 0; i < 24; ++i) {
-      // Few distinct values (share ties), none exact in binary (the order of subtractions shows in the last bits).
-      capacity.push_back(GB * static_cast<double>(1 + rnd(4)) / 3.0);
-      sim.add_resource("r" + std::to_string(i), Bandwidth{capacity.back()});
-    }
-    std::vector<std::vector<ResourceId>> routes;
-    routes.reserve(30);  // the engine keeps pointers to the route arrays
-    std::vector<double> caps;
-    std::vector<FlowId> ids;
-    Recorder rec;
-    std::size_t mismatches = 0;
-    for (int k = 0; k < 30; ++k) {
-      std::vector<ResourceId> route{0};  // the hub, then up to 3 distinct other resources
-      const std::uint64_t hops = rnd(4);
-      while (route.size() < 1 + hops) {
-        const auto r = static_cast<ResourceId>(1 + rnd(23));
-        if (std::find(route.begin(), route.end(), r) == route.end()) route.push_back(r);
-      }
-      routes.push_back(route);
-      const std::uint64_t c = rnd(4);
-      caps.push_back(c == 3 ? std::numeric_limits<double>::infinity() : 0.1 * GB * static_cast<double>(1 + c) / 7.0);
-      ids.push_back(
-          sim.start_flow({routes.back().data(), static_cast<std::uint32_t>(route.size()), GB, Time{0}, caps.back()},
-                         &rec, static_cast<std::uint64_t>(k)));
-      const std::vector<double> expected = scan_fill(capacity, routes, caps);
-      for (std::size_t f = 0; f < ids.size(); ++f) mismatches += sim.flow_rate(ids[f]) != expected[f];
-    }
-    CHECK(mismatches == 0);
+    for (int i = 0; i < 24; ++i) capacity.push_back(GB * static_cast<double>(1 + rnd(4)) / 3.0);
+    // the hub, then up to 3 distinct other resources
+    const ArrivalCheck c = fill_against_scan(rnd, capacity, 30, 1, [&](int) { return route_with(rnd, {0}, 3, 23, 1); });
+    CHECK(c.mismatches == 0);
   }
 }
 
@@ -321,47 +347,19 @@ TEST_CASE("cached shares and sorted caps fill exactly like a full scan") {
 // smallest share and rescans only the blocks a round changed. 400 resources of 50 capacities (many rounds), 300 flows:
 // flow k crosses resources k and k + 1 (a chain: one component) and up to 4 others (about 1,100 hops, so most
 // resources carry two flows or more and the later components hold more than the 256 candidates from which the
-// blocks are kept). Expectation, after every tenth arrival, for every flow f:
+// blocks are kept). Expectation, after every tenth arrival (the reference scan is quadratic), for every flow f:
 //   engine rate(f) == scan_fill(first k flows)(f)   (exact), and block fills were made.
 TEST_CASE("block minima fill large components exactly like a full scan") {
-  std::uint64_t state = 4242;
-  auto rnd = [&](std::uint64_t mod) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % mod;
-  };
+  Lcg rnd{4242};
   for (int trial = 0; trial < 3; ++trial) {
-    Simulator sim;
     std::vector<double> capacity;
-    for (int i = 0; i < 400; ++i) {
-      capacity.push_back(GB * static_cast<double>(1 + rnd(50)) / 37.0);
-      sim.add_resource("r" + std::to_string(i), Bandwidth{capacity.back()});
-    }
-    std::vector<std::vector<ResourceId>> routes;
-    routes.reserve(300);
-    std::vector<double> caps;
-    std::vector<FlowId> ids;
-    Recorder rec;
-    std::size_t mismatches = 0;
-    for (int k = 0; k < 300; ++k) {
-      std::vector<ResourceId> route{static_cast<ResourceId>(k), static_cast<ResourceId>(k + 1)};
-      const std::uint64_t hops = rnd(5);
-      while (route.size() < 2 + hops) {
-        const auto r = static_cast<ResourceId>(rnd(400));
-        if (std::find(route.begin(), route.end(), r) == route.end()) route.push_back(r);
-      }
-      routes.push_back(route);
-      const std::uint64_t c = rnd(4);
-      caps.push_back(c == 3 ? std::numeric_limits<double>::infinity() : 0.1 * GB * static_cast<double>(1 + c) / 7.0);
-      ids.push_back(
-          sim.start_flow({routes.back().data(), static_cast<std::uint32_t>(route.size()), GB, Time{0}, caps.back()},
-                         &rec, static_cast<std::uint64_t>(k)));
-      if (k % 10 != 9) continue;  // every tenth arrival compared (the reference scan is quadratic)
-      const std::vector<double> expected = scan_fill(capacity, routes, caps);
-      for (std::size_t f = 0; f < ids.size(); ++f) mismatches += sim.flow_rate(ids[f]) != expected[f];
-    }
+    for (int i = 0; i < 400; ++i) capacity.push_back(GB * static_cast<double>(1 + rnd(50)) / 37.0);
+    const ArrivalCheck c = fill_against_scan(rnd, capacity, 300, 10, [&](int k) {
+      return route_with(rnd, {static_cast<ResourceId>(k), static_cast<ResourceId>(k + 1)}, 4, 400, 0);
+    });
     INFO("trial " << trial);
-    CHECK(mismatches == 0);
-    CHECK(sim.block_fills() > 100);
+    CHECK(c.mismatches == 0);
+    CHECK(c.block_fills > 100);
   }
 }
 

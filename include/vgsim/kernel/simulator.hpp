@@ -282,7 +282,8 @@ class Simulator {
   // Re-rates group g after `fresh` joined the route (kNone: a member left), per class; false when the group's
   // conditions no longer hold (nothing changed then).
   bool rerate_group(std::uint32_t g, FlowId fresh);
-  bool rerate_capped_group(std::uint32_t g, FlowId fresh);
+  // The same for a capped group, called by rerate_group once the route holds n = members (+ fresh) flows alone.
+  bool rerate_capped_group(std::uint32_t g, FlowId fresh, std::uint32_t n);
   // The finishing flow f leaves its group; returns the group.
   std::uint32_t leave_group(FlowId f);
   // Writes group g back into its members' records (progress, rate, aside events) and ends it.
