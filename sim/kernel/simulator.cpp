@@ -468,7 +468,15 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
   }
   // Breadth-first over resources that can lead to other flows: the seeds and resources crossed by two or more flows
   // (a private resource holds only the flow that reached it).
+  // At scale the records it reads are rarely in cache and each read waits for the one before (resource, its flows,
+  // their routes, the next resources): the flows of the resource two places ahead in the queue and the routes of
+  // those one place ahead are prefetched, so those misses overlap with the work on this one.
   for (std::size_t ri = 0; ri < comp_resources_.size(); ++ri) {
+    if (ri + 2 < comp_resources_.size())
+      for (FlowId g : resources_[comp_resources_[ri + 2]].flows) __builtin_prefetch(&flows_[g]);
+    if (ri + 1 < comp_resources_.size())
+      for (FlowId g : resources_[comp_resources_[ri + 1]].flows)
+        if (flows_[g].mark != epoch_) __builtin_prefetch(flows_[g].route);
     const Resource& r = resources_[comp_resources_[ri]];
     for (FlowId f : r.flows) {
       Flow& fl = flows_[f];
@@ -491,6 +499,7 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
       if (fl.tight == kTightUnknown) fl.tight = tightest_private(fl);
       const std::uint32_t tight = fl.tight;
       std::uint32_t visit = fl.shared | (tight != kTightNone ? 1u << tight : 0u);
+      for (std::uint32_t m = visit; m != 0; m &= m - 1) __builtin_prefetch(&resources_[fl.route[__builtin_ctz(m)]]);
       for (; visit != 0; visit &= visit - 1) {
         const auto h = static_cast<std::uint32_t>(__builtin_ctz(visit));
         const ResourceId id = fl.route[h];
@@ -711,6 +720,7 @@ void Simulator::finish(FlowId f) {
   ++flows_completed_;
   if (payloads_[f].observer) payloads_[f].observer->prefetch_flow_done(payloads_[f].tag);  // fetched while we work
   bool shared = false;  // a flow that was alone leaves nobody whose rate could rise
+  for (std::uint32_t i = 0; i < fl.hops; ++i) __builtin_prefetch(&resources_[fl.route[i]]);  // misses in parallel
   for (std::uint32_t i = 0; i < fl.hops; ++i) {
     Resource& r = resources_[fl.route[i]];
     // Remove the first occurrence by moving the last entry into its place (the order recompute() then visits).
