@@ -468,15 +468,9 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
   }
   // Breadth-first over resources that can lead to other flows: the seeds and resources crossed by two or more flows
   // (a private resource holds only the flow that reached it).
-  // At scale the records it reads are rarely in cache and each read waits for the one before (resource, its flows,
-  // their routes, the next resources): the flows of the resource two places ahead in the queue and the routes of
-  // those one place ahead are prefetched, so those misses overlap with the work on this one.
+  // At scale the resource records a flow leads to are rarely in cache: all of a flow's hops to visit are requested
+  // before the first is read, so their misses overlap instead of waiting behind each hop's branches.
   for (std::size_t ri = 0; ri < comp_resources_.size(); ++ri) {
-    if (ri + 2 < comp_resources_.size())
-      for (FlowId g : resources_[comp_resources_[ri + 2]].flows) __builtin_prefetch(&flows_[g]);
-    if (ri + 1 < comp_resources_.size())
-      for (FlowId g : resources_[comp_resources_[ri + 1]].flows)
-        if (flows_[g].mark != epoch_) __builtin_prefetch(flows_[g].route);
     const Resource& r = resources_[comp_resources_[ri]];
     for (FlowId f : r.flows) {
       Flow& fl = flows_[f];
