@@ -468,8 +468,6 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
   }
   // Breadth-first over resources that can lead to other flows: the seeds and resources crossed by two or more flows
   // (a private resource holds only the flow that reached it).
-  // At scale the resource records a flow leads to are rarely in cache: all of a flow's hops to visit are requested
-  // before the first is read, so their misses overlap instead of waiting behind each hop's branches.
   for (std::size_t ri = 0; ri < comp_resources_.size(); ++ri) {
     const Resource& r = resources_[comp_resources_[ri]];
     for (FlowId f : r.flows) {
@@ -493,6 +491,8 @@ void Simulator::collect_component(const ResourceId* seeds, std::uint32_t count) 
       if (fl.tight == kTightUnknown) fl.tight = tightest_private(fl);
       const std::uint32_t tight = fl.tight;
       std::uint32_t visit = fl.shared | (tight != kTightNone ? 1u << tight : 0u);
+      // At scale the resource records a flow leads to are rarely in cache: all of its hops to visit are requested
+      // before the first is read, so their misses overlap instead of waiting behind each hop's branches.
       for (std::uint32_t m = visit; m != 0; m &= m - 1) __builtin_prefetch(&resources_[fl.route[__builtin_ctz(m)]]);
       for (; visit != 0; visit &= visit - 1) {
         const auto h = static_cast<std::uint32_t>(__builtin_ctz(visit));
