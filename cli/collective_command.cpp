@@ -44,6 +44,7 @@ struct CollectiveArgs {
   std::vector<std::string> sets;
   std::string json_out;
   std::string dump_schedule;
+  bool fold_channels = false;  // CommOptions::fold_channels (inexact, opt-in)
   std::string dtype = "float";
   std::string calibration;  // calibration profile JSON (vgsim calibrate fit)
   // nccl-tests habits (so a command line copied from a log runs unchanged): -i step bytes (linear sizes), -g GPUs and
@@ -105,6 +106,7 @@ sim::CommOptions comm_options(const CollectiveArgs& a, std::optional<calibrate::
     });
   }
   a.nccl.apply(opt);
+  opt.fold_channels = a.fold_channels;
   return opt;
 }
 
@@ -176,6 +178,11 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
   header.notes.push_back("transports: " + comm.describe_transports());
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+  if (opt.fold_channels)
+    header.notes.push_back(
+        "channel fold: on (approximation) -- a ring or tree of several channels runs one channel per ring or tree, "
+        "each resource's capacity divided among the channels that cross it; exact only where the fabric maps "
+        "channels onto one another");
   if (profile)
     header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
                            profile->provenance.date + ")");
@@ -348,6 +355,9 @@ void add_collective_command(CLI::App& app) {
   c->add_option("--dump-schedule", args->dump_schedule,
                 "write the largest size's step schedule (transfers, dependencies) as JSON to this file (the first "
                 "1,000,000 transfers; streamed rings, trees and NVLS Trees are stored for it)");
+  c->add_flag("--fold-channels", args->fold_channels,
+              "approximation for large scales: simulate one channel per ring or tree, each resource shared per "
+              "channel (channels / 1 or 2 times fewer events; exact only on a channel-symmetric fabric)");
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
   c->add_option("--library", args->library, "nccl (GPUs) or mpi (Open MPI on CPU buffers, OSU output)")
       ->check(CLI::IsMember({"nccl", "mpi"}))

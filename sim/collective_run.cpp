@@ -14,7 +14,8 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule, std::vect
     : CollectiveRun(schedule, std::vector<std::vector<std::uint32_t>>{std::move(rank_to_endpoint)}, costs, fabric) {}
 
 CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
-                             std::vector<std::vector<std::uint32_t>> channel_gpus, StepCosts costs, Fabric& fabric)
+                             std::vector<std::vector<std::uint32_t>> channel_gpus, StepCosts costs, Fabric& fabric,
+                             bool fold_channels)
     : schedule_(schedule), channel_gpus_(std::move(channel_gpus)), costs_(costs), fabric_(fabric) {
   if (channel_gpus_.empty()) throw std::invalid_argument("CollectiveRun: no rank-to-GPU map");
   for (const auto& m : channel_gpus_)
@@ -27,11 +28,11 @@ CollectiveRun::CollectiveRun(const coll::CollectiveSchedule& schedule,
     throw std::invalid_argument("CollectiveRun: switch efficiency must be in (0, 1]");
   if (schedule.streamed) {  // a ring, tree or NVLS Tree generated as it runs (streamed_run.hpp): no step DAG to build
     if (coll::tree_streamable(schedule))
-      stream_ = std::make_unique<TreeRun>(schedule, channel_gpus_, costs_, fabric_);
+      stream_ = std::make_unique<TreeRun>(schedule, channel_gpus_, costs_, fabric_, fold_channels);
     else if (coll::nvls_tree_streamable(schedule))
       stream_ = std::make_unique<NvlsTreeRun>(schedule, channel_gpus_, costs_, fabric_);
     else
-      stream_ = std::make_unique<RingRun>(schedule, channel_gpus_, costs_, fabric_);
+      stream_ = std::make_unique<RingRun>(schedule, channel_gpus_, costs_, fabric_, fold_channels);
     return;
   }
   // Memory per transfer is what limits the rank count (a 1,024-rank ring has millions of transfers), so the

@@ -38,6 +38,7 @@
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/nvls_tree_stream.hpp"
 
 namespace vgsim::sim {
 
@@ -330,6 +331,8 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   }
   plan.schedule = std::make_shared<const coll::CollectiveSchedule>(
       coll::generate(op, plan.algo, plan.proto, ranks(), ranks_per_node_, size, gen));
+  plan.fold_channels = options_.fold_channels && plan.schedule->streamed && channels > 1 &&
+                       !coll::nvls_tree_streamable(*plan.schedule);  // NVLS Tree is not folded (channel_fold.hpp)
   return plan;
 }
 
@@ -388,7 +391,7 @@ CollectiveResult simulate_collective(const Communicator& comm, coll::Op op, Byte
   res.plan = comm.plan(op, size, root);
   Simulator sim;
   Fabric fabric(comm.cluster(), sim, comm.options().path, comm.options().capacity_scale);
-  CollectiveRun run(*res.plan.schedule, res.plan.channel_gpus, res.plan.costs, fabric);
+  CollectiveRun run(*res.plan.schedule, res.plan.channel_gpus, res.plan.costs, fabric, res.plan.fold_channels);
   run.start();
   sim.run();
   res.time = run.finish_time() - run.start_time();

@@ -1,6 +1,9 @@
 // Registers cluster resources in the engine and caches GPU-to-GPU routes (see include/vgsim/sim/fabric.hpp).
 #include "vgsim/sim/fabric.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "vgsim/kernel/input_error.hpp"
 
 namespace vgsim::sim {
@@ -51,6 +54,16 @@ const Route& Fabric::switch_route(std::uint32_t ep, bool to_switch) {
                      "a bare-metal or passthrough GPU listed under the host's \"nvswitch\"");
   }
   return switch_cache_.emplace(key, to_route(*p)).first->second;
+}
+
+ResourceId Fabric::scaled_resource(ResourceId id, double divisor) {
+  if (!(divisor >= 1.0)) throw std::logic_error("Fabric::scaled_resource: a divisor below 1");
+  if (divisor == 1.0) return id;
+  auto it = scaled_.find({id, divisor});
+  if (it != scaled_.end()) return it->second;
+  const ResourceId s = sim_.add_resource(sim_.resource_name(id) + " (folded, 1/" + std::to_string(divisor) + ")",
+                                         Bandwidth{sim_.resource_capacity(id).bytes_per_s / divisor});
+  return scaled_.emplace(std::make_pair(id, divisor), s).first->second;
 }
 
 }  // namespace vgsim::sim

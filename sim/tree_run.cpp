@@ -6,7 +6,7 @@
 namespace vgsim::sim {
 
 TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
-                 const StepCosts& costs, Fabric& fabric)
+                 const StepCosts& costs, Fabric& fabric, bool fold)
     : CursorRun(costs, fabric), stream_(header) {
   const std::uint32_t n = stream_.ranks();
   if (n >= (1u << 27) - 1 || stream_.channels() > 64 || stream_.loops() >= (1u << 30))
@@ -22,6 +22,16 @@ TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::
       conns_[conn(Step{0, ch, coll::TreeStream::kDown, r})].route = &fabric_.route(map[p], map[r]);
     }
   }
+  const std::uint32_t c = stream_.channels();
+  if (!fold || c == 1) {
+    for (std::uint32_t ch = 0; ch < c; ++ch) runs_.push_back(ch);
+    return;
+  }
+  runs_ = {0, c / 2};  // TreeStream::tree: channels below c / 2 take the first tree, the others the second
+  std::vector<const Route*> routes(conns_.size());
+  for (std::size_t i = 0; i < conns_.size(); ++i) routes[i] = conns_[i].route;
+  fold_.emplace(fabric_, routes, std::size_t{2} * n, runs_);
+  for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i].route = fold_->route(i);
 }
 
 void TreeRun::launch(const Step& s) {

@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "channel_fold.hpp"
 
 #include "cursor_run.hpp"
 #include "vgsim/workloads/collectives/tree_stream.hpp"
@@ -17,11 +20,12 @@ namespace vgsim::sim {
 
 class TreeRun : public CursorRun<TreeRun, coll::TreeStream::Step> {
  public:
-  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run.
+  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run. fold: run the first
+  // channel of each tree alone over routes folded for all channels (channel_fold.hpp; inexact, opt-in).
   TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
-          const StepCosts& costs, Fabric& fabric);
+          const StepCosts& costs, Fabric& fabric, bool fold = false);
 
-  std::uint64_t transfers() const override { return stream_.count(); }
+  std::uint64_t transfers() const override { return stream_.count() / stream_.channels() * runs_.size(); }
   // Both ask for the connection record of the step the tag names (the first thing either callback reads).
   void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
   void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
@@ -46,7 +50,13 @@ class TreeRun : public CursorRun<TreeRun, coll::TreeStream::Step> {
   static std::uint64_t send_index(const Step& s) { return s.l; }
   Bytes bytes(const Step& s) const { return stream_.bytes(s.l, s.ch); }
   void launch_sources() {
-    for (const Step& s : stream_.sources()) launch(s);  // in index order
+    for (const Step& s : stream_.sources())  // in index order
+      if (runs(s.ch)) launch(s);
+  }
+  bool runs(std::uint32_t ch) const {
+    for (const std::uint32_t c : runs_)
+      if (c == ch) return true;
+    return false;
   }
   // Launches the dependents of s whose edge waits for this stage (delivered: data edges; else the others).
   void release(const Step& s, bool delivered_stage) {
@@ -61,6 +71,8 @@ class TreeRun : public CursorRun<TreeRun, coll::TreeStream::Step> {
 
   coll::TreeStream stream_;
   std::vector<ConnectionCursor> conns_;  // per (channel, direction, member rank); steps are loops
+  std::vector<std::uint32_t> runs_;      // the channels that run: all, or one per tree when folded
+  std::optional<ChannelFold> fold_;      // their folded routes, when folded
 };
 
 }  // namespace vgsim::sim

@@ -33,7 +33,7 @@ GroupCallResult GroupCollectives::run(const std::string& pattern, const Groups& 
   }
   std::vector<std::unique_ptr<CollectiveRun>> runs;
   for (const CallPlan& pl : plans) {
-    runs.push_back(std::make_unique<CollectiveRun>(*pl.schedule, pl.channel_gpus, pl.costs, fabric));
+    runs.push_back(std::make_unique<CollectiveRun>(*pl.schedule, pl.channel_gpus, pl.costs, fabric, pl.fold_channels));
     runs.back()->start();
   }
   sim.run();

@@ -94,7 +94,8 @@ void CollectiveStream::run(std::uint32_t g, Key key, bool record) {
   if (!plan.schedule) plan = comm_->plan(plan.op, plan.size);  // dropped after an earlier run: built again
   Running entry;
   entry.schedule = plan.schedule;
-  entry.run = std::make_unique<CollectiveRun>(*plan.schedule, plan.channel_gpus, plan.costs, fabric_);
+  entry.run = std::make_unique<CollectiveRun>(*plan.schedule, plan.channel_gpus, plan.costs, fabric_,
+                                              plan.fold_channels);
   CollectiveRun* const self = entry.run.get();
   runs_.push_back(std::move(entry));
   if (schedule_unused_after(g, record)) plan.schedule.reset();  // the run keeps it as long as it needs it

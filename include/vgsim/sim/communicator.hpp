@@ -43,6 +43,11 @@ struct CommOptions {
   // NVLS Tree: x ranks per node), same times to the picosecond as the stored step DAG. Stored: every schedule is
   // materialized (a test oracle; analytical fidelity materializes a streamed schedule itself).
   coll::StepStorage steps = coll::StepStorage::Streamed;
+  // Opt-in, inexact: a streamed ring or tree of several channels simulates its representative channels only (one per
+  // ring, one per tree), each resource's capacity divided among the channels that cross it (sim/channel_fold.hpp):
+  // channels / reps times fewer flows and events; exact in real arithmetic only where the fabric maps channels onto
+  // one another. Its error against the full simulation is measured in docs/BENCHMARKS.md. Default off.
+  bool fold_channels = false;
 };
 
 // The commands' default for CommOptions::max_transfers: 64 Mi transfers, about 4 GiB of schedule and executor state
@@ -63,6 +68,9 @@ struct CallPlan {
   // the channels' rings leave every node through different GPUs (and so different NICs), as NCCL's per-channel rings
   // do.
   std::vector<std::vector<std::uint32_t>> channel_gpus;
+  // Whether the call runs folded (CommOptions::fold_channels asked, and the schedule is a streamed ring or tree of
+  // several channels): CollectiveRun's fold_channels.
+  bool fold_channels = false;
 };
 
 // The cluster's OS instances in order (a bare-metal host, or a VM), each with its GPU endpoints (indices into

@@ -37,6 +37,9 @@ class Fabric {
   // NVLS leg of an endpoint (Cluster::nvswitch_path): its NVSwitch "up" (to_switch) or "down" resource alone.
   // Throws InputError naming the endpoint when its GPU is not on an NVSwitch (or is a MIG instance / vGPU).
   const Route& switch_route(std::uint32_t endpoint, bool to_switch);
+  // A resource standing for `divisor` equal shares of resource `id` (capacity / divisor), made once per (id, divisor)
+  // and shared by every folded route that asks (sim/channel_fold.hpp); `id` itself when divisor is 1.
+  ResourceId scaled_resource(ResourceId id, double divisor);
   const topo::Cluster& cluster() const { return cluster_; }
   Simulator& simulator() { return sim_; }
   const topo::PathOptions& options() const { return options_; }
@@ -47,6 +50,7 @@ class Fabric {
   topo::PathOptions options_;
   std::unordered_map<std::uint64_t, Route> cache_;
   std::unordered_map<std::uint64_t, Route> switch_cache_;  // key: endpoint << 1 | to_switch
+  std::map<std::pair<ResourceId, double>, ResourceId> scaled_;
 };
 
 }  // namespace vgsim::sim

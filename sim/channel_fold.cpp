@@ -1,0 +1,39 @@
+// Folded routes of a channel fold (see channel_fold.hpp).
+#include "channel_fold.hpp"
+
+namespace vgsim::sim {
+
+ChannelFold::ChannelFold(Fabric& fabric, const std::vector<const Route*>& routes, std::size_t per_channel,
+                         const std::vector<std::uint32_t>& reps) {
+  std::vector<bool> rep(routes.size(), false);
+  for (const std::uint32_t ch : reps)
+    for (std::size_t i = 0; i < per_channel; ++i) rep.at(ch * per_channel + i) = true;
+  // Connections per resource: all channels', and the representatives'. Counts, not bytes: a ring's or a tree's
+  // connections of one call carry the same bytes per step (up to the one byte of an uneven split).
+  std::unordered_map<ResourceId, std::pair<std::uint64_t, std::uint64_t>> count;  // resource -> (all, reps)
+  for (std::size_t i = 0; i < routes.size(); ++i)
+    if (routes[i])
+      for (const ResourceId r : routes[i]->resources) {
+        auto& c = count[r];
+        ++c.first;
+        if (rep[i]) ++c.second;
+      }
+  std::unordered_map<const Route*, const Route*> done;
+  folded_.assign(routes.size(), nullptr);
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    const Route* r = routes[i];
+    if (!r || !rep[i]) continue;
+    auto it = done.find(r);
+    if (it == done.end()) {
+      Route f = *r;  // (its bottleneck stays the unfolded path's: the executors read resources and latency only)
+      for (ResourceId& id : f.resources) {
+        const auto& c = count.at(id);
+        id = fabric.scaled_resource(id, static_cast<double>(c.first) / static_cast<double>(c.second));
+      }
+      it = done.emplace(r, &owned_.emplace_back(std::move(f))).first;
+    }
+    folded_[i] = it->second;
+  }
+}
+
+}  // namespace vgsim::sim
