@@ -34,6 +34,7 @@ struct TrainArgs {
   std::vector<std::string> sets;
   std::string calibration;
   std::uint64_t max_transfers = sim::kDefaultMaxTransfers;
+  bool fold_channels = false;  // JobSpec::fold_channels
   int iterations = kNotGiven;  // 0 and negatives are refused by resolve_job, not taken as "not given"
   std::string json_out, trace_out;
   bool quiet = false;
@@ -118,6 +119,7 @@ void run(const TrainArgs& a) {
     spec.sets_origin = "calibration " + a.calibration + " / " + spec.sets_origin;
   }
   spec.max_transfers = a.max_transfers;
+  spec.fold_channels = a.fold_channels;
   spec.nccl.merge(a.nccl);
   if (a.overlap_collectives) spec.serialize_collectives = false;
   if (a.no_replay) spec.reuse_collective_times = false;
@@ -177,6 +179,9 @@ void add_train_command(CLI::App& app) {
   c->add_option("--max-transfers", a->max_transfers,
                 "refuse a collective whose schedule needs more step transfers (~64 B each; 0 = no limit)")
       ->capture_default_str();
+  c->add_flag("--fold-channels", a->fold_channels,
+              "approximation for large scales: simulate one channel per ring or tree, each resource shared per "
+              "channel (exact only on a channel-symmetric fabric)");
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
   add_nccl_options(c, a->nccl);
   add_catalog_option(c);

@@ -1,12 +1,13 @@
 // Channel fold (opt-in, inexact; CommOptions::fold_channels): a streamed ring or tree simulates only its
-// representative channels (a ring: channel 0; a tree: the first channel of each of its two trees), each flow standing for the channels that behave like it. A resource's capacity as the
-// representatives see it is divided by D = (connections of all channels on it) / (connections of the
-// representatives on it), so a representative flow gets what each of D equal flows would (max-min with D equal
-// members splits C into C/D each). Exact in real arithmetic where the fabric maps channels onto one another
-// (every connection of a channel carries the same bytes, and each other channel's connections sit on resources that
-// a relabelling of the hardware makes the representatives'); elsewhere (ECMP spreading channels unevenly, a resource
-// one channel crosses and the representatives do not) an approximation: docs/BENCHMARKS.md measures its error
-// against the full simulation. Cuts flows and events by channels / reps. Private to sim/.
+// representative channels (a ring: channel 0; a tree: the first channel of each of its two trees), each flow standing
+// for the channels that behave like it. A resource's capacity as the representatives see it is divided by D =
+// (connections of all channels on it) / (connections of the representatives on it), so a representative flow gets what
+// each of D equal flows would (max-min with D equal members splits C into C/D each). Exact in real arithmetic where the
+// fabric maps channels onto one another (every connection of a channel carries the same bytes, and each other channel's
+// connections sit on resources that a relabelling of the hardware makes the representatives'); elsewhere (ECMP
+// spreading channels unevenly, a resource one channel crosses and the representatives do not) an approximation:
+// docs/BENCHMARKS.md measures its error against the full simulation. Cuts flows and events by channels / reps. Private
+// to sim/.
 #pragma once
 
 #include <cstdint>

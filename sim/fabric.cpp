@@ -63,7 +63,15 @@ ResourceId Fabric::scaled_resource(ResourceId id, double divisor) {
   if (it != scaled_.end()) return it->second;
   const ResourceId s = sim_.add_resource(sim_.resource_name(id) + " (folded, 1/" + std::to_string(divisor) + ")",
                                          Bandwidth{sim_.resource_capacity(id).bytes_per_s / divisor});
+  scaled_list_.push_back({s, id, divisor});
   return scaled_.emplace(std::make_pair(id, divisor), s).first->second;
+}
+
+std::vector<double> Fabric::bytes_carried() const {
+  std::vector<double> v(cluster_.resources().size());
+  for (ResourceId r = 0; r < v.size(); ++r) v[r] = sim_.resource_stats(r).bytes_carried;
+  for (const Scaled& s : scaled_list_) v[s.original] += s.divisor * sim_.resource_stats(s.id).bytes_carried;
+  return v;
 }
 
 }  // namespace vgsim::sim

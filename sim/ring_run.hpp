@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "channel_fold.hpp"
-
 #include "cursor_run.hpp"
 #include "vgsim/workloads/collectives/ring_stream.hpp"
 
@@ -60,7 +59,8 @@ class RingRun : public CursorRun<RingRun, RingStep> {
   static std::uint64_t send_index(const Step& s) { return s.g; }
   Bytes bytes(const Step& s) const { return stream_.bytes(s.g, s.ch, s.p); }
   void launch_sources() {
-    for (std::uint32_t ch = 0; ch < run_channels_; ++ch)  // step 0 has no dependency: every connection starts, in index order
+    for (std::uint32_t ch = 0; ch < run_channels_;
+         ++ch)  // step 0 has no dependency: every connection starts, in index order
       for (std::uint32_t p = 0; p < n_; ++p) launch(0, ch, p);
   }
   bool ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const;
@@ -71,7 +71,7 @@ class RingRun : public CursorRun<RingRun, RingStep> {
   coll::RingStream stream_;
   std::uint32_t n_, c_;
   std::uint32_t run_channels_;  // the channels that run: c_, or 1 when folded
-  bool buffer_reads_data_;  // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
+  bool buffer_reads_data_;      // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
   std::vector<ConnectionCursor> conns_;  // per (channel, position): position p -> p+1; steps are global steps
   std::optional<ChannelFold> fold_;      // the folded routes channel 0 runs on, when folded
 };

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "channel_fold.hpp"
-
 #include "cursor_run.hpp"
 #include "vgsim/workloads/collectives/tree_stream.hpp"
 

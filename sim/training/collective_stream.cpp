@@ -83,7 +83,7 @@ void CollectiveStream::issue(std::uint32_t g) {
       ctx_.post(c.start + hit->second.duration, StepEvent::replay_done(g));
       return;
     }
-    recording_ = bytes_carried(ctx_.sim);
+    recording_ = fabric_.bytes_carried();
   }
   run(g, key, fast);
 }
@@ -94,8 +94,8 @@ void CollectiveStream::run(std::uint32_t g, Key key, bool record) {
   if (!plan.schedule) plan = comm_->plan(plan.op, plan.size);  // dropped after an earlier run: built again
   Running entry;
   entry.schedule = plan.schedule;
-  entry.run = std::make_unique<CollectiveRun>(*plan.schedule, plan.channel_gpus, plan.costs, fabric_,
-                                              plan.fold_channels);
+  entry.run =
+      std::make_unique<CollectiveRun>(*plan.schedule, plan.channel_gpus, plan.costs, fabric_, plan.fold_channels);
   CollectiveRun* const self = entry.run.get();
   runs_.push_back(std::move(entry));
   if (schedule_unused_after(g, record)) plan.schedule.reset();  // the run keeps it as long as it needs it
@@ -103,8 +103,9 @@ void CollectiveStream::run(std::uint32_t g, Key key, bool record) {
     if (record) {
       Recorded rec;
       rec.duration = finish - ctx_.iteration().collectives[g].start;
+      const std::vector<double> now = fabric_.bytes_carried();
       for (ResourceId r = 0; r < recording_.size(); ++r) {
-        const double d = ctx_.sim.resource_stats(r).bytes_carried - recording_[r];
+        const double d = now[r] - recording_[r];
         if (d > 0.0) rec.bytes.emplace_back(r, d);
       }
       recorded_.emplace(key, std::move(rec));

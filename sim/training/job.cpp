@@ -226,6 +226,7 @@ void resolve_nccl(const JobSpec& spec, const JobValues& given, NcclKnobs& kn, Tr
   }
   kn.apply(job.comm);
   job.comm.max_transfers = spec.max_transfers;
+  job.comm.fold_channels = spec.fold_channels;
 }
 
 // The job's own values (sim.*, virt.*, compute.nccl_sm_per_channel) and the vGPU scheduler's.

@@ -10,7 +10,11 @@ namespace vgsim::sim::training {
 
 JobRunner::JobRunner(const TrainingJob& job, TrainingResult& out, Simulator& sim, Fabric& fabric,
                      virt::VgpuScheduler& gpus, bool shared, Time tick_offset)
-    : ctx_{job, out, sim, *this, {}, {}, {}}, gpus_(gpus), tick_offset_(tick_offset), stream_(ctx_, fabric, shared) {
+    : ctx_{job, out, sim, *this, {}, {}, {}},
+      fabric_(fabric),
+      gpus_(gpus),
+      tick_offset_(tick_offset),
+      stream_(ctx_, fabric, shared) {
   out = result_header(job);
   bool sliced = false;  // a rank is on a time-sliced vGPU: compute goes through the scheduler
   for (std::uint32_t e : job.rank_to_endpoint) sliced = sliced || gpus_.time_sliced(e);
@@ -21,7 +25,7 @@ JobRunner::JobRunner(const TrainingJob& job, TrainingResult& out, Simulator& sim
     compute_ = std::make_unique<ClockedCompute>(ctx_, end);
   stream_.set_compute(*compute_);
   stream_.connect();
-  ctx_.iteration_bytes.assign(sim.resource_count(), 0.0);
+  ctx_.iteration_bytes.assign(fabric.cluster().resources().size(), 0.0);
 }
 
 void JobRunner::start() {
@@ -64,7 +68,7 @@ void JobRunner::begin_iteration() {
   it.backward_start = it.start + (cr.forward + cr.backward) * (k - 1) + cr.forward;
   it.backward_end = it.backward_start + cr.backward;
   ctx_.out.iterations.push_back(it);
-  iteration_start_bytes_ = bytes_carried(ctx_.sim);
+  iteration_start_bytes_ = fabric_.bytes_carried();
   std::fill(ctx_.iteration_bytes.begin(), ctx_.iteration_bytes.end(), 0.0);
   ctx_.groups.clear();
   if (stream_.connected()) {
@@ -90,8 +94,9 @@ void JobRunner::end_iteration(Time optimizer_start, Time end) {
   it.end = end;
   // Bytes carried in this iteration: flows completed on the engine since it began, plus replayed collectives.
   // No flow crosses an iteration boundary (the optimizer waits for the last collective).
+  const std::vector<double> now = fabric_.bytes_carried();
   for (ResourceId r = 0; r < ctx_.iteration_bytes.size(); ++r)
-    ctx_.iteration_bytes[r] += ctx_.sim.resource_stats(r).bytes_carried - iteration_start_bytes_[r];
+    ctx_.iteration_bytes[r] += now[r] - iteration_start_bytes_[r];
   last_bytes_ = ctx_.iteration_bytes;
   if (static_cast<int>(ctx_.out.iterations.size()) < ctx_.job.iterations)
     ctx_.post(it.end, StepEvent::iteration_start());

@@ -37,6 +37,7 @@ class JobRunner final : public EventHandler, private IterationEnd {
   void end_iteration(Time optimizer_start, Time end) override;
 
   StepContext ctx_;
+  Fabric& fabric_;  // its bytes_carried() counts this job's bytes per cluster resource
   virt::VgpuScheduler& gpus_;
   Time tick_offset_{0};
   CollectiveStream stream_;

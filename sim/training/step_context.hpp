@@ -29,13 +29,6 @@ struct StepContext {
   void post(Time at, StepEvent e) { sim.schedule(at, &handler, e.tag()); }
 };
 
-// Bytes each resource of the engine has carried so far (completed flows).
-inline std::vector<double> bytes_carried(const Simulator& sim) {
-  std::vector<double> v(sim.resource_count());
-  for (ResourceId r = 0; r < v.size(); ++r) v[r] = sim.resource_stats(r).bytes_carried;
-  return v;
-}
-
 // Ends the running iteration (the JobRunner): the optimizer step started at `optimizer_start` and is done at `end`.
 class IterationEnd {
  public:

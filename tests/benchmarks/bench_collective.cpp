@@ -39,7 +39,7 @@ void simulate_and_report(benchmark::State& state, const sim::Communicator& comm,
   state.counters["simulated_us"] = sim_us;
 }
 
-void BM_RingAllreduce1GiB(benchmark::State& state) {
+void ring_allreduce_1GiB(benchmark::State& state, bool fold) {
   const auto ranks = static_cast<std::uint32_t>(state.range(0));
   const auto channels = static_cast<std::uint32_t>(state.range(1));  // 0 = as the communicator picks (8 on DGX)
   const topo::Catalog catalog = topo::Catalog::load_default();
@@ -47,6 +47,7 @@ void BM_RingAllreduce1GiB(benchmark::State& state) {
   sim::CommOptions opt;
   opt.algo = coll::Algo::Ring;
   opt.proto = coll::Proto::Simple;
+  opt.fold_channels = fold;
   if (channels) opt.channels = channels;
   sim::Communicator comm(cluster, sim::place_ranks(cluster, ranks / 8, 8), opt);
   simulate_and_report(state, comm, GiB);
@@ -55,6 +56,10 @@ void BM_RingAllreduce1GiB(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
   state.counters["channels"] = comm.shape().channels;
 }
+void BM_RingAllreduce1GiB(benchmark::State& state) { ring_allreduce_1GiB(state, false); }
+// The same ring with the channel fold (CommOptions::fold_channels; inexact): one channel runs, each resource divided
+// among the channels that cross it. Its sim_us against BM_RingAllreduce1GiB's is the fold's error.
+void BM_RingAllreduce1GiBFolded(benchmark::State& state) { ring_allreduce_1GiB(state, true); }
 
 void BM_NvlsTreeAllreduce(benchmark::State& state) {
   const topo::Catalog catalog = topo::Catalog::load_default();
@@ -82,6 +87,14 @@ BENCHMARK(BM_RingAllreduce1GiB)
     ->Args({256, 2})
     ->Args({1024, 2})
     ->Args({4096, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_RingAllreduce1GiBFolded)
+    ->Args({64, 0})
+    ->Args({256, 0})
+    ->Args({1024, 0})
+    ->Args({4096, 0})
+    ->Args({16384, 0})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 // {MiB}

@@ -40,6 +40,9 @@ class Fabric {
   // A resource standing for `divisor` equal shares of resource `id` (capacity / divisor), made once per (id, divisor)
   // and shared by every folded route that asks (sim/channel_fold.hpp); `id` itself when divisor is 1.
   ResourceId scaled_resource(ResourceId id, double divisor);
+  // Bytes each cluster resource has carried so far (completed flows), indexed like Cluster::resources(): a scaled
+  // resource's bytes count on its original times its divisor (it stands for that many equal flows).
+  std::vector<double> bytes_carried() const;
   const topo::Cluster& cluster() const { return cluster_; }
   Simulator& simulator() { return sim_; }
   const topo::PathOptions& options() const { return options_; }
@@ -51,6 +54,11 @@ class Fabric {
   std::unordered_map<std::uint64_t, Route> cache_;
   std::unordered_map<std::uint64_t, Route> switch_cache_;  // key: endpoint << 1 | to_switch
   std::map<std::pair<ResourceId, double>, ResourceId> scaled_;
+  struct Scaled {
+    ResourceId id, original;
+    double divisor;
+  };
+  std::vector<Scaled> scaled_list_;  // in creation order
 };
 
 }  // namespace vgsim::sim

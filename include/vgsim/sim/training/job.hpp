@@ -63,6 +63,8 @@ struct JobSpec {
   bool reuse_collective_times = true;
   // Resource guard per collective (CommOptions::max_transfers; --max-transfers).
   std::uint64_t max_transfers = kDefaultMaxTransfers;
+  // Approximation for large scales (CommOptions::fold_channels; --fold-channels). Default off.
+  bool fold_channels = false;
 };
 
 // One parameter as used, with its origin.
