@@ -180,9 +180,8 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
   if (opt.fold_channels)
     header.notes.push_back(
-        "channel fold: on (approximation) -- a ring or tree of several channels runs one channel per ring or tree, "
-        "each resource's capacity divided among the channels that cross it; exact only where the fabric maps "
-        "channels onto one another");
+        "channel fold: on (approximation) -- each ring or tree of several channels ran its representative channels "
+        "only, each resource's capacity divided among the channels that cross it");
   if (profile)
     header.notes.push_back("calibration: " + a.calibration + " (" + profile->provenance.hardware + ", " +
                            profile->provenance.date + ")");
@@ -266,6 +265,9 @@ std::vector<sim::NcclTestsRow> print_rows(const RowContext& x, const std::vector
 }
 
 void run(const CollectiveArgs& a) {
+  if (a.library == "mpi" && a.fold_channels)
+    throw InputError("", "--fold-channels", "the channel fold applies to NCCL's rings and trees", "--library mpi",
+                     "no --fold-channels with --library mpi");
   if (a.library == "mpi")
     return run_mpi_collective(
         {a.cluster, a.op, a.nodes, a.ranks_per_node, a.mpi_algo, a.sets, a.mpi_profile, a.json_out},
@@ -355,9 +357,7 @@ void add_collective_command(CLI::App& app) {
   c->add_option("--dump-schedule", args->dump_schedule,
                 "write the largest size's step schedule (transfers, dependencies) as JSON to this file (the first "
                 "1,000,000 transfers; streamed rings, trees and NVLS Trees are stored for it)");
-  c->add_flag("--fold-channels", args->fold_channels,
-              "approximation for large scales: simulate one channel per ring or tree, each resource shared per "
-              "channel (channels / 1 or 2 times fewer events; exact only on a channel-symmetric fabric)");
+  add_fold_channels_flag(c, args->fold_channels);
   c->add_option("--calibration", args->calibration, "calibration profile JSON to apply (vgsim calibrate fit)");
   c->add_option("--library", args->library, "nccl (GPUs) or mpi (Open MPI on CPU buffers, OSU output)")
       ->check(CLI::IsMember({"nccl", "mpi"}))

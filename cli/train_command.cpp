@@ -179,9 +179,7 @@ void add_train_command(CLI::App& app) {
   c->add_option("--max-transfers", a->max_transfers,
                 "refuse a collective whose schedule needs more step transfers (~64 B each; 0 = no limit)")
       ->capture_default_str();
-  c->add_flag("--fold-channels", a->fold_channels,
-              "approximation for large scales: simulate one channel per ring or tree, each resource shared per "
-              "channel (exact only on a channel-symmetric fabric)");
+  add_fold_channels_flag(c, a->fold_channels);
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
   add_nccl_options(c, a->nccl);
   add_catalog_option(c);

@@ -36,4 +36,18 @@ ChannelFold::ChannelFold(Fabric& fabric, const std::vector<const Route*>& routes
   }
 }
 
+std::vector<std::uint32_t> ChannelFold::representatives(const std::vector<std::vector<std::uint32_t>>& channel_gpus,
+                                                        std::uint32_t channels, std::uint32_t block) {
+  auto map = [&](std::uint32_t ch) -> const std::vector<std::uint32_t>& {
+    return channel_gpus[ch % channel_gpus.size()];
+  };
+  std::vector<std::uint32_t> runs;  // the first channel of each run of one map (within a block)
+  for (std::uint32_t ch = 0; ch < channels; ++ch)
+    if (ch == 0 || ch == block || map(ch) != map(runs.back())) runs.push_back(ch);
+  if (runs.size() < channels) return runs;
+  std::vector<std::uint32_t> blocks{0};  // every channel its own map: one per block
+  if (block > 0 && block < channels) blocks.push_back(block);
+  return blocks;
+}
+
 }  // namespace vgsim::sim

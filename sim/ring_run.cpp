@@ -12,7 +12,6 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
       stream_(header),
       n_(header.ranks),
       c_(header.channels),
-      run_channels_(fold ? 1 : header.channels),
       buffer_reads_data_(header.ranks == 2) {
   // (the generator refuses more steps as an input error; ranks and channels are far below their fields)
   if (n_ >= (1u << 27) || c_ > 64 || stream_.global_steps() > coll::RingStream::kMaxGlobalSteps)
@@ -23,12 +22,15 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
     for (std::uint32_t p = 0; p < n_; ++p)
       conns_[conn(ch, p)].route = &fabric_.route(map[stream_.rank_at(p)], map[stream_.rank_at(stream_.next(p))]);
   }
-  if (run_channels_ == c_) return;
+  if (!fold || c_ == 1) {
+    for (std::uint32_t ch = 0; ch < c_; ++ch) runs_.push_back(ch);
+    return;
+  }
+  runs_ = ChannelFold::representatives(channel_gpus, c_, 0);
   std::vector<const Route*> routes(conns_.size());
   for (std::size_t i = 0; i < conns_.size(); ++i) routes[i] = conns_[i].route;
-  fold_.emplace(fabric_, routes, n_, std::vector<std::uint32_t>{0});
-  conns_.resize(n_);  // channel 0's connections only
-  for (std::uint32_t p = 0; p < n_; ++p) conns_[p].route = fold_->route(p);
+  fold_.emplace(fabric_, routes, n_, runs_);
+  for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i].route = fold_->route(i);
 }
 
 bool RingRun::ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {

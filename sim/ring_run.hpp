@@ -24,12 +24,12 @@ struct RingStep {  // a ring transfer: global step, channel, ring position
 
 class RingRun : public CursorRun<RingRun, RingStep> {
  public:
-  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run. fold: run channel
-  // 0 alone over routes folded for all channels (channel_fold.hpp; inexact, opt-in).
+  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run. fold: run the
+  // representative channels alone over routes folded for all channels (channel_fold.hpp; opt-in).
   RingRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
           const StepCosts& costs, Fabric& fabric, bool fold = false);
 
-  std::uint64_t transfers() const override { return stream_.global_steps() * run_channels_ * n_; }
+  std::uint64_t transfers() const override { return stream_.global_steps() * runs_.size() * n_; }
   // Both ask for the connection record of the step the tag names (the first thing either callback reads).
   void prefetch_flow_done(std::uint64_t tag) const override { prefetch_step(tag); }
   void prefetch_event(std::uint64_t tag) const override { prefetch_step(tag); }
@@ -59,8 +59,7 @@ class RingRun : public CursorRun<RingRun, RingStep> {
   static std::uint64_t send_index(const Step& s) { return s.g; }
   Bytes bytes(const Step& s) const { return stream_.bytes(s.g, s.ch, s.p); }
   void launch_sources() {
-    for (std::uint32_t ch = 0; ch < run_channels_;
-         ++ch)  // step 0 has no dependency: every connection starts, in index order
+    for (const std::uint32_t ch : runs_)  // step 0 has no dependency: every connection starts, in index order
       for (std::uint32_t p = 0; p < n_; ++p) launch(0, ch, p);
   }
   bool ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const;
@@ -70,10 +69,10 @@ class RingRun : public CursorRun<RingRun, RingStep> {
 
   coll::RingStream stream_;
   std::uint32_t n_, c_;
-  std::uint32_t run_channels_;  // the channels that run: c_, or 1 when folded
-  bool buffer_reads_data_;      // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
+  bool buffer_reads_data_;  // two ranks: the buffer dependency's sender is the data's, so it waits for delivery
   std::vector<ConnectionCursor> conns_;  // per (channel, position): position p -> p+1; steps are global steps
-  std::optional<ChannelFold> fold_;      // the folded routes channel 0 runs on, when folded
+  std::vector<std::uint32_t> runs_;      // the channels that run: all, or the representatives when folded
+  std::optional<ChannelFold> fold_;      // their folded routes, when folded
 };
 
 }  // namespace vgsim::sim

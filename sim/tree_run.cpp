@@ -27,7 +27,7 @@ TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::
     for (std::uint32_t ch = 0; ch < c; ++ch) runs_.push_back(ch);
     return;
   }
-  runs_ = {0, c / 2};  // TreeStream::tree: channels below c / 2 take the first tree, the others the second
+  runs_ = ChannelFold::representatives(channel_gpus, c, c / 2);  // TreeStream::tree: below c / 2 the first tree
   std::vector<const Route*> routes(conns_.size());
   for (std::size_t i = 0; i < conns_.size(); ++i) routes[i] = conns_[i].route;
   fold_.emplace(fabric_, routes, std::size_t{2} * n, runs_);

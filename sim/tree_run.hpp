@@ -19,8 +19,8 @@ namespace vgsim::sim {
 
 class TreeRun : public CursorRun<TreeRun, coll::TreeStream::Step> {
  public:
-  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run. fold: run the first
-  // channel of each tree alone over routes folded for all channels (channel_fold.hpp; inexact, opt-in).
+  // channel_gpus as CollectiveRun's (channel c uses map c % size); `fabric` must outlive the run. fold: run the
+  // representative channels alone over routes folded for all channels (channel_fold.hpp; opt-in).
   TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::vector<std::uint32_t>>& channel_gpus,
           const StepCosts& costs, Fabric& fabric, bool fold = false);
 
@@ -70,7 +70,7 @@ class TreeRun : public CursorRun<TreeRun, coll::TreeStream::Step> {
 
   coll::TreeStream stream_;
   std::vector<ConnectionCursor> conns_;  // per (channel, direction, member rank); steps are loops
-  std::vector<std::uint32_t> runs_;      // the channels that run: all, or one per tree when folded
+  std::vector<std::uint32_t> runs_;      // the channels that run: all, or the representatives when folded
   std::optional<ChannelFold> fold_;      // their folded routes, when folded
 };
 

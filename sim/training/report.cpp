@@ -138,8 +138,8 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
       << "\n";
   if (!r.transports.empty()) out << "  transports: " << r.transports << "\n";
   if (job.comm.fold_channels)
-    out << "  channel fold: on (approximation; a ring or tree runs one channel per ring or tree, each resource's "
-           "capacity divided among the channels that cross it)\n";
+    out << "  channel fold: on (approximation; each ring or tree ran its representative channels only, each "
+           "resource's capacity divided among the channels that cross it)\n";
   virt::write_virtualization_summary(
       out, virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu));
   out << "  steady state (iteration " << r.iterations.size() << " of " << r.iterations.size();
@@ -218,7 +218,13 @@ Json training_json(const TrainingJob& job, const TrainingStudy& st) {
   for (const auto& p : job.params) params.push_back({{"name", p.name}, {"value", p.value}, {"source", p.source}});
   j["parameters"] = params;
   j["virtualization"] = virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu);
-  if (job.comm.fold_channels) j["channel_fold"] = true;
+  if (job.comm.fold_channels)
+    j["channel_fold"] = {
+        {"on", true},
+        {"note",
+         "an approximation (--fold-channels): each ring or tree ran its representative channels only, each resource's "
+         "capacity divided among the channels that cross it; per-resource bytes count the resources the "
+         "representatives crossed (times that divisor), so a resource only other channels cross shows none"}};
   j["not_modelled"] = {
       "HBM bandwidth taken by NCCL reductions [derived bound: a ring allreduce of S bytes reads and writes about 3S of "
       "HBM per GPU over its duration, e.g. ResNet-50's 102 MB in 30 ms = 10 GB/s of an A100's 1,555 GB/s, under 1 % of "

@@ -1,11 +1,12 @@
 // The channel fold (CommOptions::fold_channels, sim/channel_fold.hpp): an opt-in approximation that runs one channel
 // per ring or tree over resources divided among the channels that cross them. Checked here: where the fabric maps
 // every channel of a ring onto channel 0 it gives the full simulation's time up to rounding with 8x fewer flows; a
-// tree runs one channel per tree; where there is nothing to fold it changes nothing; the scaled resources'
-// capacities and the bytes they report back; its error on the DGX preset at 8 nodes, where ECMP breaks symmetry.
+// tree runs one channel per tree; which channels represent; where there is nothing to fold it changes nothing; the
+// scaled resources' capacities and the bytes they report back; its error on the DGX preset at 8 nodes.
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "channel_fold.hpp"
 #include "test_clusters.hpp"
 #include "vgsim/kernel/simulator.hpp"
 #include "vgsim/sim/communicator.hpp"
@@ -63,6 +64,27 @@ TEST_CASE("a folded tree runs one channel per tree: 4x fewer flows on 8 channels
     CHECK(rel(folded.time, full.time) < 0.02);
     CHECK(full.flows == 4 * folded.flows);
   }
+}
+
+TEST_CASE("the representatives: the first of each run of one map, else the first of each block") {
+  // Expectation (ChannelFold::representatives): channels whose rank->GPU maps repeat fold onto the first of each run
+  // (Communicator::plan rotates channel c by c x 8 / channels, so 32 channels make runs of 4 and 16 runs of 2), runs
+  // never cross a block start (a tree's second half); when every channel has its own map, one per block.
+  auto maps = [](std::uint32_t channels) {  // channel c: 8 GPUs rotated by c * 8 / channels, as Communicator::plan
+    std::vector<std::vector<std::uint32_t>> m(channels, std::vector<std::uint32_t>(8));
+    for (std::uint32_t c = 0; c < channels; ++c)
+      for (std::uint32_t r = 0; r < 8; ++r) m[c][r] = (r + c * 8 / channels) % 8;
+    return m;
+  };
+  using V = std::vector<std::uint32_t>;
+  CHECK(sim::ChannelFold::representatives(maps(32), 32, 0) == V{0, 4, 8, 12, 16, 20, 24, 28});
+  CHECK(sim::ChannelFold::representatives(maps(16), 16, 8) == V{0, 2, 4, 6, 8, 10, 12, 14});
+  CHECK(sim::ChannelFold::representatives(maps(8), 8, 0) == V{0});
+  CHECK(sim::ChannelFold::representatives(maps(8), 8, 4) == V{0, 4});
+  // one map for every channel (a single GPU per node): one run, split at the block
+  const std::vector<std::vector<std::uint32_t>> one{{0, 1}};
+  CHECK(sim::ChannelFold::representatives(one, 6, 0) == V{0});
+  CHECK(sim::ChannelFold::representatives(one, 6, 3) == V{0, 3});
 }
 
 TEST_CASE("a fold with nothing to fold changes nothing") {
