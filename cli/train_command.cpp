@@ -50,9 +50,9 @@ struct TrainArgs {
 void run_llm(const TrainArgs& a, const sim::training::JobSpec& spec) {
   // --calibration is in `spec` already: a large-model profile (calibrate fit-training on large-model rows) sets
   // llm.eff_*; a parameter a large-model job does not take is refused by resolve_llm_job, naming the profile.
-  if (a.overlap_collectives || a.no_replay)
+  if (a.overlap_collectives || a.no_replay || a.fold_channels)
     throw InputError("", "--workload " + spec.workload, "option not available for large-model (Transformer shape) jobs",
-                     "--overlap-collectives / --no-replay", "none of them");
+                     "--overlap-collectives / --no-replay / --fold-channels", "none of them");
   const topo::Catalog catalog = topo::Catalog::load_default();
   const sim::llm::LlmJob job = sim::llm::resolve_llm_job(spec, catalog, !a.search_plans);
   std::ostringstream out;
@@ -75,9 +75,9 @@ void run_llm(const TrainArgs& a, const sim::training::JobSpec& spec) {
 // CPU workers (cpu_job.hpp): the job, its scaling table over node counts in both sparse-gradient modes, the report.
 void run_cpu(const TrainArgs& a, const sim::training::JobSpec& spec) {
   using namespace sim::training;
-  if (!a.calibration.empty() || a.overlap_collectives || a.no_replay || !a.trace_out.empty())
+  if (!a.calibration.empty() || a.overlap_collectives || a.no_replay || !a.trace_out.empty() || a.fold_channels)
     throw InputError("", "--workers cpu", "option not available for CPU workers",
-                     "--calibration / --overlap-collectives / --no-replay / --trace", "none of them");
+                     "--calibration / --overlap-collectives / --no-replay / --trace / --fold-channels", "none of them");
   const topo::Catalog catalog = topo::Catalog::load_default();
   const CpuTrainingJob job = resolve_cpu_job(spec, catalog);
   const CpuTrainingResult result = simulate_cpu_training(job);
