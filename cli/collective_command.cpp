@@ -44,7 +44,7 @@ struct CollectiveArgs {
   std::vector<std::string> sets;
   std::string json_out;
   std::string dump_schedule;
-  bool fold_channels = false;  // CommOptions::fold_channels (inexact, opt-in)
+  bool fold_channels = false;  // CommOptions::fold_channels (an opt-in approximation)
   std::string dtype = "float";
   std::string calibration;  // calibration profile JSON (vgsim calibrate fit)
   // nccl-tests habits (so a command line copied from a log runs unchanged): -i step bytes (linear sizes), -g GPUs and

@@ -36,7 +36,7 @@ class CollectiveRun : public FlowObserver, public EventHandler {
   // Per-channel placement: channel c maps rank r to endpoint channel_gpus[c % size][r]. NCCL builds a different ring
   // (or tree) per channel so that channels leave a node through different GPUs and NICs; a per-channel rank->GPU map
   // over the same abstract schedule expresses exactly that. fold_channels (CallPlan::fold_channels): a streamed ring
-  // or tree runs its representative channels only, over folded routes (sim/channel_fold.hpp; inexact, opt-in).
+  // or tree runs its representative channels only, over folded routes (sim/channel_fold.hpp; an opt-in approximation).
   CollectiveRun(const coll::CollectiveSchedule& schedule, std::vector<std::vector<std::uint32_t>> channel_gpus,
                 StepCosts costs, Fabric& fabric, bool fold_channels = false);
 

@@ -43,10 +43,11 @@ struct CommOptions {
   // NVLS Tree: x ranks per node), same times to the picosecond as the stored step DAG. Stored: every schedule is
   // materialized (a test oracle; analytical fidelity materializes a streamed schedule itself).
   coll::StepStorage steps = coll::StepStorage::Streamed;
-  // Opt-in, inexact: a streamed ring or tree of several channels simulates its representative channels only (one per
-  // ring, one per tree), each resource's capacity divided among the channels that cross it (sim/channel_fold.hpp):
-  // channels / reps times fewer flows and events; exact in real arithmetic only where the fabric maps channels onto
-  // one another. Its error against the full simulation is measured in docs/BENCHMARKS.md. Default off.
+  // Opt-in approximation: a streamed ring or tree of several channels simulates its representative channels only (the
+  // first of each run of channels with one rank->GPU map, else one per ring or tree), each resource's capacity
+  // divided among the channels that cross it (sim/channel_fold.hpp): channels / representatives times fewer flows
+  // and events, slower than the full run by what channels drifting out of lockstep would hide. Its error against the
+  // full simulation is measured in docs/BENCHMARKS.md. Default off.
   bool fold_channels = false;
 };
 
