@@ -1,4 +1,4 @@
-// `vgsim sweep plan.json [--out results.csv] [--jobs N] [--resume] [--fidelity step|analytical] [--top N]`.
+// `vgsim sweep plan.json [--out results.csv] [--jobs N] [--resume] [--fidelity step|folded|analytical] [--top N]`.
 // Points run on a std::thread pool; finished rows go to <out>.journal as they complete, the final CSV (rows in
 // point order) is written atomically at the end. Under mpirun (OMPI_COMM_WORLD_SIZE set) and built with MPI
 // (VGSIM_HAVE_MPI), rank 0 does all of that while the points spread over the ranks (sweep_mpi.hpp); the files and
@@ -158,7 +158,9 @@ void add_sweep_command(CLI::App& app) {
                 "worker threads (per rank under mpirun; default: hardware threads, shared by the "
                 "ranks of a host)");
   c->add_flag("--resume", a->resume, "skip points already in --out or its journal (matched by point id)");
-  c->add_option("--fidelity", a->fidelity, "step (engine, default) or analytical (closed form, fast)");
+  c->add_option("--fidelity", a->fidelity,
+                "step (engine, default), folded (engine with the channel fold: an approximation for large scales, see "
+                "--fold-channels) or analytical (closed form, fast)");
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) for every point");
   add_catalog_option(c);
   c->add_flag("--keep-going", a->keep_going, "exit 0 even when some points fail (default: exit 2, CSV still written)");

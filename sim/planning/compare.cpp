@@ -5,7 +5,7 @@
 #include <map>
 
 #include "vgsim/kernel/input_error.hpp"
-#include "vgsim/sim/planning/analytical.hpp"
+#include "vgsim/sim/planning/fidelity_run.hpp"
 #include "vgsim/sim/planning/plan.hpp"
 #include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/sim/training/report.hpp"
@@ -94,8 +94,7 @@ Json load_design(const std::string& arg, const std::vector<std::string>& extra_s
   training::JobSpec spec = to_job_spec(plan, points[i]);
   spec.sets.insert(spec.sets.begin(), extra_sets.begin(), extra_sets.end());
   const training::TrainingJob job = training::resolve_job(spec, catalog);
-  const bool analytical = plan.fidelity == Fidelity::Analytical && analytical_supported(job);
-  const training::TrainingStudy st = analytical ? simulate_study_analytical(job) : training::simulate_study(job);
+  const training::TrainingStudy st = simulate_at(job, plan.fidelity).study;
   Json j = training::training_json(job, st);
   // The plan point's own parameters (var.* included) join the report's, so that compare names them.
   for (const auto& [k, v] : points[i].params)

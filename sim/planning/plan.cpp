@@ -154,10 +154,13 @@ constexpr std::size_t kMaxPlanPoints = 1'000'000'000;
 
 Fidelity parse_fidelity(const std::string& s) {
   if (s == "step") return Fidelity::Step;
+  if (s == "folded") return Fidelity::Folded;
   if (s == "analytical") return Fidelity::Analytical;
-  throw InputError("", "--fidelity", "unknown fidelity", "'" + s + "'", "step or analytical");
+  throw InputError("", "--fidelity", "unknown fidelity", "'" + s + "'", "step, folded or analytical");
 }
-const char* to_string(Fidelity f) { return f == Fidelity::Step ? "step" : "analytical"; }
+const char* to_string(Fidelity f) {
+  return f == Fidelity::Step ? "step" : f == Fidelity::Folded ? "folded" : "analytical";
+}
 
 std::string scalar_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -169,7 +172,7 @@ SweepPlan parse_plan(const Json& j, const std::string& file) {
   p.name = r.string("name");
   p.description = r.opt_string("description").value_or("");
   p.source = r.opt_string("source").value_or("");
-  if (auto f = r.opt_one_of("fidelity", {"step", "analytical"})) p.fidelity = parse_fidelity(*f);
+  if (auto f = r.opt_one_of("fidelity", {"step", "folded", "analytical"})) p.fidelity = parse_fidelity(*f);
   if (auto b = r.opt_object("base")) p.base = read_params(*b);
   if (auto g = r.opt_object("grid")) {
     for (auto it = g->json().begin(); it != g->json().end(); ++it) {

@@ -7,7 +7,7 @@
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/llm/llm_job.hpp"
 #include "vgsim/sim/llm/llm_run.hpp"
-#include "vgsim/sim/planning/analytical.hpp"
+#include "vgsim/sim/planning/fidelity_run.hpp"
 #include "vgsim/sim/training/bottleneck.hpp"
 #include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/training/report.hpp"
@@ -49,13 +49,13 @@ void count_hardware_and_cost(const SweepPlan& plan, const PlanPoint& point, cons
   r.cost_per_throughput = r.throughput > 0 ? r.cost / r.throughput : 0;
 }
 
-// A data-parallel GPU job (training/): the step engine or the analytical fidelity.
+// A data-parallel GPU job (training/) at the plan's fidelity (fidelity_run.hpp).
 void run_training_point(const SweepPlan& plan, const PlanPoint& point, const training::JobSpec& spec,
                         const topo::Catalog& catalog, Fidelity fidelity, PointResult& r) {
   const training::TrainingJob job = training::resolve_job(spec, catalog);
-  const bool analytical = fidelity == Fidelity::Analytical && analytical_supported(job);
-  r.fidelity = analytical ? "analytical" : "step";
-  const training::TrainingStudy st = analytical ? simulate_study_analytical(job) : training::simulate_study(job);
+  const FidelityStudy run = simulate_at(job, fidelity);
+  r.fidelity = to_string(run.used);
+  const training::TrainingStudy& st = run.study;
   const training::TrainingResult& res = st.result;
   r.ranks = res.ranks;
   r.throughput = res.work_per_s;
@@ -93,7 +93,7 @@ std::pair<std::string, double> llm_bottleneck(const llm::LlmResult& res) {
 
 namespace {
 
-// A large-model job (sim/llm): always the step engine (its collectives run on it); no analytical fidelity.
+// A large-model job (sim/llm): always the step engine (its collectives run on it); no analytical or folded fidelity.
 void run_llm_point(const SweepPlan& plan, const PlanPoint& point, const training::JobSpec& spec,
                    const topo::Catalog& catalog, PointResult& r) {
   const llm::LlmJob job = llm::resolve_llm_job(spec, catalog);

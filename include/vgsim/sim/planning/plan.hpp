@@ -20,8 +20,10 @@
 
 namespace vgsim::sim::planning {
 
-enum class Fidelity { Step, Analytical };
-Fidelity parse_fidelity(const std::string& s);  // "step" | "analytical" (InputError otherwise)
+// Step: the engine. Folded: the engine with the channel fold (CommOptions::fold_channels, an approximation for large
+// scales; a large-model point, which does not take it, runs at step). Analytical: closed forms (analytical.hpp).
+enum class Fidelity { Step, Folded, Analytical };
+Fidelity parse_fidelity(const std::string& s);  // "step" | "folded" | "analytical" (InputError otherwise)
 const char* to_string(Fidelity f);
 
 // Prices per unit (any currency; the plan names it); a point may override one with a price.gpu / price.host /
