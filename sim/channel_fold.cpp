@@ -3,26 +3,28 @@
 
 namespace vgsim::sim {
 
-ChannelFold::ChannelFold(Fabric& fabric, const std::vector<const Route*>& routes, std::size_t per_channel,
+ChannelFold::ChannelFold(Fabric& fabric, std::vector<ConnectionCursor>& conns, std::size_t per_channel,
                          const std::vector<std::uint32_t>& reps) {
-  std::vector<bool> rep(routes.size(), false);
+  std::vector<bool> rep(conns.size(), false);
   for (const std::uint32_t ch : reps)
     for (std::size_t i = 0; i < per_channel; ++i) rep.at(ch * per_channel + i) = true;
   // Connections per resource: all channels', and the representatives'. Counts, not bytes: a ring's or a tree's
   // connections of one call carry the same bytes per step (up to the one byte of an uneven split).
   std::unordered_map<ResourceId, std::pair<std::uint64_t, std::uint64_t>> count;  // resource -> (all, reps)
-  for (std::size_t i = 0; i < routes.size(); ++i)
-    if (routes[i])
-      for (const ResourceId r : routes[i]->resources) {
+  for (std::size_t i = 0; i < conns.size(); ++i)
+    if (conns[i].route)
+      for (const ResourceId r : conns[i].route->resources) {
         auto& c = count[r];
         ++c.first;
         if (rep[i]) ++c.second;
       }
   std::unordered_map<const Route*, const Route*> done;
-  folded_.assign(routes.size(), nullptr);
-  for (std::size_t i = 0; i < routes.size(); ++i) {
-    const Route* r = routes[i];
-    if (!r || !rep[i]) continue;
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    const Route* r = conns[i].route;
+    if (!r || !rep[i]) {
+      conns[i].route = nullptr;
+      continue;
+    }
     auto it = done.find(r);
     if (it == done.end()) {
       Route f = *r;  // (its bottleneck stays the unfolded path's: the executors read resources and latency only)
@@ -32,7 +34,7 @@ ChannelFold::ChannelFold(Fabric& fabric, const std::vector<const Route*>& routes
       }
       it = done.emplace(r, &owned_.emplace_back(std::move(f))).first;
     }
-    folded_[i] = it->second;
+    conns[i].route = it->second;
   }
 }
 

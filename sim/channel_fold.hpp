@@ -19,19 +19,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "connection_cursor.hpp"
 #include "vgsim/sim/fabric.hpp"
 
 namespace vgsim::sim {
 
 class ChannelFold {
  public:
-  // routes: every connection's route (nullptr: no connection), channel-major, per_channel connections per channel;
-  // reps: the representative channels. Folded routes go through Fabric::scaled_resource.
-  ChannelFold(Fabric& fabric, const std::vector<const Route*>& routes, std::size_t per_channel,
+  // conns: every connection of an executor (route nullptr: no connection), channel-major, per_channel per channel;
+  // reps: the representative channels. Rewrites each representative's route to its folded route (resources from
+  // Fabric::scaled_resource) and every other channel's to nullptr (the folded run never starts them).
+  ChannelFold(Fabric& fabric, std::vector<ConnectionCursor>& conns, std::size_t per_channel,
               const std::vector<std::uint32_t>& reps);
-  // Connection i's route as the folded run uses it: a representative's folded route, nullptr for any other channel
-  // (which the folded run never starts).
-  const Route* route(std::size_t i) const { return folded_[i]; }
 
   // The representative channels of `channels` channels (channel c maps through channel_gpus[c % size]), ascending;
   // `block` > 0 starts a block at that channel that no run crosses (a tree's second half).
@@ -40,7 +39,6 @@ class ChannelFold {
 
  private:
   std::deque<Route> owned_;  // one folded route per distinct original route (stable addresses)
-  std::vector<const Route*> folded_;
 };
 
 }  // namespace vgsim::sim

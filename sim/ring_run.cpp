@@ -27,10 +27,7 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
     return;
   }
   runs_ = ChannelFold::representatives(channel_gpus, c_, 0);
-  std::vector<const Route*> routes(conns_.size());
-  for (std::size_t i = 0; i < conns_.size(); ++i) routes[i] = conns_[i].route;
-  fold_.emplace(fabric_, routes, n_, runs_);
-  for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i].route = fold_->route(i);
+  fold_.emplace(fabric_, conns_, n_, runs_);
 }
 
 bool RingRun::ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {

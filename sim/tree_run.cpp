@@ -28,10 +28,7 @@ TreeRun::TreeRun(const coll::CollectiveSchedule& header, const std::vector<std::
     return;
   }
   runs_ = ChannelFold::representatives(channel_gpus, c, c / 2);  // TreeStream::tree: below c / 2 the first tree
-  std::vector<const Route*> routes(conns_.size());
-  for (std::size_t i = 0; i < conns_.size(); ++i) routes[i] = conns_[i].route;
-  fold_.emplace(fabric_, routes, std::size_t{2} * n, runs_);
-  for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i].route = fold_->route(i);
+  fold_.emplace(fabric_, conns_, std::size_t{2} * n, runs_);
 }
 
 void TreeRun::launch(const Step& s) {
