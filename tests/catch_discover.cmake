@@ -5,6 +5,8 @@
 # escaped with '\'. OUT holds one `vgsim_case(<test name> <executable> <escaped name>)` per case; the CTest file that
 # vgsim_add_test writes at configure time defines vgsim_case (add_test with the executable's properties) and includes
 # OUT, so a property changed in CMake applies without relinking.
+# A case tagged [nosan] also gets the CTest label "nosan": the sanitizer pass of .ci/run leaves it out because what it
+# covers runs there in a smaller case (tests/README.md says which, case by case).
 # Input: EXE, NAME (the test names' prefix "<NAME>/"), OUT.
 cmake_minimum_required(VERSION 3.20)
 execute_process(COMMAND "${EXE}" --list-test-names-only OUTPUT_VARIABLE listing RESULT_VARIABLE status)
@@ -29,6 +31,11 @@ function(catch_spec out name)
   set(${out} "${spec}" PARENT_SCOPE)
 endfunction()
 
+# The names of the [nosan] cases, one per line (an executable without such cases lists none).
+execute_process(COMMAND "${EXE}" "[nosan]" --list-test-names-only OUTPUT_VARIABLE nosan_listing)
+string(REGEX REPLACE "\r" "" nosan_listing "${nosan_listing}")
+set(nosan_listing "\n${nosan_listing}\n")
+
 set(script "")
 set(rest "${listing}")
 while(NOT rest STREQUAL "")
@@ -49,6 +56,11 @@ while(NOT rest STREQUAL "")
     message(FATAL_ERROR "${EXE}: test case name '${line}' cannot be registered (holds ]==])")
   endif()
   catch_spec(spec "${line}")
-  string(APPEND script "vgsim_case([==[${NAME}/${line}]==] [==[${EXE}]==] [==[${spec}]==])\n")
+  set(extra "")
+  string(FIND "${nosan_listing}" "\n${line}\n" tagged)
+  if(NOT tagged EQUAL -1)
+    set(extra " nosan")
+  endif()
+  string(APPEND script "vgsim_case([==[${NAME}/${line}]==] [==[${EXE}]==] [==[${spec}]==]${extra})\n")
 endwhile()
 file(WRITE "${OUT}" "${script}")

@@ -251,7 +251,7 @@ void check_monotone_scan(const std::vector<Measurement>& records, const SimTarge
 }  // namespace
 
 TEST_CASE("simulator fit + residual factors: median error <= 8 % on every nccl-tests table",
-          "[calibrate][simfit][data]") {
+          "[calibrate][simfit][data][nosan]") {
   // Acceptance bound of the brief (8 %), the same as the closed-form segmented fits (test_fit.cpp). Printed per
   // series: median / max relative error of the simulated time before calibration (catalog defaults), with the fitted
   // parameters, and with parameters and residual factors; then the fitted scalars.

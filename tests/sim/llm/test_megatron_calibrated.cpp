@@ -52,7 +52,7 @@ std::pair<double, double> predict(const Row& r, const std::vector<std::string>& 
 }  // namespace
 
 TEST_CASE("Narayanan et al. SC'21 Tables 1 and 2 calibrated on Table 1's smallest run (10 % target)",
-          "[llm][validation]") {
+          "[llm][validation][nosan]") {
   const Row& fit_row = kTable1Rows[0];
   const calibrate::TrainingProfile prof =
       calibrate::fit_training({table_case(fit_row)}, cat(), "Narayanan et al. SC'21 Table 1, 1.7B row");
