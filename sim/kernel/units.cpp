@@ -14,7 +14,7 @@ namespace vgsim {
 namespace {
 
 // The user's text as quoted in a message: bounded and escaped (input_error.hpp excerpt()).
-std::string quoted(std::string_view text) { return "'" + excerpt(text, 80) + "'"; }
+std::string quote_excerpt(std::string_view text) { return "'" + excerpt(text, 80) + "'"; }
 
 struct NumberAndUnit {
   double value;
@@ -37,7 +37,7 @@ NumberAndUnit split(std::string_view text, const char* what, const char* example
   double v = 0;
   auto res = std::from_chars(text.data() + start, text.data() + i, v);
   if (start == i || res.ec != std::errc() || res.ptr != text.data() + i || !std::isfinite(v))
-    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, e.g. " + examples + ")");
+    throw UnitError(quote_excerpt(text) + " is not a " + what + " (expected a number with a unit, e.g. " + examples + ")");
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   std::size_t end = text.size();
   while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
@@ -61,11 +61,11 @@ Time parse_time(std::string_view text) {
   else if (u == "s")
     scale_ps = 1e12;
   else
-    throw UnitError(quoted(text) + " has " + (u.empty() ? "no unit" : "unknown time unit " + quoted(u)) +
+    throw UnitError(quote_excerpt(text) + " has " + (u.empty() ? "no unit" : "unknown time unit " + quote_excerpt(u)) +
                     " (expected ps, ns, us, ms or s, e.g. " + ex + ")");
-  if (v < 0) throw UnitError(quoted(text) + " is a negative time (expected >= 0)");
+  if (v < 0) throw UnitError(quote_excerpt(text) + " is a negative time (expected >= 0)");
   if (v * scale_ps >= 9.2e18)  // Time counts picoseconds in 64 bits
-    throw UnitError(quoted(text) + " is beyond the largest supported time (about 106 days, 2^63 - 1 ps)");
+    throw UnitError(quote_excerpt(text) + " is beyond the largest supported time (about 106 days, 2^63 - 1 ps)");
   return Time{static_cast<std::int64_t>(std::llround(v * scale_ps))};
 }
 
@@ -93,11 +93,11 @@ Bytes parse_bytes(std::string_view text) {
   else if (u == "TB")
     scale = 1e12;
   else
-    throw UnitError(quoted(text) + " has unknown byte unit " + quoted(u) +
+    throw UnitError(quote_excerpt(text) + " has unknown byte unit " + quote_excerpt(u) +
                     " (expected B, KiB, MiB, GiB, TiB, K, M, G, KB, MB, GB, TB, e.g. " + ex + ")");
-  if (v < 0) throw UnitError(quoted(text) + " is a negative byte count (expected >= 0)");
+  if (v < 0) throw UnitError(quote_excerpt(text) + " is a negative byte count (expected >= 0)");
   if (v * scale >= 9.2e18)  // Bytes is a signed 64-bit count
-    throw UnitError(quoted(text) + " is beyond the largest supported size (8 EiB, 2^63 - 1 bytes)");
+    throw UnitError(quote_excerpt(text) + " is beyond the largest supported size (8 EiB, 2^63 - 1 bytes)");
   return static_cast<Bytes>(std::llround(v * scale));
 }
 
@@ -130,9 +130,9 @@ Bandwidth parse_bandwidth(std::string_view text) {
   else if (u == "MiB/s")
     bytes = 1024.0 * 1024;
   else
-    throw UnitError(quoted(text) + " has " + (u.empty() ? "no unit" : "unknown bandwidth unit " + quoted(u)) +
+    throw UnitError(quote_excerpt(text) + " has " + (u.empty() ? "no unit" : "unknown bandwidth unit " + quote_excerpt(u)) +
                     " (expected Gbps or Gb/s for bits, GB/s or GBps for bytes, e.g. " + ex + ")");
-  if (v <= 0) throw UnitError(quoted(text) + " is not a positive bandwidth (expected > 0)");
+  if (v <= 0) throw UnitError(quote_excerpt(text) + " is not a positive bandwidth (expected > 0)");
   return Bandwidth{bits > 0 ? v * bits / 8.0 : v * bytes};
 }
 

@@ -44,7 +44,7 @@ TEST_CASE("NVLink calibration for the large-model tables: capacity_scale.nvlink 
   }
 }
 
-TEST_CASE("Narayanan et al. SC'21 Table 1: achieved TFLOP/s per GPU (10 % target)", "[llm][validation]") {
+TEST_CASE("Narayanan et al. SC'21 Table 1: achieved TFLOP/s per GPU (10 % target)", "[llm][validation][nosan]") {
   const auto& rows = kTable1Rows;
   std::printf("Narayanan et al. SC'21 Table 1 vs vgsim (selene-a100-384)\n");
   std::printf("%-16s %4s %4s %5s %10s %10s %8s %8s %8s %8s\n", "model", "tp", "pp", "gpus", "published", "vgsim",
