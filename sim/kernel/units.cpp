@@ -37,7 +37,8 @@ NumberAndUnit split(std::string_view text, const char* what, const char* example
   double v = 0;
   auto res = std::from_chars(text.data() + start, text.data() + i, v);
   if (start == i || res.ec != std::errc() || res.ptr != text.data() + i || !std::isfinite(v))
-    throw UnitError(quote_excerpt(text) + " is not a " + what + " (expected a number with a unit, e.g. " + examples + ")");
+    throw UnitError(quote_excerpt(text) + " is not a " + what + " (expected a number with a unit, e.g. " + examples +
+                    ")");
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   std::size_t end = text.size();
   while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
@@ -130,7 +131,8 @@ Bandwidth parse_bandwidth(std::string_view text) {
   else if (u == "MiB/s")
     bytes = 1024.0 * 1024;
   else
-    throw UnitError(quote_excerpt(text) + " has " + (u.empty() ? "no unit" : "unknown bandwidth unit " + quote_excerpt(u)) +
+    throw UnitError(quote_excerpt(text) + " has " +
+                    (u.empty() ? "no unit" : "unknown bandwidth unit " + quote_excerpt(u)) +
                     " (expected Gbps or Gb/s for bits, GB/s or GBps for bytes, e.g. " + ex + ")");
   if (v <= 0) throw UnitError(quote_excerpt(text) + " is not a positive bandwidth (expected > 0)");
   return Bandwidth{bits > 0 ? v * bits / 8.0 : v * bytes};
