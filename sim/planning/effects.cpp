@@ -95,7 +95,8 @@ std::string describe_effect(const DesignEffect& e, const std::vector<PlanPoint>&
   std::string what;
   for (std::size_t k = 0; k < e.keys.size(); ++k)
     what += (k ? ", " : "") + e.keys[k] + " = " + value_of(b, e.keys[k]) + " instead of " + value_of(w, e.keys[k]);
-  if (!b.label.empty() && !w.label.empty()) what = b.label + " instead of " + w.label + " (" + what + ")";
+  if (!b.label.empty() && !w.label.empty() && b.label != w.label)
+    what = b.label + " instead of " + w.label + " (" + what + ")";
   char pct[32];
   std::snprintf(pct, sizeof pct, "%.1f", 100.0 * e.gain);
   std::string s = what + " raises throughput " + pct + " %";

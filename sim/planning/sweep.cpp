@@ -362,8 +362,9 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
 
 namespace {
 
-// Parameters whose value differs between the points `among`, var.* aside: the interesting ones.
-std::vector<std::string> varied_parameters(const SweepResult& r, const std::vector<std::size_t>& among) {
+// Parameters whose value differs between the points `among` (var.* aside unless with_vars): the interesting ones.
+std::vector<std::string> varied_parameters(const SweepResult& r, const std::vector<std::size_t>& among,
+                                           bool with_vars) {
   std::vector<std::string> varied;
   for (const auto& c : parameter_columns(r.points)) {
     std::set<std::string> vals;
@@ -371,22 +372,21 @@ std::vector<std::string> varied_parameters(const SweepResult& r, const std::vect
       auto it = r.points[i].params.find(c);
       vals.insert(it == r.points[i].params.end() ? "" : scalar_text(it->second));
     }
-    if (vals.size() > 1 && c.rfind("var.", 0) != 0) varied.push_back(c);
+    if (vals.size() > 1 && (with_vars || c.rfind("var.", 0) != 0)) varied.push_back(c);
   }
   return varied;
 }
 
-// The design column of a row: the label and the grid axes, or without a label the varied parameters. In a summary of
-// several groups only the grid axes that vary within the group are named (the heading names the workload).
-std::string design_text(const SweepPlan& plan, const SweepResult& r, std::size_t i,
-                        const std::vector<std::string>& varied, bool several_groups) {
+// What the design column names: the varied parameters (var.* aside) and, beside a label, the grid axes.
+struct DesignColumns {
+  std::vector<std::string> varied, axes;
+};
+
+// The design column of a row: the label and the axes, or without a label the varied parameters.
+std::string design_text(const SweepResult& r, std::size_t i, const DesignColumns& columns) {
   std::string design = r.points[i].label;
-  std::vector<std::string> shown_params = varied;
-  if (!design.empty()) {  // the label names the list entry: show only the grid axes beside it
-    shown_params.clear();
-    for (const auto& [k, _] : plan.grid)
-      if (!several_groups || std::find(varied.begin(), varied.end(), k) != varied.end()) shown_params.push_back(k);
-  }
+  // the label names the list entry: show only the grid axes beside it
+  const std::vector<std::string>& shown_params = design.empty() ? columns.varied : columns.axes;
   for (const auto& c : shown_params) {
     auto it = r.points[i].params.find(c);
     if (it == r.points[i].params.end()) continue;
@@ -398,9 +398,9 @@ std::string design_text(const SweepPlan& plan, const SweepResult& r, std::size_t
 }
 
 // One group's ranked table (by throughput, Pareto points marked '*', at most `top` rows plus every Pareto point) and
-// its design effects. `varied`: the parameters the design column names.
+// its design effects.
 void write_group(std::ostream& os, const SweepPlan& plan, const SweepResult& r, const std::vector<std::size_t>& points,
-                 const std::vector<std::string>& varied, bool several_groups, std::size_t top) {
+                 const DesignColumns& columns, std::size_t top) {
   std::vector<std::size_t> order = points;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return r.results[a].throughput > r.results[b].throughput; });
@@ -417,9 +417,8 @@ void write_group(std::ostream& os, const SweepPlan& plan, const SweepResult& r, 
     ++shown;
     const PointResult& x = r.results[i];
     os << (r.pareto[i] ? "* " : "  ") << std::setw(3) << (k + 1) << " " << std::setw(4) << i << " " << std::left
-       << std::setw(48) << design_text(plan, r, i, varied, several_groups) << std::right << std::setw(10)
-       << fmt(x.throughput, 1) << " " << std::setw(6) << fmt(100 * x.efficiency, 1) << "% " << std::setw(10)
-       << fmt(x.exposed_comm_ms, 3);
+       << std::setw(48) << design_text(r, i, columns) << std::right << std::setw(10) << fmt(x.throughput, 1) << " "
+       << std::setw(6) << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3);
     if (priced) os << std::setw(14) << fmt(x.cost, 0) << std::setw(17) << fmt(x.cost_per_throughput, 3);
     const std::string limit = x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_share, 0) + "%";
     os << "  " << std::left << std::setw(15) << limit << std::right << " "
@@ -453,16 +452,21 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
   const bool priced = plan.prices.has_value();
   os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front"
      << (several ? " of its group" : "") << "\n";
-  if (!several) {  // one group: every point's parameters decide what the design column names
+  if (!several) {  // one group: every point's parameters decide what the design column names, every grid axis shown
     std::vector<std::size_t> all(n);
     for (std::size_t i = 0; i < n; ++i) all[i] = i;
-    write_group(os, plan, r, groups.empty() ? std::vector<std::size_t>{} : groups.front().points,
-                varied_parameters(r, all), false, top);
+    DesignColumns columns{varied_parameters(r, all, false), {}};
+    for (const auto& [k, _] : plan.grid) columns.axes.push_back(k);
+    write_group(os, plan, r, groups.empty() ? std::vector<std::size_t>{} : groups.front().points, columns, top);
   }
-  for (std::size_t g = 0; several && g < groups.size(); ++g) {
+  for (std::size_t g = 0; several && g < groups.size(); ++g) {  // the heading names the workload: only what varies
     os << "\n[" << g + 1 << "/" << groups.size() << "] workload " << groups[g].workload << ", throughput in "
        << groups[g].unit << ": " << groups[g].points.size() << " point(s)\n";
-    write_group(os, plan, r, groups[g].points, varied_parameters(r, groups[g].points), true, top);
+    DesignColumns columns{varied_parameters(r, groups[g].points, false), {}};
+    const auto with_vars = varied_parameters(r, groups[g].points, true);
+    for (const auto& [k, _] : plan.grid)
+      if (std::find(with_vars.begin(), with_vars.end(), k) != with_vars.end()) columns.axes.push_back(k);
+    write_group(os, plan, r, groups[g].points, columns, top);
   }
   for (std::size_t i = 0; i < n; ++i)
     if (!r.results[i].error.empty()) os << "  point " << i << " failed: " << r.results[i].error << "\n";
