@@ -6,12 +6,13 @@
 #include <map>
 #include <set>
 
+#include "vgsim/sim/planning/summary_groups.hpp"
+
 namespace vgsim::sim::planning {
 
 namespace {
 
-bool is_scale(const std::string& k) { return k == "nodes" || k == "gpus_per_node"; }
-bool ignored(const std::string& k) { return k == "label" || k.rfind("price.", 0) == 0; }
+bool is_scale(const std::string& k) { return key_role(k) == KeyRole::Scale; }
 
 std::string value_of(const PlanPoint& p, const std::string& k) {
   auto it = p.params.find(k);
@@ -22,35 +23,41 @@ std::string value_of(const PlanPoint& p, const std::string& k) {
 
 std::vector<DesignEffect> design_effects(const SweepPlan& plan, const std::vector<PlanPoint>& points,
                                          const std::vector<PointResult>& results) {
-  std::set<std::string> templated;  // values built from other parameters
-  auto note = [&](const std::map<std::string, Json>& m) {
-    for (const auto& [k, v] : m)
-      if (v.is_string() && v.get<std::string>().find('{') != std::string::npos) templated.insert(k);
-  };
-  note(plan.base);
-  for (const auto& e : plan.list) note(e);
-  // Parameters that vary over the finished points.
+  std::vector<std::size_t> all(std::min(points.size(), results.size()));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return design_effects(plan, points, results, all);
+}
+
+std::vector<DesignEffect> design_effects(const SweepPlan& plan, const std::vector<PlanPoint>& points,
+                                         const std::vector<PointResult>& results,
+                                         const std::vector<std::size_t>& among) {
+  const PlanKeyRoles roles = plan_key_roles(plan);
+  // The finished points of `among`, and the parameters that vary over them (templated ones follow from the others).
   std::vector<std::size_t> ok;
-  for (std::size_t i = 0; i < points.size() && i < results.size(); ++i)
-    if (results[i].error.empty() && !results[i].id.empty() && results[i].throughput > 0) ok.push_back(i);
+  for (std::size_t i : among)
+    if (i < points.size() && i < results.size() && results[i].error.empty() && !results[i].id.empty() &&
+        results[i].throughput > 0)
+      ok.push_back(i);
   std::set<std::string> all;
   for (std::size_t i : ok)
     for (const auto& [k, _] : points[i].params)
-      if (!ignored(k) && !templated.count(k)) all.insert(k);
+      if (roles.role(k) != KeyRole::Ignored && !roles.templated.count(k)) all.insert(k);
   std::vector<std::string> varied;
   for (const auto& k : all) {
     std::set<std::string> vals;
     for (std::size_t i : ok) vals.insert(value_of(points[i], k));
     if (vals.size() > 1) varied.push_back(k);
   }
-  std::vector<std::string> choices;  // design parameters (not scale)
+  std::vector<std::string> choices;  // design keys only: never a workload key, never the scale
   for (const auto& k : varied)
-    if (!is_scale(k)) choices.push_back(k);
+    if (roles.role(k) == KeyRole::Design) choices.push_back(k);
   std::map<std::vector<std::string>, DesignEffect> best;
   auto consider = [&](const std::vector<std::string>& drop) {
-    std::map<std::string, std::vector<std::size_t>> groups;  // signature without `drop` -> points
+    // Signature: the throughput unit and every varied key but `drop` (workload and scale keys included), so a pair
+    // agrees on all of them and differs in design keys of `drop` only.
+    std::map<std::string, std::vector<std::size_t>> groups;  // signature -> points
     for (std::size_t i : ok) {
-      std::string sig;
+      std::string sig = results[i].unit + "\x1f";
       for (const auto& k : varied)
         if (std::find(drop.begin(), drop.end(), k) == drop.end()) sig += k + "=" + value_of(points[i], k) + "\x1f";
       groups[sig].push_back(i);
@@ -88,7 +95,8 @@ std::string describe_effect(const DesignEffect& e, const std::vector<PlanPoint>&
   std::string what;
   for (std::size_t k = 0; k < e.keys.size(); ++k)
     what += (k ? ", " : "") + e.keys[k] + " = " + value_of(b, e.keys[k]) + " instead of " + value_of(w, e.keys[k]);
-  if (!b.label.empty() && !w.label.empty()) what = b.label + " instead of " + w.label + " (" + what + ")";
+  if (!b.label.empty() && !w.label.empty() && b.label != w.label)
+    what = b.label + " instead of " + w.label + " (" + what + ")";
   char pct[32];
   std::snprintf(pct, sizeof pct, "%.1f", 100.0 * e.gain);
   std::string s = what + " raises throughput " + pct + " %";

@@ -1,6 +1,7 @@
 // Sweep orchestration: thread pool, journal, resume, final CSV, summary (see include/vgsim/sim/planning/sweep.hpp).
 #include "vgsim/sim/planning/sweep.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "vgsim/sim/planning/effects.hpp"
 #include "vgsim/sim/planning/journal.hpp"
 #include "vgsim/sim/planning/pareto.hpp"
+#include "vgsim/sim/planning/summary_groups.hpp"
 #include "vgsim/sim/training/exposure.hpp"
 
 namespace vgsim::sim::planning {
@@ -314,18 +316,22 @@ void run_todo(const SweepPlan& plan, const SweepOptions& o, Fidelity fidelity, c
   out.ran = todo.size();
 }
 
-// Marks the Pareto front of cost against throughput over the finished points without errors.
+// Marks the Pareto front of cost against throughput within each summary group (workload, throughput unit) over the
+// finished points without errors: a ResNet-50 point never dominates a BERT one.
 void mark_pareto(const std::vector<std::string>& lines, SweepResult& out) {
-  const std::size_t n = out.points.size();
-  std::vector<double> cost(n), tput(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool ok = out.results[i].error.empty() && !lines[i].empty();
-    cost[i] = ok ? out.results[i].cost : 1e300;
-    tput[i] = ok ? out.results[i].throughput : -1;
+  out.pareto.assign(out.points.size(), false);
+  for (const SummaryGroup& g : summary_groups(out.points, out.results)) {
+    std::vector<double> cost, tput;
+    std::vector<std::size_t> at;
+    for (std::size_t i : g.points) {
+      if (lines[i].empty()) continue;
+      at.push_back(i);
+      cost.push_back(out.results[i].cost);
+      tput.push_back(out.results[i].throughput);
+    }
+    const std::vector<bool> front = pareto_front(cost, tput);
+    for (std::size_t k = 0; k < at.size(); ++k) out.pareto[at[k]] = front[k];
   }
-  out.pareto = pareto_front(cost, tput);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!(out.results[i].error.empty() && !lines[i].empty())) out.pareto[i] = false;
 }
 
 }  // namespace
@@ -354,31 +360,51 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   return out;
 }
 
-void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepResult& r, std::size_t top) {
-  const std::size_t n = r.points.size();
-  std::vector<std::size_t> order;
-  std::size_t errors = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!r.results[i].error.empty())
-      ++errors;
-    else if (!r.results[i].id.empty())
-      order.push_back(i);
+namespace {
+
+// Parameters whose value differs between the points `among` (var.* aside unless with_vars): the interesting ones.
+std::vector<std::string> varied_parameters(const SweepResult& r, const std::vector<std::size_t>& among,
+                                           bool with_vars) {
+  std::vector<std::string> varied;
+  for (const auto& c : parameter_columns(r.points)) {
+    std::set<std::string> vals;
+    for (std::size_t i : among) {
+      auto it = r.points[i].params.find(c);
+      vals.insert(it == r.points[i].params.end() ? "" : scalar_text(it->second));
+    }
+    if (vals.size() > 1 && (with_vars || c.rfind("var.", 0) != 0)) varied.push_back(c);
   }
+  return varied;
+}
+
+// What the design column names: the varied parameters (var.* aside) and, beside a label, the grid axes.
+struct DesignColumns {
+  std::vector<std::string> varied, axes;
+};
+
+// The design column of a row: the label and the axes, or without a label the varied parameters.
+std::string design_text(const SweepResult& r, std::size_t i, const DesignColumns& columns) {
+  std::string design = r.points[i].label;
+  // the label names the list entry: show only the grid axes beside it
+  const std::vector<std::string>& shown_params = design.empty() ? columns.varied : columns.axes;
+  for (const auto& c : shown_params) {
+    auto it = r.points[i].params.find(c);
+    if (it == r.points[i].params.end()) continue;
+    if (!design.empty()) design += " ";
+    design += c + "=" + scalar_text(it->second);
+  }
+  if (design.size() > 48) design = design.substr(0, 45) + "...";
+  return design;
+}
+
+// One group's ranked table (by throughput, Pareto points marked '*', at most `top` rows plus every Pareto point) and
+// its design effects.
+void write_group(std::ostream& os, const SweepPlan& plan, const SweepResult& r, const std::vector<std::size_t>& points,
+                 const DesignColumns& columns, std::size_t top) {
+  std::vector<std::size_t> order = points;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return r.results[a].throughput > r.results[b].throughput; });
-  const auto cols = parameter_columns(r.points);
-  std::vector<std::string> varied;  // parameters whose value differs between points: the interesting ones
-  for (const auto& c : cols) {
-    std::set<std::string> vals;
-    for (const auto& p : r.points) {
-      auto it = p.params.find(c);
-      vals.insert(it == p.params.end() ? "" : scalar_text(it->second));
-    }
-    if (vals.size() > 1 && c.rfind("var.", 0) != 0) varied.push_back(c);
-  }
-  os << "vgsim sweep " << plan.name << ": " << n << " point(s), " << errors << " with errors\n";
   const bool priced = plan.prices.has_value();
-  os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front\n";
   // Fixed-width columns first; the busiest link (its name varies in length) last, so every column lines up. "limited
   // by" is the largest term of the iteration (compute or an exposure cause, training/bottleneck.hpp).
   os << "  #  pt   design" << std::string(44, ' ') << "throughput   eff   exposed_ms";
@@ -390,22 +416,9 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
     if (k >= top && !r.pareto[i]) continue;
     ++shown;
     const PointResult& x = r.results[i];
-    std::string design = r.points[i].label;
-    std::vector<std::string> shown_params = varied;
-    if (!design.empty()) {  // the label names the list entry: show only the grid axes beside it
-      shown_params.clear();
-      for (const auto& [k, _] : plan.grid) shown_params.push_back(k);
-    }
-    for (const auto& c : shown_params) {
-      auto it = r.points[i].params.find(c);
-      if (it == r.points[i].params.end()) continue;
-      if (!design.empty()) design += " ";
-      design += c + "=" + scalar_text(it->second);
-    }
-    if (design.size() > 48) design = design.substr(0, 45) + "...";
     os << (r.pareto[i] ? "* " : "  ") << std::setw(3) << (k + 1) << " " << std::setw(4) << i << " " << std::left
-       << std::setw(48) << design << std::right << std::setw(10) << fmt(x.throughput, 1) << " " << std::setw(6)
-       << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3);
+       << std::setw(48) << design_text(r, i, columns) << std::right << std::setw(10) << fmt(x.throughput, 1) << " "
+       << std::setw(6) << fmt(100 * x.efficiency, 1) << "% " << std::setw(10) << fmt(x.exposed_comm_ms, 3);
     if (priced) os << std::setw(14) << fmt(x.cost, 0) << std::setw(17) << fmt(x.cost_per_throughput, 3);
     const std::string limit = x.bottleneck.empty() ? "-" : x.bottleneck + " " + fmt(100 * x.bottleneck_share, 0) + "%";
     os << "  " << std::left << std::setw(15) << limit << std::right << " "
@@ -413,12 +426,47 @@ void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepRes
        << "\n";
   }
   if (shown < order.size()) os << "  (" << order.size() - shown << " more in the CSV)\n";
-  // Which design choice moves throughput most (pairs that differ in one or two design parameters; effects.hpp).
-  const auto effects = design_effects(plan, r.points, r.results);
+  // Which design choice moves throughput most within the group (pairs that differ in one or two design keys and
+  // agree on every workload and scale key; effects.hpp).
+  const auto effects = design_effects(plan, r.points, r.results, points);
   if (!effects.empty()) {
     os << "largest design effect: " << describe_effect(effects.front(), r.points) << "\n";
     for (std::size_t k = 1; k < effects.size() && k < 4; ++k)
       os << "  next: " << describe_effect(effects[k], r.points) << "\n";
+  }
+}
+
+}  // namespace
+
+void write_sweep_summary(std::ostream& os, const SweepPlan& plan, const SweepResult& r, std::size_t top) {
+  const std::size_t n = r.points.size();
+  std::size_t errors = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!r.results[i].error.empty()) ++errors;
+  const std::vector<SummaryGroup> groups = summary_groups(r.points, r.results);
+  const bool several = groups.size() > 1;
+  os << "vgsim sweep " << plan.name << ": " << n << " point(s), " << errors << " with errors";
+  if (several)
+    os << "; " << groups.size() << " groups of one workload and throughput unit, each ranked and compared alone";
+  os << "\n";
+  const bool priced = plan.prices.has_value();
+  os << "ranked by throughput; * = on the " << (priced ? "cost-vs-throughput" : "throughput") << " Pareto front"
+     << (several ? " of its group" : "") << "\n";
+  if (!several) {  // one group: every point's parameters decide what the design column names, every grid axis shown
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    DesignColumns columns{varied_parameters(r, all, false), {}};
+    for (const auto& [k, _] : plan.grid) columns.axes.push_back(k);
+    write_group(os, plan, r, groups.empty() ? std::vector<std::size_t>{} : groups.front().points, columns, top);
+  }
+  for (std::size_t g = 0; several && g < groups.size(); ++g) {  // the heading names the workload: only what varies
+    os << "\n[" << g + 1 << "/" << groups.size() << "] workload " << groups[g].workload << ", throughput in "
+       << groups[g].unit << ": " << groups[g].points.size() << " point(s)\n";
+    DesignColumns columns{varied_parameters(r, groups[g].points, false), {}};
+    const auto with_vars = varied_parameters(r, groups[g].points, true);
+    for (const auto& [k, _] : plan.grid)
+      if (std::find(with_vars.begin(), with_vars.end(), k) != with_vars.end()) columns.axes.push_back(k);
+    write_group(os, plan, r, groups[g].points, columns, top);
   }
   for (std::size_t i = 0; i < n; ++i)
     if (!r.results[i].error.empty()) os << "  point " << i << " failed: " << r.results[i].error << "\n";

@@ -57,7 +57,7 @@ struct SweepOptions {
 struct SweepResult {
   std::vector<PlanPoint> points;
   std::vector<PointResult> results;  // by point index; resumed points from the journal (or the final CSV's rows)
-  std::vector<bool> pareto;          // by point index (points with errors are never on it)
+  std::vector<bool> pareto;          // by point index: on the front of its summary group (errors never are)
   std::size_t ran = 0, skipped = 0;  // run now / taken from a previous run (--resume)
   std::string csv;                   // the final CSV text
   std::string journal;               // <out>.journal once the final CSV is written ("" without --out)
@@ -71,7 +71,9 @@ std::string csv_row(const PlanPoint& p, const PointResult& r, const std::vector<
 
 SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& options);
 
-// Ranked summary: by throughput (desc), Pareto points marked '*', at most `top` rows plus every Pareto point.
+// Ranked summary, per summary group (one workload and throughput unit, summary_groups.hpp; a heading per group when
+// there are several): by throughput (desc), Pareto points of the group marked '*', at most `top` rows plus every
+// Pareto point, then the group's largest design effects (effects.hpp).
 void write_sweep_summary(std::ostream& out, const SweepPlan& plan, const SweepResult& r, std::size_t top = 20);
 
 }  // namespace vgsim::sim::planning
