@@ -26,6 +26,7 @@ struct Side {
   std::uint32_t gpu = 0, host = 0, lgpu = 0, port = kNone, vm = kNone;
   SideMode mode = SideMode::Bare;
   bool ats = true, rdma_nic = true, none = false;
+  bool net_ib = true;  // a VM: NCCL's net choice in the guest is NET/IB (nccl_net_choice.hpp)
   const detail::VmState* st = nullptr;
   const VirtOverheads* ov = nullptr;
 };
@@ -109,7 +110,36 @@ std::optional<Path> one_os_path(const Cluster& c, const Cluster::Impl& m, const 
 
 // --- Network ------------------------------------------------------------------------------------------------------
 
-Side side_of(const Cluster::Impl& m, const GpuEndpoint& e) {
+NetChoiceKnobs net_knobs(const PathOptions& o) {
+  NetChoiceKnobs k;
+  k.ib_disable = o.ib_disable;
+  k.net = o.net;
+  k.socket_ifname = o.socket_ifname;
+  k.nccl_minor = o.nccl_minor;
+  return k;
+}
+
+// The socket device a VM's traffic takes: the one NCCL believes fastest, the first of equals. [assumption, grade D:
+// NCCL's graph search (graph/search.cc) tries the highest per-channel speed first and a NET device serves a channel
+// only while its bandwidth covers that speed, so channels land on the fastest device; equal devices would share the
+// channels, which the model does not split.]
+std::uint32_t socket_device(const NetChoice& ch) {
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < ch.devices.size(); ++k)
+    if (ch.device_speed_gbps[k] > ch.device_speed_gbps[best]) best = k;
+  return ch.devices[best];
+}
+
+// NCCL's choice inside the guest decides the side's data path: NET/IB keeps the NIC mode; NET/Socket on the vmxnet3
+// vNIC goes through the host's vswitch (on the VM's NIC port as its uplink [assumption: the VM network's port group
+// uses that port]); NET/Socket on the VF's netdev goes straight to the port.
+void guest_net(const VmInfo& vm, const PathOptions& o, Side& s) {
+  const NetChoice ch = choose_nccl_net(vm.interfaces, vm.rdma_ports, net_knobs(o));
+  s.net_ib = ch.transport == NetKind::IB;
+  if (!s.net_ib && vm.interfaces[socket_device(ch)].kind == "vmxnet3") s.mode = SideMode::Vmxnet3;
+}
+
+Side side_of(const Cluster::Impl& m, const GpuEndpoint& e, const PathOptions& o) {
   Side s;
   s.gpu = e.gpu;
   s.host = e.host;
@@ -135,6 +165,7 @@ Side side_of(const Cluster::Impl& m, const GpuEndpoint& e) {
              : vm.nic_mode == "pvrdma" ? SideMode::Pvrdma
                                        : SideMode::Sriov;
     s.ats = vm.ats || s.none;
+    guest_net(vm, o, s);
   }
   s.rdma_nic = t.nics[t.ports[s.port].nic].rdma;
   return s;
@@ -142,7 +173,9 @@ Side side_of(const Cluster::Impl& m, const GpuEndpoint& e) {
 
 Net net_between(const Cluster::Impl& m, const Side& a, const Side& b, const PathOptions& o) {
   Net n{m, a, b};
-  n.rdma = !o.ib_disable && a.rdma_nic && b.rdma_nic && a.mode != SideMode::Vmxnet3 && b.mode != SideMode::Vmxnet3;
+  const bool forced_socket = o.net == "Socket" || o.net == "socket" || o.net == "SOCKET";
+  n.rdma = !o.ib_disable && !forced_socket && a.rdma_nic && b.rdma_nic && a.net_ib && b.net_ib &&
+           a.mode != SideMode::Vmxnet3 && b.mode != SideMode::Vmxnet3;
   n.same_host = a.host == b.host;
   n.hairpin_vswitch = n.same_host && (a.mode == SideMode::Vmxnet3 || b.mode == SideMode::Vmxnet3);
   n.host_copy = n.same_host && !n.hairpin_vswitch && a.mode == SideMode::Pvrdma && b.mode == SideMode::Pvrdma;
@@ -297,6 +330,31 @@ std::optional<Path> Cluster::nvswitch_path(std::uint32_t ep, bool to_switch) con
   return p;
 }
 
+NetChoice Cluster::nccl_net(std::uint32_t ep, const PathOptions& o, std::vector<NetInterface>* interfaces,
+                            std::vector<RdmaPort>* rdma_ports) const {
+  const Impl& m = *impl_;
+  if (ep >= m.endpoints.size()) throw std::out_of_range("vgsim: Cluster::nccl_net: endpoint index out of range");
+  const GpuEndpoint& e = m.endpoints[ep];
+  std::vector<NetInterface> ifs;
+  std::vector<RdmaPort> ports;
+  if (e.vm_index != UINT32_MAX) {
+    ifs = m.vms[e.vm_index].interfaces;
+    ports = m.vms[e.vm_index].rdma_ports;
+  } else {
+    const Template& t = m.templates[m.insts[e.host].tmpl];
+    for (std::uint32_t p = 0; p < t.ports.size(); ++p) {
+      const detail::NicDev& nic = t.nics[t.ports[p].nic];
+      ifs.push_back(NetInterface{nic.name + "p" + std::to_string(t.ports[p].port), "ethernet", true, nic.speed.Gbps(),
+                                 "generic"});
+      if (nic.rdma) ports.push_back(RdmaPort{"mlx5_" + std::to_string(p), RdmaPortState::Active});
+    }
+  }
+  NetChoice ch = choose_nccl_net(ifs, ports, net_knobs(o));
+  if (interfaces) *interfaces = std::move(ifs);
+  if (rdma_ports) *rdma_ports = std::move(ports);
+  return ch;
+}
+
 Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const {
   const Impl& m = *impl_;
   if (a >= m.endpoints.size() || b >= m.endpoints.size())
@@ -311,8 +369,8 @@ Path Cluster::endpoint_path(std::uint32_t a, std::uint32_t b, const PathOptions&
   if (same_os)
     if (std::optional<Path> p = one_os_path(*this, m, ea, eb, o)) return *p;
   // Different OSes, or P2P and SHM unavailable: NCCL's network transport (looped back on one host).
-  const Side sa = side_of(m, ea);
-  const Side sb = side_of(m, eb);
+  const Side sa = side_of(m, ea, o);
+  const Side sb = side_of(m, eb, o);
   return net_path(*this, net_between(m, sa, sb, o), o);
 }
 

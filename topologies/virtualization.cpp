@@ -213,10 +213,66 @@ void read_vm_nic(JsonReader& nr, const HostCtx& c, VmInfo& vm, VmState& st) {
   vm.nic_mode = c.none ? nr.one_of("mode", {"passthrough", "sriov"})
                        : nr.one_of("mode", {"vmxnet3", "pvrdma", "sriov", "passthrough"});
   vm.ats = nr.opt_boolean("ats").value_or(false);
+  if (auto state = nr.opt_one_of("rdma_port", {"active", "down", "unmapped"})) {
+    if (vm.nic_mode == "vmxnet3" || !t.nics[ni].rdma)
+      nr.fail("rdma_port", "a vmxnet3 NIC, or a NIC without RDMA, has no RDMA port",
+              "no \"rdma_port\" here (it applies to pvrdma, sriov and passthrough NICs with RDMA)");
+    st.rdma_port_state = parse_rdma_port_state(*state);
+  }
   nr.finish();
   for (std::uint32_t p = 0; p < t.ports.size(); ++p)
     if (t.ports[p].nic == ni && t.ports[p].port == port) st.port_local = p;
   vm.nic = c.h.port_base + st.port_local;
+}
+
+// What NCCL finds in a guest that does not declare its "interfaces" (each default an assumption, named):
+//  - every VM (not the partitions of a host whose hypervisor is "none") has one vmxnet3 vNIC, "ens192", with an address
+//  (the VM network; ESXi guests name the first vmxnet3
+//    ens192 [assumption: the usual Linux name]), reporting 10 Gb/s: vmxnet3 reports a 10 Gbps link whatever the
+//    uplink (vswitchzero.com, "Debunking the VM Link Speed Myth", 2017-10-30), and NCCL takes that figure;
+//  - an SR-IOV function or passthrough NIC adds its netdev, "ens224", at the port's speed, with an address when its
+//    RDMA port is active and none otherwise [assumption: a VF whose RDMA device is not mapped to its netdev is not
+//    configured either], and one RDMA device ("mlx5_0") in the nic's rdma_port state (default active) when the NIC
+//    has RDMA;
+//  - a PVRDMA adapter is an RDMA device ("vmw_pvrdma0", active) next to the vmxnet3 vNIC.
+void default_guest_network(const HostCtx& c, VmInfo& vm, const VmState& st) {
+  const Template& t = c.t;
+  if (!c.none) vm.interfaces.push_back(NetInterface{"ens192", "vmxnet3", true, 10.0, "generic"});
+  if (st.port_local == kNone || vm.nic_mode == "vmxnet3") return;
+  const NicDev& nic = t.nics[t.ports[st.port_local].nic];
+  if (vm.nic_mode == "pvrdma") {
+    if (nic.rdma) vm.rdma_ports.push_back(RdmaPort{"vmw_pvrdma0", st.rdma_port_state});
+    return;
+  }
+  const bool active = st.rdma_port_state == RdmaPortState::Active;
+  vm.interfaces.push_back(NetInterface{"ens224", "vf", active || !nic.rdma, nic.speed.Gbps(), "generic"});
+  if (nic.rdma) vm.rdma_ports.push_back(RdmaPort{"mlx5_0", st.rdma_port_state});
+}
+
+// A VM's declared "interfaces" (replacing the defaults above; the RDMA ports stay those of its nic): each {"name",
+// "kind": "vmxnet3" | "vf", "address" (default true), "speed" (what the guest reports; default: 10 Gb/s for vmxnet3,
+// the port's speed for the VF), "vendor" (default "generic")}.
+void read_guest_interfaces(JsonReader& v, const Template& t, VmInfo& vm, const VmState& st) {
+  if (!v.has("interfaces")) return;
+  std::vector<JsonReader> list = v.opt_objects("interfaces");
+  std::vector<NetInterface> ifs;
+  for (JsonReader& r : list) {
+    NetInterface f;
+    f.name = r.string("name");
+    f.kind = r.one_of("kind", {"vmxnet3", "vf"});
+    if (f.kind == "vf" && (st.port_local == kNone || vm.nic_mode == "vmxnet3" || vm.nic_mode == "pvrdma"))
+      r.fail("kind", "a \"vf\" interface needs the VM's nic in sriov or passthrough mode", "\"vmxnet3\"");
+    f.has_address = r.opt_boolean("address").value_or(true);
+    const std::optional<Bandwidth> speed = r.opt_bandwidth("speed");
+    f.reported_speed_gbps = speed            ? speed->Gbps()
+                            : f.kind == "vf" ? t.nics[t.ports[st.port_local].nic].speed.Gbps()
+                                             : 10.0;
+    f.vendor = r.opt_one_of("vendor", {"generic", "aws", "gcp"}).value_or("generic");
+    r.finish();
+    ifs.push_back(std::move(f));
+  }
+  if (ifs.empty()) v.fail("interfaces", "an empty list", "at least one interface (NCCL needs one for bootstrap)");
+  vm.interfaces = std::move(ifs);
 }
 
 // One VM object (host-local index i): appended to the cluster's VMs, its GPU assignments to `assigns`.
@@ -236,6 +292,8 @@ void read_vm(const HostCtx& c, const Json& j, const std::string& vpath, std::uin
   vm.overheads = c.overheads;
   for (JsonReader& g : v.opt_objects("gpus")) assigns.push_back(read_assignment(g, c, i));
   if (auto nr = v.opt_object("nic")) read_vm_nic(*nr, c, vm, st);
+  default_guest_network(c, vm, st);
+  read_guest_interfaces(v, c.t, vm, st);
   v.finish();
   c.m.vms.push_back(std::move(vm));
   c.m.vm_state.push_back(st);
@@ -469,7 +527,8 @@ bool add_vm_resources(const HostCtx& c, std::uint32_t vm_base) {
   for (std::uint32_t vmi = vm_base; vmi < c.m.vms.size(); ++vmi) {
     VmInfo& vm = c.m.vms[vmi];
     VmState& st = c.m.vm_state[vmi];
-    any_vmxnet3 = any_vmxnet3 || vm.nic_mode == "vmxnet3";
+    // A vmxnet3 vNIC crosses the vswitch whenever NCCL sends over it (also as the fallback of an SR-IOV VM).
+    for (const NetInterface& f : vm.interfaces) any_vmxnet3 = any_vmxnet3 || f.kind == "vmxnet3";
     add_socket_threads(c, vm, st);
     std::vector<std::uint32_t> local_gpus;
     for (auto ei : vm.endpoints) local_gpus.push_back(c.m.endpoints[ei].gpu - c.h.gpu_base);

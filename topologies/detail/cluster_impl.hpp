@@ -91,6 +91,7 @@ struct VmState {
   std::uint32_t port_local = kNone;                    // template port ordinal of the VM's NIC port
   std::uint32_t socket_proxy = kNone;                  // the VM's socket I/O capacity (sends and receives of its ranks)
   std::uint32_t no_ats_tx = kNone, no_ats_rx = kNone;  // GPU<->NIC P2P via the root complex (sriov/passthrough, no ATS)
+  RdmaPortState rdma_port_state = RdmaPortState::Active;  // the nic's "rdma_port"
 };
 
 }  // namespace detail

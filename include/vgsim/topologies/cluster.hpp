@@ -13,6 +13,7 @@
 #include "vgsim/kernel/json_input.hpp"
 #include "vgsim/kernel/units.hpp"
 #include "vgsim/topologies/catalog.hpp"
+#include "vgsim/topologies/nccl_net_choice.hpp"
 #include "vgsim/topologies/virtualization.hpp"
 
 namespace vgsim::topo {
@@ -37,6 +38,9 @@ struct PathOptions {
   bool shm_disable = false;            // NCCL_SHM_DISABLE
   bool ib_disable = false;             // NCCL_IB_DISABLE: inter-node traffic uses TCP sockets
   bool gdr_disable = false;            // GPUDirect RDMA unavailable (e.g. no nvidia-peermem)
+  std::string net;                     // NCCL_NET: "IB" or "Socket" forces that transport; "" = NCCL's choice
+  std::string socket_ifname;           // NCCL_SOCKET_IFNAME ("" = unset: nccl_net_choice.hpp's default order)
+  int nccl_minor = 30;                 // NCCL 2.<minor> (the interface and socket-thread rules by version)
 };
 
 struct ResourceInfo {
@@ -126,6 +130,13 @@ class Cluster {
   std::optional<std::uint32_t> nic_of(std::uint32_t gpu) const;
   // PCIe distance (PIX/PXB/PHB/SYS) between a GPU and a NIC port on the same host.
   PathType gpu_nic_distance(std::uint32_t gpu, std::uint32_t nic) const;
+
+  // NCCL's net transport choice in the OS endpoint `ep` runs in (nccl_net_choice.hpp), from that OS's interfaces and
+  // RDMA ports: a VM's declared or default ones (virtualization.cpp); on bare metal one netdev per cabled port
+  // ("<nic>p<port>", the port's speed) and, on an RDMA NIC, one active RDMA device per cabled port. `interfaces` and
+  // `rdma_ports` (when given) receive what the choice indexes. Throws std::invalid_argument when NCCL would fail.
+  NetChoice nccl_net(std::uint32_t ep, const PathOptions& options, std::vector<NetInterface>* interfaces = nullptr,
+                     std::vector<RdmaPort>* rdma_ports = nullptr) const;
 
   // Route and transport from GPU a to GPU b (a != b) under NCCL's rules and the given options.
   Path path(std::uint32_t gpu_a, std::uint32_t gpu_b, const PathOptions& options) const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vgsim/kernel/units.hpp"
+#include "vgsim/topologies/nccl_net_choice.hpp"
 
 namespace vgsim::topo {
 
@@ -63,8 +64,12 @@ struct VmInfo {
   std::string nic_mode;                  // "vmxnet3", "pvrdma", "sriov", "passthrough"; "" when the VM has no NIC
   std::uint32_t nic = UINT32_MAX;        // index into Cluster::nics() (the port the VM uses); UINT32_MAX without a NIC
   bool ats = false;                      // Address Translation Services enabled on host, VM and NIC (sriov/passthrough)
-  VirtOverheads overheads;               // of the VM's hypervisor
-  std::vector<std::string> notes;        // modelling notes (e.g. "P2P only within NVLink bridge pairs")
+  // What NCCL finds in the guest (nccl_net_choice.hpp): its network interfaces in scan order and its RDMA ports.
+  // Declared in the VM's "interfaces" and its nic's "rdma_port", else the defaults of virtualization.cpp.
+  std::vector<NetInterface> interfaces;
+  std::vector<RdmaPort> rdma_ports;
+  VirtOverheads overheads;         // of the VM's hypervisor
+  std::vector<std::string> notes;  // modelling notes (e.g. "P2P only within NVLink bridge pairs")
 };
 
 }  // namespace vgsim::topo
