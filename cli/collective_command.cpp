@@ -176,6 +176,7 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
                            cluster.gpus()[eps[comm.rank_to_endpoint()[rank]].gpu].model);
   if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
   header.notes.push_back("transports: " + comm.describe_transports());
+  if (const std::string net = comm.describe_net(); !net.empty()) header.notes.push_back("nccl net: " + net);
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
   if (opt.fold_channels)

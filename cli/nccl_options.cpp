@@ -29,6 +29,8 @@ void add_nccl_options(CLI::App* c, sim::NcclKnobs& k) {
   flag("--p2p-disable", k.p2p_disable, "nccl.p2p_disable");
   flag("--shm-disable", k.shm_disable, "nccl.shm_disable");
   flag("--gdr-disable", k.gdr_disable, "nccl.gdr_disable");
+  c->add_option("--net", k.net, help("nccl.net"));
+  c->add_option("--socket-ifname", k.socket_ifname, help("nccl.socket_ifname"));
   c->add_option("--nccl-version", k.version,
                 help("nccl.version") + "; vgsim params --nccl-version V says what is approximated")
       ->capture_default_str();

@@ -73,7 +73,10 @@ std::size_t node_col(std::uint32_t nodes) { return nodes <= 1 ? 0 : nodes == 2 ?
 std::string path_words(const topo::Path& p) {
   std::string s = std::string(topo::to_string(p.transport)) + "/" + topo::to_string(p.type) + " over " +
                   topo::to_string(p.link_class);
-  if (p.transport == topo::Transport::NetIB) s += p.gdr ? " with GPUDirect RDMA" : " host-staged (no GPUDirect)";
+  if (p.transport == topo::Transport::NetIB)
+    s += p.gdr                ? " with GPUDirect RDMA"
+         : p.gdr_receive_only ? " with GPUDirect RDMA on receives, sends staged (NCCL_NET_GDR_READ off)"
+                              : " host-staged (no GPUDirect)";
   s += ", bottleneck " + format_bandwidth(p.bottleneck);
   return s;
 }
@@ -206,6 +209,16 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
       shape_.off_nvswitch = "endpoint " + eps[e].name + " (" + eps[e].mode + ")";
     }
   shape_.nvls_channels = options_.channels.value_or(static_cast<std::uint32_t>(options_.nccl.nvls_max_channels));
+}
+
+std::string Communicator::describe_net() const {
+  if (nodes_ <= 1) return "";
+  std::vector<topo::NetInterface> ifs;
+  std::vector<topo::RdmaPort> ports;
+  const topo::NetChoice ch = cluster_.nccl_net(rank_to_endpoint_.front(), options_.path, &ifs, &ports);
+  std::string s = topo::describe(ch, ifs, ports) + "; why: ";
+  for (std::size_t k = 0; k < ch.rules.size(); ++k) s += (k ? "; " : "") + ch.rules[k];
+  return s;
 }
 
 std::string Communicator::describe_transports() const {

@@ -31,6 +31,9 @@ void NcclKnobs::merge(const NcclKnobs& over) {
   if (over.shm_disable) shm_disable = over.shm_disable;
   if (over.gdr_disable) gdr_disable = over.gdr_disable;
   if (!over.version.empty()) version = over.version;
+  if (!over.net.empty()) net = over.net;
+  if (over.gdr_read) gdr_read = over.gdr_read;
+  if (!over.socket_ifname.empty()) socket_ifname = over.socket_ifname;
 }
 
 topo::PathType parse_path_level(const std::string& value, const std::string& nccl_version) {
@@ -95,6 +98,17 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
   if (p2p_disable) opt.path.p2p_disable = *p2p_disable;
   if (shm_disable) opt.path.shm_disable = *shm_disable;
   if (gdr_disable) opt.path.gdr_disable = *gdr_disable;
+  opt.path.nccl_minor = parsed(origin, "--nccl-version", v, coll::parse_nccl_minor);
+  if (!net.empty()) {
+    std::string n = net;
+    for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (n != "ib" && n != "socket")
+      throw InputError(origin, "nccl.net", "NCCL_NET names a transport vgsim does not model", "'" + net + "'",
+                       "IB or Socket (NCCL's built-in transports; net plugins are not modelled)");
+    opt.path.net = n == "ib" ? "IB" : "Socket";
+  }
+  opt.path.socket_ifname = socket_ifname;
+  if (gdr_read) opt.path.gdr_read = *gdr_read ? 1 : 0;
 }
 
 void NcclKnobs::set(const std::string& name, const Json& value) {
@@ -119,6 +133,12 @@ void NcclKnobs::set(const std::string& name, const Json& value) {
     shm_disable = value.get<bool>();
   else if (name == "nccl.gdr_disable")
     gdr_disable = value.get<bool>();
+  else if (name == "nccl.net")
+    net = text() == "auto" ? "" : text();
+  else if (name == "nccl.socket_ifname")
+    socket_ifname = text();
+  else if (name == "nccl.gdr_read")
+    gdr_read = value.get<bool>();
   else
     throw std::logic_error("not an NCCL knob: " + name);
 }
@@ -144,6 +164,9 @@ const std::vector<ParamDecl>& nccl_knob_params() {
     for (coll::Algo a : coll::algorithms()) algo.choices.push_back(coll::to_string(a));
     ParamDecl proto = d("nccl.proto", ParamType::Choice, "force the protocol like NCCL_PROTO", env);
     proto.choices = {"auto", "ll", "ll128", "simple"};
+    ParamDecl net = d("nccl.net", ParamType::Choice, "NCCL_NET: force the IB (verbs) or Socket transport",
+                      "NCCL default: unset (IB when an RDMA port is ACTIVE, else sockets; src/transport/net_ib.cc)");
+    net.choices = {"auto", "IB", "Socket"};
     return std::vector<ParamDecl>{
         d("nccl.version", ParamType::Text, "an NCCL release 2.4 .. 2.30 (a patch level such as 2.18.3 accepted)",
           "default: 2.30 (the HEAD tables of nccl_tuning.cpp)"),
@@ -162,6 +185,15 @@ const std::vector<ParamDecl>& nccl_knob_params() {
         d("nccl.p2p_disable", ParamType::Boolean, "NCCL_P2P_DISABLE=1", env),
         d("nccl.shm_disable", ParamType::Boolean, "NCCL_SHM_DISABLE=1", env),
         d("nccl.gdr_disable", ParamType::Boolean, "no GPUDirect RDMA (e.g. no nvidia-peermem / ATS off)", env),
+        net,
+        d("nccl.socket_ifname", ParamType::Text,
+          "NCCL_SOCKET_IFNAME: interface name prefixes, comma-separated; a leading ^ excludes, = matches exactly",
+          "NCCL default: unset (ib* first, else every interface but docker*, lo*, virbr*; src/misc/socket.cc)"),
+        d("nccl.gdr_read", ParamType::Boolean,
+          "NCCL_NET_GDR_READ: true = the NIC reads GPU memory when sending (GPUDirect on sends), false = sends "
+          "staged through host memory (receives may still use GPUDirect)",
+          "NCCL default: from 2.19 on for compute capability >= 8.0; otherwise only for a GPU with an NVLink peer "
+          "or alone in its node (src/graph/paths.cc ncclTopoCheckGdr)"),
     };
   }();
   return decls;

@@ -786,9 +786,11 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
     p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
     p.link_class = LinkClass::Net;
     p.type = PathType::NET;
-    const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, h.port_base + pa) <= o.gdr_level;
+    const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, h.port_base + pa) <= o.gdr_level &&
+                       m.gdr_read(a, m.hosts[ga.host].gpus, o);
     const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, h.port_base + pb) <= o.gdr_level;
     p.gdr = gdr_a && gdr_b;
+    p.gdr_receive_only = !gdr_a && gdr_b && gpu_nic_distance(a, h.port_base + pa) <= o.gdr_level && !o.gdr_disable;
     m.host_leg(p, a, pa, gdr_a, !rdma, false);
     m.host_leg(p, b, pb, gdr_b, !rdma, true);
     return finish(p);
@@ -811,9 +813,11 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
   p.type = PathType::NET;
   p.link_class = LinkClass::Net;
-  const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, ha.port_base + pa) <= o.gdr_level;
+  const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, ha.port_base + pa) <= o.gdr_level &&
+                     m.gdr_read(a, m.hosts[ga.host].gpus, o);
   const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, hb.port_base + pb) <= o.gdr_level;
   p.gdr = gdr_a && gdr_b;
+  p.gdr_receive_only = !gdr_a && gdr_b && gpu_nic_distance(a, ha.port_base + pa) <= o.gdr_level && !o.gdr_disable;
   m.host_leg(p, a, pa, gdr_a, !rdma, false);
   if (!rdma) p.latency += std::max(ta.socket_latency, tb.socket_latency);  // kernel TCP stack, per message
   if (!rdma) p.resources.push_back(ha.res_base + ta.ports[pa].tcp_tx);
@@ -831,6 +835,20 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   if (!rdma) p.resources.push_back(hb.res_base + tb.ports[pb].tcp_rx);
   m.host_leg(p, b, pb, gdr_b, !rdma, true);
   return finish(p);
+}
+
+bool Cluster::Impl::gdr_read(std::uint32_t gpu, const std::vector<std::uint32_t>& os_gpus, const PathOptions& o) const {
+  if (o.gdr_read >= 0) return o.gdr_read == 1;
+  if (o.nccl_minor >= 19 && gpu_models[gpu].sm_version >= 80) return true;
+  if (o.nccl_minor >= 6 && os_gpus.size() == 1) return true;
+  const Template& t = tmpl_of_gpu(gpu);
+  const std::uint32_t lg = gpus[gpu].index_in_host;
+  for (std::uint32_t other : os_gpus) {
+    if (other == gpu || gpus[other].host != gpus[gpu].host) continue;
+    const std::uint32_t lo = gpus[other].index_in_host;
+    if (t.bridge_res.count({lg, lo}) || (t.nvsw_up[lg] != kNone && t.nvsw_up[lo] != kNone)) return true;
+  }
+  return false;
 }
 
 Cluster Cluster::load(const std::string& file, const Catalog& catalog) {

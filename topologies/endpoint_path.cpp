@@ -284,12 +284,25 @@ void add_virt_latency(const Net& n, Path& p) {
   }
 }
 
+// The GPUs of the OS a side runs in (NCCL's topology): the VM's, else the host's.
+std::vector<std::uint32_t> os_gpus(const Cluster::Impl& m, const Side& s) {
+  if (s.vm == kNone) return m.hosts[s.host].gpus;
+  std::vector<std::uint32_t> g;
+  for (std::uint32_t e : m.vms[s.vm].endpoints) g.push_back(m.endpoints[e].gpu);
+  return g;
+}
+
 Path net_path(const Cluster& c, const Net& n, const PathOptions& o) {
   Path p;
   p.transport = n.rdma ? Transport::NetIB : Transport::NetSocket;
   p.type = PathType::NET;
   p.link_class = LinkClass::Net;
-  const Leg la = leg_kind(c, n, n.a, o), lb = leg_kind(c, n, n.b, o);
+  Leg la = leg_kind(c, n, n.a, o);
+  const Leg lb = leg_kind(c, n, n.b, o);
+  if (la == Leg::Gdr && !n.m.gdr_read(n.a.gpu, os_gpus(n.m, n.a), o)) {
+    la = Leg::Staged;  // NCCL_NET_GDR_READ off: the sender stages through host memory, the receiver still writes GDR
+    p.gdr_receive_only = lb == Leg::Gdr;
+  }
   p.gdr = la == Leg::Gdr && lb == Leg::Gdr;
   // In a vswitch hairpin every side is staged through sockets (the vswitch carries TCP only).
   host_leg(n, p, n.a, n.hairpin_vswitch ? Leg::Staged : la, false);

@@ -45,8 +45,7 @@ IfList parse_if_list(std::string spec) {
 bool matches(const IfList& l, const std::string& name) {
   // matchIfList: an empty list matches every interface.
   bool hit = l.prefixes.empty();
-  for (const std::string& p : l.prefixes)
-    hit = hit || (l.exact ? name == p : name.compare(0, p.size(), p) == 0);
+  for (const std::string& p : l.prefixes) hit = hit || (l.exact ? name == p : name.compare(0, p.size(), p) == 0);
   return hit != l.exclude;
 }
 
@@ -86,11 +85,10 @@ void socket_threads(NetChoice& c, const NetInterface& first, const NetChoiceKnob
   c.socket_threads = nt;
   c.sockets_per_thread = ns;
   c.rules.push_back("socket threads " + std::to_string(nt) + " x " + std::to_string(ns) + " sockets per thread (" +
-                    (k.socket_nthreads != -2 || k.nsocks_perthread != -2 ? std::string("NCCL_SOCKET_NTHREADS / "
-                                                                                       "NCCL_NSOCKS_PERTHREAD")
-                                                                         : "NCCL 2." + std::to_string(k.nccl_minor) +
-                                                                               " default for a " + first.vendor +
-                                                                               " NIC") +
+                    (k.socket_nthreads != -2 || k.nsocks_perthread != -2
+                         ? std::string("NCCL_SOCKET_NTHREADS / "
+                                       "NCCL_NSOCKS_PERTHREAD")
+                         : "NCCL 2." + std::to_string(k.nccl_minor) + " default for a " + first.vendor + " NIC") +
                     "; net_socket.cc ncclNetSocketGetNsockNthread)");
 }
 
@@ -98,9 +96,12 @@ void socket_threads(NetChoice& c, const NetInterface& first, const NetChoiceKnob
 
 const char* to_string(RdmaPortState s) {
   switch (s) {
-    case RdmaPortState::Active: return "active";
-    case RdmaPortState::Down: return "down";
-    case RdmaPortState::Unmapped: return "unmapped";
+    case RdmaPortState::Active:
+      return "active";
+    case RdmaPortState::Down:
+      return "down";
+    case RdmaPortState::Unmapped:
+      return "unmapped";
   }
   return "?";
 }
@@ -161,7 +162,8 @@ NetChoice choose_nccl_net(const std::vector<NetInterface>& ifs, const std::vecto
   c.bootstrap = found.front();
   const std::string forced = lower(knobs.net);
   if (!forced.empty() && forced != "ib" && forced != "socket")
-    throw std::invalid_argument("NCCL_NET='" + knobs.net + "' names no transport NCCL has (IB or Socket; plugins "
+    throw std::invalid_argument("NCCL_NET='" + knobs.net +
+                                "' names no transport NCCL has (IB or Socket; plugins "
                                 "are not modelled)");
   // The IB transport: ports that are not IBV_PORT_ACTIVE are skipped (v2.8.4-1 net_ib.cc:166-168; v2.18.3-1
   // :210-212); with none left it reports 0 devices ("NET/IB : No device found.", an INFO line) and is rejected.

@@ -11,9 +11,9 @@ namespace {
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // The sweep plans' unprefixed NCCL knob spellings (job_parameters.cpp add_knob_aliases).
-const std::vector<std::string> kNcclAliases = {"algo",        "proto",       "channels",    "p2p_level",
-                                               "gdr_level",   "ib_disable",  "p2p_disable", "shm_disable",
-                                               "gdr_disable", "nccl_version"};
+const std::vector<std::string> kNcclAliases = {
+    "algo",        "proto",       "channels", "p2p_level",     "gdr_level", "ib_disable",  "p2p_disable",
+    "shm_disable", "gdr_disable", "net",      "socket_ifname", "gdr_read",  "nccl_version"};
 // A large model's parallelism layout (sim::llm::llm_workload_params): the same model and global batch, laid out
 // differently over the same GPUs.
 const std::vector<std::string> kLayoutKeys = {

@@ -9,6 +9,7 @@ void CollectiveStream::connect() {
   if (ctx_.job.ranks() <= 1) return;
   comm_ = std::make_unique<Communicator>(*ctx_.job.cluster, ctx_.job.rank_to_endpoint, ctx_.job.comm);
   ctx_.out.transports = comm_->describe_transports();
+  ctx_.out.nccl_net = comm_->describe_net();
 }
 
 void CollectiveStream::begin_iteration() {

@@ -34,7 +34,7 @@ void add(JobParameters& p, const std::vector<ParamDecl>& decls, ParamOwner owner
 // Sweep plans name the NCCL knobs without their prefix (written before the registry).
 void add_knob_aliases(JobParameters& p) {
   for (const char* k : {"algo", "proto", "channels", "p2p_level", "gdr_level", "ib_disable", "p2p_disable",
-                        "shm_disable", "gdr_disable"})
+                        "shm_disable", "gdr_disable", "net", "socket_ifname", "gdr_read"})
     p.registry.alias(k, std::string("nccl.") + k);
   p.registry.alias("nccl_version", "nccl.version");
 }

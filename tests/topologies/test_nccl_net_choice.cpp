@@ -9,8 +9,8 @@ using namespace vgsim::topo;
 
 namespace {
 
-NetInterface iface(const std::string& name, const std::string& kind = "ethernet", bool addr = true,
-                   double gbps = 100.0, const std::string& vendor = "generic") {
+NetInterface iface(const std::string& name, const std::string& kind = "ethernet", bool addr = true, double gbps = 100.0,
+                   const std::string& vendor = "generic") {
   return NetInterface{name, kind, addr, gbps, vendor};
 }
 

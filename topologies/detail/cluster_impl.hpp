@@ -134,6 +134,15 @@ struct Cluster::Impl {
     if (cap > 0 && cap < std::numeric_limits<double>::infinity()) p.staged_s_per_byte += 1.0 / cap;
   }
 
+  // Whether a GPU's NIC may read its memory directly when it sends (GDR read), under NCCL_NET_GDR_READ: 0 no, 1 yes;
+  // NCCL's default (-2), paths.cc ncclTopoCheckGdr with read = 1: from 2.19 on for every GPU of compute capability
+  // 8.0 or more (v2.19.1-1: "Disable GDR Reads pre-Ampere when we have other PCI flows"); otherwise only when the GPU
+  // has an NVLink peer among the GPUs NCCL's topology holds, or (from 2.6.4) is its only GPU (v2.6.4-1 .. v2.30.7-1
+  // paths.cc; v2.4.8-1 / v2.5.6-1 net.cc netGetGdrSupport: an NVLink peer only). NCCL's topology holds the GPUs of
+  // the communicator's ranks on the node; `os_gpus` (the host's or VM's GPUs) stands for them [approximation: the
+  // same when a job uses every GPU of its hosts or VMs].
+  bool gdr_read(std::uint32_t gpu, const std::vector<std::uint32_t>& os_gpus, const PathOptions& o) const;
+
   // GPU -> NIC (send side) or NIC -> GPU (receive side, reverse=true) within one host.
   void host_leg(Path& p, std::uint32_t gpu, std::uint32_t port_local, bool gdr, bool sockets, bool receive) const {
     const HostInst& h = insts[gpus[gpu].host];

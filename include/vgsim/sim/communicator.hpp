@@ -99,6 +99,10 @@ class Communicator {
   const coll::CommShape& shape() const { return shape_; }
   // Human-readable transports, e.g. "intra-node: P2P/NVL (NVLink); inter-node: NET/IB with GPUDirect RDMA".
   std::string describe_transports() const;
+  // Which network transport and devices NCCL takes between nodes and by which rules (topo::Cluster::nccl_net of rank
+  // 0's endpoint), e.g. "NET/Socket on [0]ens192 (vmxnet3, 10 Gb/s as the OS reports it); bootstrap on ens192; why:
+  // no ACTIVE RDMA port ...". "" on one node.
+  std::string describe_net() const;
 
   CallPlan plan(coll::Op op, Bytes size, std::uint32_t root = 0) const;
 

@@ -17,6 +17,9 @@ struct NcclKnobs {
   std::uint32_t channels = 0;        // 0: from the route bottleneck, trimmed per size as NCCL does
   std::string p2p_level, gdr_level;  // LOC, NVL, PIX, PXB, PHB, SYS or a legacy integer (parse_path_level); "": PXB
   std::optional<bool> ib_disable, p2p_disable, shm_disable, gdr_disable;
+  std::optional<bool> gdr_read;  // NCCL_NET_GDR_READ=1 / 0 (unset: NCCL's default by version, GPU and NVLink)
+  std::string net;               // NCCL_NET: "IB" or "Socket" ("" = NCCL's choice: IB when a port is active)
+  std::string socket_ifname;     // NCCL_SOCKET_IFNAME ("" = unset)
   std::string version = "2.30";  // NCCL tuning tables (coll::NcclTuning::defaults)
 
   // Overlays every knob `over` sets on this one (a command line over a scenario file, say).
@@ -31,7 +34,8 @@ struct NcclKnobs {
 };
 
 // The knobs as parameters, declared once here: nccl.version, nccl.algo, nccl.proto, nccl.channels, nccl.p2p_level,
-// nccl.gdr_level, nccl.ib_disable, nccl.p2p_disable, nccl.shm_disable, nccl.gdr_disable (the names scenario files'
+// nccl.gdr_level, nccl.ib_disable, nccl.p2p_disable, nccl.shm_disable, nccl.gdr_disable, nccl.net,
+// nccl.socket_ifname, nccl.gdr_read (the names scenario files'
 // "nccl" object and sweep plans use; the command line spells them --algo, --gdr-level, ... as nccl-tests does).
 const std::vector<ParamDecl>& nccl_knob_params();
 

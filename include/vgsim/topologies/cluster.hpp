@@ -41,6 +41,7 @@ struct PathOptions {
   std::string net;                     // NCCL_NET: "IB" or "Socket" forces that transport; "" = NCCL's choice
   std::string socket_ifname;           // NCCL_SOCKET_IFNAME ("" = unset: nccl_net_choice.hpp's default order)
   int nccl_minor = 30;                 // NCCL 2.<minor> (the interface and socket-thread rules by version)
+  int gdr_read = -2;                   // NCCL_NET_GDR_READ: 0 sends staged, 1 GDR sends, -2 NCCL's default (gdr_read())
 };
 
 struct ResourceInfo {
@@ -56,8 +57,9 @@ struct Path {
   Transport transport = Transport::P2P;
   PathType type = PathType::LOC;
   LinkClass link_class = LinkClass::NVLink;
-  bool gdr = false;      // NET only: GPUDirect RDMA (NIC reads/writes GPU memory directly)
-  Bandwidth bottleneck;  // smallest capacity on the route
+  bool gdr = false;               // NET only: GPUDirect RDMA both ways (the NIC reads and writes GPU memory directly)
+  bool gdr_receive_only = false;  // NET only: GDR writes on the receiving side, sends staged (NCCL_NET_GDR_READ off)
+  Bandwidth bottleneck;           // smallest capacity on the route
   // Store-and-forward through a host buffer (SHM, host-staged NET, sockets): a GPU copies a whole NCCL step into
   // pinned host memory before the peer (NIC proxy or GPU) may take it, and reads a step only once all of it has
   // arrived (NCCL net.cc / shm.cc: the tail pointer advances per step). Each staged copy adds step bytes / (slowest

@@ -14,18 +14,19 @@ namespace vgsim::topo {
 
 // One network interface of a host or guest OS, in getifaddrs order (the order NCCL scans them in).
 struct NetInterface {
-  std::string name;                 // "ens192", "ib0", "eno1", "docker0", "lo"
-  std::string kind;                 // "vmxnet3", "vf" (an SR-IOV function's netdev), "ethernet", "ipoib", "loopback"
-  bool has_address = true;          // an IPv4 or non-loopback IPv6 address (NCCL skips interfaces without one)
-  double reported_speed_gbps = 0;   // what the OS reports; 0 = unreadable (NCCL then assumes 10 Gb/s)
-  std::string vendor = "generic";   // "aws" (PCI vendor 0x1d0f), "gcp" (0x1ae0) or "generic": socket thread defaults
+  std::string name;                // "ens192", "ib0", "eno1", "docker0", "lo"
+  std::string kind;                // "vmxnet3", "vf" (an SR-IOV function's netdev), "ethernet", "ipoib", "loopback"
+  bool has_address = true;         // an IPv4 or non-loopback IPv6 address (NCCL skips interfaces without one)
+  double reported_speed_gbps = 0;  // what the OS reports; 0 = unreadable (NCCL then assumes 10 Gb/s)
+  std::string vendor = "generic";  // "aws" (PCI vendor 0x1d0f), "gcp" (0x1ae0) or "generic": socket thread defaults
 };
 
 // The state of an RDMA device's port as ibv_query_port reports it. "unmapped": the RDMA device is not associated with
 // a network device (ibdev2netdev shows "==> (none)"), so its RoCE port has no link and is not ACTIVE.
 enum class RdmaPortState : std::uint8_t { Active, Down, Unmapped };
 const char* to_string(RdmaPortState s);
-RdmaPortState parse_rdma_port_state(const std::string& s);  // "active", "down", "unmapped"; throws std::invalid_argument
+RdmaPortState parse_rdma_port_state(
+    const std::string& s);  // "active", "down", "unmapped"; throws std::invalid_argument
 
 struct RdmaPort {
   std::string device;  // "mlx5_0"
@@ -34,21 +35,21 @@ struct RdmaPort {
 
 // The NCCL_* environment that decides the net transport (empty / false = unset).
 struct NetChoiceKnobs {
-  bool ib_disable = false;     // NCCL_IB_DISABLE=1
-  std::string net;             // NCCL_NET: "IB" or "Socket" forces that transport (NCCL compares case-insensitively)
-  std::string socket_ifname;   // NCCL_SOCKET_IFNAME: comma-separated prefixes; leading '^' excludes, '=' exact
-  int nccl_minor = 30;         // NCCL 2.<minor>: the rules below changed at 2.5 (threads) and 2.28 (virbr excluded)
-  int socket_nthreads = -2;    // NCCL_SOCKET_NTHREADS; -2 = auto (NCCL's default)
-  int nsocks_perthread = -2;   // NCCL_NSOCKS_PERTHREAD; -2 = auto
+  bool ib_disable = false;    // NCCL_IB_DISABLE=1
+  std::string net;            // NCCL_NET: "IB" or "Socket" forces that transport (NCCL compares case-insensitively)
+  std::string socket_ifname;  // NCCL_SOCKET_IFNAME: comma-separated prefixes; leading '^' excludes, '=' exact
+  int nccl_minor = 30;        // NCCL 2.<minor>: the rules below changed at 2.5 (threads) and 2.28 (virbr excluded)
+  int socket_nthreads = -2;   // NCCL_SOCKET_NTHREADS; -2 = auto (NCCL's default)
+  int nsocks_perthread = -2;  // NCCL_NSOCKS_PERTHREAD; -2 = auto
 };
 
 enum class NetKind : std::uint8_t { IB, Socket };
 
 struct NetChoice {
   NetKind transport = NetKind::IB;
-  std::vector<std::uint32_t> devices;   // NetKind::IB: indices into the RDMA ports; Socket: into the interfaces
+  std::vector<std::uint32_t> devices;      // NetKind::IB: indices into the RDMA ports; Socket: into the interfaces
   std::optional<std::uint32_t> bootstrap;  // index into the interfaces: the first one ncclFindInterfaces returns
-  std::vector<std::string> rules;       // the rules that decided, in order, each naming its NCCL source
+  std::vector<std::string> rules;          // the rules that decided, in order, each naming its NCCL source
   // Socket transport only: helper threads x sockets per thread of each connection (NCCL's defaults by version and
   // NIC vendor unless the knobs set them) and the speed NCCL believes each device has (Gb/s, device order).
   int socket_threads = 0, sockets_per_thread = 1;

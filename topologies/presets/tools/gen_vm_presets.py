@@ -40,11 +40,20 @@ def mig(gpu, profile, placement):
     return {"gpu": gpu, "mode": "mig", "profile": profile, "placement": placement}
 
 
-def nic(mode, port=0, ats=None):
+def nic(mode, port=0, ats=None, rdma_port=None):
     out = {"nic": "nic0", "port": port, "mode": mode}
     if ats is not None:
         out["ats"] = ats
+    if rdma_port is not None:
+        out["rdma_port"] = rdma_port
     return out
+
+
+UNMAPPED_NOTE = ("The VF's RDMA device is not mapped to its network port (ibdev2netdev shows no netdev): its RoCE port "
+                 "is not ACTIVE, so NCCL's IB transport finds no device and NCCL falls back to sockets silently on the "
+                 "guest's interfaces with an address, here the vmxnet3 vNIC ens192 alone (the VF's netdev is not "
+                 "configured [assumption]), through the host vswitch; NCCL believes it is a 10 Gb/s link (what "
+                 "vmxnet3 reports). topologies/nccl_net_choice.cpp has the rules and their NCCL source lines.")
 
 
 def write(name, description, hosts, vms, speed="100gbe", gpu_model=None, notes=None):
@@ -89,12 +98,16 @@ def main():
     for hosts in (1, 2, 4):
         for speed in ("100gbe", "25gbe"):
             for kind, n, words in (("gdr", nic("sriov", 0, True), "SR-IOV VF with ATS (GPUDirect RDMA capable)"),
-                                   ("pvrdma", nic("pvrdma", 0), "PVRDMA (host-staged, no GPUDirect)")):
+                                   ("pvrdma", nic("pvrdma", 0), "PVRDMA (host-staged, no GPUDirect)"),
+                                   ("unmapped", nic("sriov", 0, True, "unmapped"),
+                                    "SR-IOV VF with ATS whose RDMA device is not mapped to its port (NCCL falls "
+                                    "back to sockets)")):
+                gdr_note = "gpu0-NIC is PHB on this layout, so GPUDirect needs NCCL_NET_GDR_LEVEL=PHB."
                 write(f"r750xa-vm-{hosts}x-{speed}-{kind}",
                       f"{hosts} x R750xa, one VM per host with one A100-40C vGPU (gpu0), ConnectX-6 Dx "
                       f"{speed[:-3]} GbE via {words}",
                       hosts, [vm("vm0", [vgpu("gpu0", full)], n)], speed=speed,
-                      notes="gpu0-NIC is PHB on this layout, so GPUDirect needs NCCL_NET_GDR_LEVEL=PHB." if kind == "gdr"
+                      notes=gdr_note if kind == "gdr" else gdr_note + " " + UNMAPPED_NOTE if kind == "unmapped"
                       else None)
     # One VM per host holding the host's NVLink-bridged pair gpu0+gpu1 (two A100-40C, multi-vGPU P2P over NVLink as
     # in r750xa-vm-1x2gpu-nvlink), 2/4 hosts, 100/25 GbE, the NIC as a VF with ATS (GPUDirect) or PVRDMA (host

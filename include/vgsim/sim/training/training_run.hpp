@@ -91,6 +91,7 @@ struct TrainingResult {
   std::int64_t micro_steps = 1;             // grad_accumulation_steps
   std::vector<IterationRecord> iterations;  // with Horovod ticks: the records of the first tick phase's run
   std::string transports;                   // Communicator::describe_transports(), "" for one GPU
+  std::string nccl_net;                     // Communicator::describe_net(), "" on one node
   // Steady state = the last iteration; with Horovod ticks, the mean over the tick phases' last iterations (every
   // figure below averaged the same way; rates = work / mean iteration time, the long-run rate).
   std::vector<TickPhaseSample> tick_phases;  // empty without ticks (DDP, framework none, one rank)
