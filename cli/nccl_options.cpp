@@ -31,6 +31,9 @@ void add_nccl_options(CLI::App* c, sim::NcclKnobs& k) {
   flag("--gdr-disable", k.gdr_disable, "nccl.gdr_disable");
   c->add_option("--net", k.net, help("nccl.net"));
   c->add_option("--socket-ifname", k.socket_ifname, help("nccl.socket_ifname"));
+  c->add_option_function<int>(
+       "--gdr-read", [&k](int v) { k.gdr_read = v == 1; }, help("nccl.gdr_read") + " (NCCL_NET_GDR_READ=0|1)")
+      ->check(CLI::Range(0, 1));
   c->add_option("--nccl-version", k.version,
                 help("nccl.version") + "; vgsim params --nccl-version V says what is approximated")
       ->capture_default_str();

@@ -54,3 +54,25 @@ TEST_CASE("NCCL_NET_GDR_READ default: Ampere from 2.19, or an NVLink peer, reads
   CHECK_FALSE(p.gdr);
   CHECK(p.gdr_receive_only);
 }
+
+TEST_CASE("NVIDIA/nccl#371's V100 PCIe nodes: GDR reads off by default from 2.6, on with NCCL_NET_GDR_READ=1") {
+  // 8 x V100 PCIe (sm 7.0, no NVLink) per node, GPU0-3 PIX to the HCA: GPU0 is within the default GDR level PXB, so
+  // receives use GDR; sends use it only when reads are allowed (data/measured/nccl371-gdr-read.csv: 6.12 GB/s busbw
+  // by default with 2.7.8, 9.23 with NCCL_NET_GDR_READ=1).
+  const Cluster c = Cluster::resolve("nccl371-2x8xv100pcie", catalog());
+  PathOptions o;
+  o.nccl_minor = 7;
+  const std::uint32_t a = *c.find_gpu("host0/gpu0"), b = *c.find_gpu("host1/gpu0");
+  CHECK(c.gpu_nic_distance(a, c.nic_of(a).value()) == PathType::PIX);
+  Path p = c.path(a, b, o);
+  CHECK(p.gdr_receive_only);
+  o.gdr_read = 1;
+  p = c.path(a, b, o);
+  CHECK(p.gdr);
+  // GPU4-7 sit behind the CPU (PHB): beyond PXB, no GDR either way whatever NCCL_NET_GDR_READ says.
+  const std::uint32_t far = *c.find_gpu("host0/gpu4"), far_b = *c.find_gpu("host1/gpu4");
+  CHECK(c.gpu_nic_distance(far, c.nic_of(far).value()) == PathType::PHB);
+  p = c.path(far, far_b, o);
+  CHECK_FALSE(p.gdr);
+  CHECK_FALSE(p.gdr_receive_only);
+}
