@@ -136,9 +136,9 @@ void NcclKnobs::set(const std::string& name, const Json& value) {
   else if (name == "nccl.net")
     net = text() == "auto" ? "" : text();
   else if (name == "nccl.socket_ifname")
-    socket_ifname = text();
+    socket_ifname = text() == "auto" ? "" : text();
   else if (name == "nccl.gdr_read")
-    gdr_read = value.get<bool>();
+    gdr_read = text() == "auto" ? std::optional<bool>() : std::optional<bool>(text() == "1");
   else
     throw std::logic_error("not an NCCL knob: " + name);
 }
@@ -167,6 +167,13 @@ const std::vector<ParamDecl>& nccl_knob_params() {
     ParamDecl net = d("nccl.net", ParamType::Choice, "NCCL_NET: force the IB (verbs) or Socket transport",
                       "NCCL default: unset (IB when an RDMA port is ACTIVE, else sockets; src/transport/net_ib.cc)");
     net.choices = {"auto", "IB", "Socket"};
+    ParamDecl gdr_read =
+        d("nccl.gdr_read", ParamType::Choice,
+          "NCCL_NET_GDR_READ: 1 = the NIC reads GPU memory when sending (GPUDirect on sends), 0 = sends staged "
+          "through host memory (receives may still use GPUDirect)",
+          "NCCL default (auto): from 2.19 on for compute capability >= 8.0; otherwise only for a GPU with an "
+          "NVLink peer or alone in its node (src/graph/paths.cc ncclTopoCheckGdr)");
+    gdr_read.choices = {"auto", "0", "1"};
     return std::vector<ParamDecl>{
         d("nccl.version", ParamType::Text, "an NCCL release 2.4 .. 2.30 (a patch level such as 2.18.3 accepted)",
           "default: 2.30 (the HEAD tables of nccl_tuning.cpp)"),
@@ -187,13 +194,10 @@ const std::vector<ParamDecl>& nccl_knob_params() {
         d("nccl.gdr_disable", ParamType::Boolean, "no GPUDirect RDMA (e.g. no nvidia-peermem / ATS off)", env),
         net,
         d("nccl.socket_ifname", ParamType::Text,
-          "NCCL_SOCKET_IFNAME: interface name prefixes, comma-separated; a leading ^ excludes, = matches exactly",
+          "NCCL_SOCKET_IFNAME: interface name prefixes, comma-separated; a leading ^ excludes, = matches exactly; "
+          "auto = unset",
           "NCCL default: unset (ib* first, else every interface but docker*, lo*, virbr*; src/misc/socket.cc)"),
-        d("nccl.gdr_read", ParamType::Boolean,
-          "NCCL_NET_GDR_READ: true = the NIC reads GPU memory when sending (GPUDirect on sends), false = sends "
-          "staged through host memory (receives may still use GPUDirect)",
-          "NCCL default: from 2.19 on for compute capability >= 8.0; otherwise only for a GPU with an NVLink peer "
-          "or alone in its node (src/graph/paths.cc ncclTopoCheckGdr)"),
+        gdr_read,
     };
   }();
   return decls;

@@ -713,6 +713,21 @@ PathType Cluster::gpu_nic_distance(std::uint32_t gpu, std::uint32_t nic) const {
   return detail::pcie_route(t.g, t.gpu_v[g.index_in_host], t.nics[t.ports[p].nic].v).type;
 }
 
+namespace {
+// A NET route's GPUDirect legs between bare-metal GPUs a (sending) and b (receiving) over NIC ports na / nb: each
+// within NCCL_NET_GDR_LEVEL of its NIC, the sender also allowed to read (Impl::gdr_read); sets p.gdr (both) and
+// p.gdr_receive_only (the receiver writes GPU memory while the sender stages, NCCL_NET_GDR_READ off).
+std::pair<bool, bool> gdr_legs(const Cluster& c, const Cluster::Impl& m, Path& p, std::uint32_t a, std::uint32_t b,
+                               std::uint32_t na, std::uint32_t nb, bool rdma, const PathOptions& o) {
+  const bool near_a = rdma && !o.gdr_disable && c.gpu_nic_distance(a, na) <= o.gdr_level;
+  const bool gdr_a = near_a && m.gdr_read(a, m.hosts[m.gpus[a].host].gpus, o);
+  const bool gdr_b = rdma && !o.gdr_disable && c.gpu_nic_distance(b, nb) <= o.gdr_level;
+  p.gdr = gdr_a && gdr_b;
+  p.gdr_receive_only = near_a && !gdr_a && gdr_b;
+  return {gdr_a, gdr_b};
+}
+}  // namespace
+
 Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const {
   const Impl& m = *impl_;
   if (a >= m.gpus.size() || b >= m.gpus.size()) throw std::out_of_range("vgsim: Cluster::path: GPU index out of range");
@@ -786,11 +801,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
     p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
     p.link_class = LinkClass::Net;
     p.type = PathType::NET;
-    const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, h.port_base + pa) <= o.gdr_level &&
-                       m.gdr_read(a, m.hosts[ga.host].gpus, o);
-    const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, h.port_base + pb) <= o.gdr_level;
-    p.gdr = gdr_a && gdr_b;
-    p.gdr_receive_only = !gdr_a && gdr_b && gpu_nic_distance(a, h.port_base + pa) <= o.gdr_level && !o.gdr_disable;
+    const auto [gdr_a, gdr_b] = gdr_legs(*this, m, p, a, b, h.port_base + pa, h.port_base + pb, rdma, o);
     m.host_leg(p, a, pa, gdr_a, !rdma, false);
     m.host_leg(p, b, pb, gdr_b, !rdma, true);
     return finish(p);
@@ -813,11 +824,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
   p.type = PathType::NET;
   p.link_class = LinkClass::Net;
-  const bool gdr_a = rdma && !o.gdr_disable && gpu_nic_distance(a, ha.port_base + pa) <= o.gdr_level &&
-                     m.gdr_read(a, m.hosts[ga.host].gpus, o);
-  const bool gdr_b = rdma && !o.gdr_disable && gpu_nic_distance(b, hb.port_base + pb) <= o.gdr_level;
-  p.gdr = gdr_a && gdr_b;
-  p.gdr_receive_only = !gdr_a && gdr_b && gpu_nic_distance(a, ha.port_base + pa) <= o.gdr_level && !o.gdr_disable;
+  const auto [gdr_a, gdr_b] = gdr_legs(*this, m, p, a, b, ha.port_base + pa, hb.port_base + pb, rdma, o);
   m.host_leg(p, a, pa, gdr_a, !rdma, false);
   if (!rdma) p.latency += std::max(ta.socket_latency, tb.socket_latency);  // kernel TCP stack, per message
   if (!rdma) p.resources.push_back(ha.res_base + ta.ports[pa].tcp_tx);

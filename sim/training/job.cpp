@@ -299,9 +299,10 @@ std::pair<Json, std::string> knob_record(const TrainingJob& job, const NcclKnobs
   if (n == "nccl.p2p_disable") return {path.p2p_disable, src(kn.p2p_disable.has_value())};
   if (n == "nccl.shm_disable") return {path.shm_disable, src(kn.shm_disable.has_value())};
   if (n == "nccl.net") return {path.net.empty() ? "auto" : path.net, src(!kn.net.empty())};
-  if (n == "nccl.socket_ifname") return {path.socket_ifname, src(!kn.socket_ifname.empty())};
+  if (n == "nccl.socket_ifname")
+    return {path.socket_ifname.empty() ? "auto" : path.socket_ifname, src(!kn.socket_ifname.empty())};
   if (n == "nccl.gdr_read")
-    return {path.gdr_read < 0 ? Json("auto") : Json(path.gdr_read == 1), src(kn.gdr_read.has_value())};
+    return {path.gdr_read < 0 ? "auto" : std::to_string(path.gdr_read), src(kn.gdr_read.has_value())};
   return {path.gdr_disable, src(kn.gdr_disable.has_value())};  // nccl.gdr_disable
 }
 

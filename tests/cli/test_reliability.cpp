@@ -42,7 +42,7 @@ const std::string kPlan = std::string(VGSIM_DATA_DIR) + "/workloads/plans/seed-w
 
 TEST_CASE("a sweep killed with SIGKILL at random points resumes to the uninterrupted CSV and summary, byte for byte",
           "[cli][reliability][nosan]") {
-  // A plan long enough to be killed mid-run: the seed what-if's 10 designs x nodes {1, 2, 4} x 24 batch sizes.
+  // A plan long enough to be killed mid-run: the seed what-if's 12 designs x nodes {1, 2, 4} x 24 batch sizes.
   const std::string dir = tmp_path("kill");
   std::filesystem::create_directories(dir);
   std::string batches;
@@ -62,7 +62,7 @@ TEST_CASE("a sweep killed with SIGKILL at random points resumes to the uninterru
   REQUIRE(std::system(sweep("full", false).c_str()) == 0);
   const double full_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string csv = read(dir + "/full/r.csv"), summary = read(dir + "/full/stdout.txt");
-  REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 1 + 10 * 3 * 24);
+  REQUIRE(std::count(csv.begin(), csv.end(), '\n') == 1 + 12 * 3 * 24);
   // Kill points drawn from a fixed seed (reproducible), spread over the whole run, the final writes included; each
   // interrupted run is killed again while resuming before a last resume runs to the end.
   // The first kill of a trial lands in the first 60 % of an uninterrupted run's time, so it interrupts the run even

@@ -14,8 +14,9 @@ namespace {
 // The seed job (workloads/scenarios/seed_resnet50.json): ResNet-50, batch 1024 per GPU, AMP, Horovod; GDR level PHB
 // as in the -gdr scenarios (the R750xa's gpu0-NIC distance is PHB).
 TrainingJob seed(const std::string& cluster, std::uint32_t nodes, bool pinned = false) {
-  auto s = test::spec(cluster, "resnet50", nodes, 1,
-                      {"framework=horovod", "precision=amp", "batch_per_gpu=1024", "compute.measured_throughput=2757.21"});
+  auto s =
+      test::spec(cluster, "resnet50", nodes, 1,
+                 {"framework=horovod", "precision=amp", "batch_per_gpu=1024", "compute.measured_throughput=2757.21"});
   s.nccl.gdr_level = "PHB";
   if (pinned) s.nccl.algo = "ring", s.nccl.proto = "simple";
   return resolve_job(s, test::catalog());
@@ -91,7 +92,8 @@ TEST_CASE("an unmapped port is never faster than a mapped one; a faster NIC neve
       INFO(pre << ": mapped " << mapped.us() << " us, unmapped " << unmapped.us() << " us");
       CHECK(unmapped.ps + 1 >= mapped.ps);
       const Time pinned = simulate_training(seed(pre + "-unmapped", nodes, true)).iteration_time;
-      if (std::string(speed) == "25gbe") slow_t = pinned;
+      if (std::string(speed) == "25gbe")
+        slow_t = pinned;
       else
         CHECK(pinned.ps <= slow_t.ps + 1);
     }
