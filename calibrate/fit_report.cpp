@@ -73,9 +73,9 @@ void set_held_out_warnings(FitReport& report) {
   for (const HeldOutGroup& g : report.held_out) {
     const ErrorDecomposition& e = g.errors;
     if (!(e.corrected.mean_abs_log > e.catalog.mean_abs_log)) continue;
-    std::string w = "calibration made held-out sizes worse than the catalog: " + g.name + " sizes " +
-                    format_sizes(g.sizes_bytes) + " (" + std::to_string(e.records) +
-                    " records, fitted without them): error " + pct(e.corrected.mean_abs_log) + " calibrated vs " +
+    std::string w = "calibration made held-out sizes worse than the catalog: " + g.name + ": " +
+                    format_sizes(g.sizes_bytes) + "; " + std::to_string(e.records) +
+                    " records, fitted without them: error " + pct(e.corrected.mean_abs_log) + " calibrated vs " +
                     pct(e.catalog.mean_abs_log) + " catalog (mean |ln(simulated / measured)|; median relative error " +
                     pct(e.corrected.median_rel) + " vs " + pct(e.catalog.median_rel) + "); worse at " +
                     format_sizes(g.worse_bytes) + ". Physical parameters alone: " + pct(e.physical.mean_abs_log);

@@ -190,9 +190,8 @@ void monotone_gaps(const NcclFit& fit, const sim::CommOptions& fitted, Calibrati
 // options.holdout among `nccl` (the records the NCCL fit replayed, with their catalog times `catalog_us`) and
 // reports that profile's errors on them, with the warnings they call for.
 void report_held_out_sizes(const std::vector<Measurement>& records,
-                           const std::vector<const CollectiveMeasurement*>& nccl,
-                           const std::vector<double>& catalog_us, const SimTarget& target,
-                           const CalibrationProvenance& provenance, const CalibrationFitOptions& options,
-                           CalibrationProfile& prof);
+                           const std::vector<const CollectiveMeasurement*>& nccl, const std::vector<double>& catalog_us,
+                           const SimTarget& target, const CalibrationProvenance& provenance,
+                           const CalibrationFitOptions& options, CalibrationProfile& prof);
 
 }  // namespace vgsim::calibrate::detail

@@ -119,7 +119,8 @@ void detail::report_held_out_sizes(const std::vector<Measurement>& records,
   std::vector<Measurement> test;
   std::vector<double> cat;
   for (std::size_t i = 0; i < nccl.size(); ++i)
-    if (held.count(nccl[i]->size_bytes)) test_recs.push_back(nccl[i]), test.emplace_back(*nccl[i]), cat.push_back(catalog_us[i]);
+    if (held.count(nccl[i]->size_bytes))
+      test_recs.push_back(nccl[i]), test.emplace_back(*nccl[i]), cat.push_back(catalog_us[i]);
   CalibrationFitOptions once = options;
   once.holdout = SizeHoldout{};
   const CalibrationProfile without = fit_calibration(train, &target, provenance, once);
@@ -131,8 +132,7 @@ void detail::report_held_out_sizes(const std::vector<Measurement>& records,
   for (std::size_t i = 0; i < test_recs.size(); ++i) {
     const auto& m = *test_recs[i];
     corr.push_back(cal.rows.at(i).simulated_us);
-    phys.push_back(corr.back() /
-                   without.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes));
+    phys.push_back(corr.back() / without.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes));
   }
   for (const auto& [name, g] : split.groups) rep.held_out.push_back(group_errors(name, g, test_recs, cat, phys, corr));
   set_held_out_warnings(rep);

@@ -57,7 +57,7 @@ struct TargetArgs {
 struct FitArgs {
   std::string input, out, date = "unknown", note;
   TargetArgs target;
-  unsigned jobs = 0;  // threads for the replays (0: hardware threads)
+  unsigned jobs = 0;             // threads for the replays (0: hardware threads)
   std::string holdout = "auto";  // size_holdout.hpp: auto, none, sizes>=X
   bool no_size_corrections = false;
 };

@@ -59,8 +59,8 @@ void run(const FitMpiArgs& a) {
                 << "\n";
       const calibrate::MpiFit fit = calibrate::fit_mpi(cl, start, fs, a.points_per_file);
       calibrate::write_mpi_fit_text(std::cout, net, fit);
-      outputs.push_back({"--out", a.out.empty() ? "" : out_path(a.out, net, by_net.size() > 1),
-                         calibrate::mpi_fit_json(net, fit)});
+      outputs.push_back(
+          {"--out", a.out.empty() ? "" : out_path(a.out, net, by_net.size() > 1), calibrate::mpi_fit_json(net, fit)});
     }
   }
   write_files_atomically(outputs);

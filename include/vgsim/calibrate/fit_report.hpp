@@ -50,17 +50,17 @@ ErrorDecomposition decompose_errors(const std::vector<double>& measured_us, cons
 
 // One group of held-out sizes: the errors of a profile fitted without them, on their records.
 struct HeldOutGroup {
-  std::string name;                        // "interpolated", "extrapolated" or the rule ("sizes>=64MiB")
-  std::vector<std::int64_t> sizes_bytes;   // ascending
-  ErrorDecomposition errors;               // over the group's records
-  std::vector<std::int64_t> worse_bytes;   // sizes where the calibrated E exceeds the catalog's (ascending)
+  std::string name;                       // "interpolated", "extrapolated" or the rule ("sizes>=64MiB")
+  std::vector<std::int64_t> sizes_bytes;  // ascending
+  ErrorDecomposition errors;              // over the group's records
+  std::vector<std::int64_t> worse_bytes;  // sizes where the calibrated E exceeds the catalog's (ascending)
   bool operator==(const HeldOutGroup&) const = default;
 };
 
 struct FitReport {
-  ErrorDecomposition in_sample;  // over every NCCL record of the fit (records 0: no NCCL fit)
-  bool size_corrections = true;  // false: fitted with --no-size-corrections (corrected = physical)
-  std::string held_out_rule;     // the --holdout rule ("auto", "sizes>=64MiB"); "" when none was asked
+  ErrorDecomposition in_sample;             // over every NCCL record of the fit (records 0: no NCCL fit)
+  bool size_corrections = true;             // false: fitted with --no-size-corrections (corrected = physical)
+  std::string held_out_rule;                // the --holdout rule ("auto", "sizes>=64MiB"); "" when none was asked
   std::int64_t held_out_train_records = 0;  // records the held-out profile was fitted on
   std::vector<HeldOutGroup> held_out;
   std::string held_out_note;          // why there is no held-out figure ("" when there is one or none was asked)
