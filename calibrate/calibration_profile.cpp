@@ -251,6 +251,7 @@ OJson to_json(const CalibrationProfile& p) {
                                  {"max_params", q.max_params},
                                  {"median_after", q.median_after},
                                  {"max_after", q.max_after}});
+  if (!p.report.empty()) j["fit_report"] = fit_report_json(p.report);
   return j;
 }
 
@@ -430,6 +431,7 @@ CalibrationProfile calibration_profile_from_json(const nlohmann::json& j, const 
     e.finish();
     p.quality.push_back(q);
   }
+  if (auto f = r.opt_object("fit_report")) p.report = fit_report_from_json(*f);
   r.finish();
   return p;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <tuple>
 
@@ -111,6 +112,28 @@ void write_mpi_cv_table(std::ostream& out, const std::vector<MpiCvNetwork>& nets
   }
   out << "# fitted parameters per network (fit on the " << fit_nodes << "-node files):\n";
   for (const auto& n : nets) write_mpi_fit_text(out, n.network, n.fit);
+}
+
+std::string mpi_cv_json(const MpiCvNetwork& n, std::int64_t fit_nodes, std::int64_t predict_nodes) {
+  nlohmann::json j = nlohmann::json::parse(mpi_fit_json(n.network, n.fit));
+  nlohmann::json cv = {{"fit_nodes", fit_nodes},
+                       {"predict_nodes", predict_nodes},
+                       {"median_fitted", n.median_fitted},
+                       {"max_fitted", n.max_fitted},
+                       {"median_catalog", n.median_catalog},
+                       {"max_catalog", n.max_catalog},
+                       {"median_spread", n.median_spread},
+                       {"median_fitted_envelope", n.median_fitted_envelope},
+                       {"files", nlohmann::json::array()}};
+  for (const auto& r : n.rows)
+    cv["files"].push_back({{"name", r.fitted.name},
+                           {"requested", r.fitted.requested},
+                           {"runs", r.fitted.runs},
+                           {"points", r.fitted.points},
+                           {"fitted", {{"median", r.fitted.median_rel_error}, {"max", r.fitted.max_rel_error}}},
+                           {"catalog", {{"median", r.catalog.median_rel_error}, {"max", r.catalog.max_rel_error}}}});
+  j["cross_validation"] = cv;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace vgsim::calibrate

@@ -16,6 +16,7 @@
 #include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/measurement.hpp"
 #include "vgsim/calibrate/series.hpp"
+#include "vgsim/calibrate/sim_fit.hpp"
 #include "vgsim/calibrate/sim_target.hpp"
 #include "vgsim/kernel/parallel_for.hpp"
 #include "vgsim/sim/communicator.hpp"
@@ -184,5 +185,13 @@ void fit_residual_factors(const NcclFit& fit, const std::vector<double>& params,
 void place_switches_by_calibrated_time(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof);
 // Factors pinned at sampled sizes between measured ones where the calibrated time would still fall.
 void monotone_gaps(const NcclFit& fit, const sim::CommOptions& fitted, CalibrationProfile& prof);
+
+// The held-out part of prof.report (size_holdout.cpp): fits again on `records` without the held-out sizes of
+// options.holdout among `nccl` (the records the NCCL fit replayed, with their catalog times `catalog_us`) and
+// reports that profile's errors on them, with the warnings they call for.
+void report_held_out_sizes(const std::vector<Measurement>& records,
+                           const std::vector<const CollectiveMeasurement*>& nccl, const std::vector<double>& catalog_us,
+                           const SimTarget& target, const CalibrationProvenance& provenance,
+                           const CalibrationFitOptions& options, CalibrationProfile& prof);
 
 }  // namespace vgsim::calibrate::detail

@@ -629,7 +629,23 @@ void guard_max_error(const NcclFit& fit, const std::vector<double>& params, Cali
       why_worst(fit, w, params[w] * prof.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes));
 }
 
-void fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*>& nccl, CalibrationProfile& prof) {
+// The in-sample error decomposition (fit_report.hpp) over every fitted record: catalog replay, the fitted
+// parameters with the calibrated plan choice (`params`; the plan choice is derived from the fitted simulation, not
+// from the measured times, so it belongs to the physical stage, as in the quality table's "params" column), and
+// those times x the residual factor.
+void record_decomposition(const NcclFit& fit, const std::vector<double>& params, CalibrationProfile& prof) {
+  std::vector<double> measured, after;
+  for (std::size_t i = 0; i < fit.records.size(); ++i) {
+    const auto& m = *fit.records[i];
+    measured.push_back(m.time_us);
+    after.push_back(params[i] * prof.time_factor(m.op, m.algo, m.proto, m.nnodes, m.gpus_per_node, m.size_bytes));
+  }
+  prof.report.in_sample = decompose_errors(measured, fit.before, params, after);
+}
+
+// Returns the catalog (uncalibrated) times of `nccl`, for the held-out report.
+std::vector<double> fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*>& nccl,
+                             const CalibrationFitOptions& options, CalibrationProfile& prof) {
   prof.cluster = t.cluster->name();
   prof.nodes = t.nodes;
   prof.gpus_per_node = t.gpus_per_node;
@@ -642,11 +658,16 @@ void fit_nccl(const SimTarget& t, const std::vector<const CollectiveMeasurement*
   report_pass(t, 2, "choosing the fastest plan per size");
   prof.plans = fit_plan_choices(fit, fitted);
   const std::vector<double> params = simulated_times(t, fitted, fit.records, &prof.plans);
-  fit_residual_factors(fit, params, prof);
-  guard_max_error(fit, params, prof);
-  place_switches_by_calibrated_time(fit, fitted, prof);
-  monotone_gaps(fit, fitted, prof);
+  prof.report.size_corrections = options.size_corrections;
+  if (options.size_corrections) {
+    fit_residual_factors(fit, params, prof);
+    guard_max_error(fit, params, prof);
+    place_switches_by_calibrated_time(fit, fitted, prof);
+    monotone_gaps(fit, fitted, prof);
+  }
   record_series_quality(fit, params, prof);
+  record_decomposition(fit, params, prof);
+  return fit.before;
 }
 
 // ---- Open MPI: one alpha-beta-gamma model per (network, algorithm).
@@ -685,12 +706,21 @@ void fit_mpi_models(const std::vector<const CollectiveMeasurement*>& all, Calibr
 }  // namespace
 
 CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
-                                   const CalibrationProvenance& provenance) {
+                                   const CalibrationProvenance& provenance, const CalibrationFitOptions& options) {
   CalibrationProfile prof;
   prof.provenance = provenance;
   const auto all = usable_collectives(records);
   const auto nccl = replayable_nccl(all, target);
-  if (!nccl.empty()) fit_nccl(*target, nccl, prof);
+  if (!nccl.empty()) {
+    if (options.holdout.kind != SizeHoldout::Kind::None) {  // a rule that cannot split is refused before fitting
+      std::vector<std::int64_t> sizes;
+      for (const auto* m : nccl) sizes.push_back(m->size_bytes);
+      (void)split_sizes(options.holdout, sizes);
+    }
+    const std::vector<double> catalog_us = fit_nccl(*target, nccl, options, prof);
+    if (options.holdout.kind != SizeHoldout::Kind::None)
+      detail::report_held_out_sizes(records, nccl, catalog_us, *target, provenance, options, prof);
+  }
   fit_mpi_models(all, prof);
   if (nccl.empty() && prof.mpi_models.empty())
     throw InputError(

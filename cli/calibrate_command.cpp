@@ -16,6 +16,7 @@
 #include "catalog_option.hpp"
 #include "nccl_options.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
+#include "vgsim/calibrate/fit_report.hpp"
 #include "vgsim/calibrate/horovod_timeline_import.hpp"
 #include "vgsim/calibrate/jsonl.hpp"
 #include "vgsim/calibrate/megatron_log_import.hpp"
@@ -23,6 +24,7 @@
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
 #include "vgsim/calibrate/sim_fit.hpp"
+#include "vgsim/calibrate/size_holdout.hpp"
 #include "vgsim/calibrate/training_fit.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
@@ -55,7 +57,9 @@ struct TargetArgs {
 struct FitArgs {
   std::string input, out, date = "unknown", note;
   TargetArgs target;
-  unsigned jobs = 0;  // threads for the replays (0: hardware threads)
+  unsigned jobs = 0;             // threads for the replays (0: hardware threads)
+  std::string holdout = "auto";  // size_holdout.hpp: auto, none, sizes>=X
+  bool no_size_corrections = false;
 };
 
 struct ValidateArgs {
@@ -70,6 +74,7 @@ struct TrainingFitArgs {
 // Fits a training profile from measured throughputs and prints, per multi-GPU row, the catalog, fitted and
 // leave-one-out predictions.
 void run_fit_training(const TrainingFitArgs& a) {
+  check_output_path(a.out, "--out");  // before the fit and its leave-one-out re-fits
   const auto cases = read_training_cases(a.input);
   const topo::Catalog catalog = topo::Catalog::load_default();
   std::cerr << "vgsim calibrate fit-training: " << cases.size() << " row(s); fitting (one re-fit per row for the "
@@ -114,6 +119,7 @@ struct MegatronImportArgs {
 // Megatron-LM logs -> a fit-training CSV; a log whose shape is not a built-in one gets a shape file beside the CSV
 // (or in --shape-dir), which the row names as its workload. Every output is written, or none.
 void run_import_megatron(const MegatronImportArgs& a) {
+  check_output_path(a.out, "--out");
   std::vector<TrainingCase> cases;
   std::vector<OutputFile> outputs;
   const fs::path dir = a.shape_dir.empty() ? fs::path(a.out).parent_path() : fs::path(a.shape_dir);
@@ -146,6 +152,7 @@ bool looks_like_osu(const std::string& path) {
 }
 
 void run_import(const ImportArgs& a) {
+  if (!a.out.empty()) check_output_path(a.out, "--out");  // before reading the files
   ImportHints h;
   h.nranks = a.nranks, h.nnodes = a.nnodes, h.gpus_per_node = a.gpus_per_node, h.op = a.op;
   h.allow_simulated = a.allow_simulated;
@@ -278,6 +285,10 @@ void print_quality(const CalibrationProfile& p) {
 }
 
 void run_fit(const FitArgs& a) {
+  CalibrationFitOptions options;
+  options.holdout = parse_size_holdout(a.holdout);
+  options.size_corrections = !a.no_size_corrections;
+  check_output_path(a.out, "--out");  // before the fit, which may take minutes
   const auto recs = read_jsonl(a.input);
   const topo::Catalog catalog = topo::Catalog::load_default();
   std::unique_ptr<topo::Cluster> cluster;
@@ -287,7 +298,7 @@ void run_fit(const FitArgs& a) {
   ProgressLine progress("vgsim calibrate fit");  // on a terminal, after 2 s: the pass and its stage
   if (target && progress.enabled()) target->progress = [&progress](const std::string& s) { progress.update(s); };
   if (target) target->jobs = a.jobs;
-  const CalibrationProfile p = fit_calibration(recs, target.get(), prov);
+  const CalibrationProfile p = fit_calibration(recs, target.get(), prov, options);
   progress.done();
   print_quality(p);
   if (!p.cluster.empty()) {
@@ -323,6 +334,8 @@ void run_fit(const FitArgs& a) {
         "note: the alpha-beta Open MPI models above serve calibrate validate only without --cluster; fit the "
         "physical Open MPI model with: vgsim calibrate fit-mpi <OSU files> --out mpi.json (then calibrate "
         "validate --cluster <cluster> --mpi-profile mpi.json)\n");
+  write_fit_report_text(std::cout, p.report);  // the decomposition and held-out errors (fit_report.hpp)
+  for (const auto& w : p.report.warnings) std::cerr << "vgsim calibrate fit: WARNING: " << w << "\n";
   write_calibration_profile(a.out, p);
   std::printf("wrote %s\n", a.out.c_str());
 }
@@ -490,6 +503,12 @@ void add_calibrate_command(CLI::App& app) {
   f->add_option("--date", fit->date, "date recorded in the provenance (never read from the clock)")
       ->capture_default_str();
   f->add_option("--note", fit->note, "free text recorded in the provenance");
+  f->add_option("--holdout", fit->holdout,
+                "sizes to hold out and predict with a profile fitted without them: auto (every 4th inner size and "
+                "the largest eighth), none, or sizes>=X")
+      ->capture_default_str();
+  f->add_flag("--no-size-corrections", fit->no_size_corrections,
+              "fit the physical parameters (and plan choice) only, no per-size correction factors");
   f->add_option("--jobs", fit->jobs,
                 "threads that replay the records (default: hardware threads; the profile is the same for any count)");
   f->callback([fit] { run_fit(*fit); });

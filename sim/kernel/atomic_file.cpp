@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "vgsim/kernel/input_error.hpp"
@@ -53,6 +54,19 @@ void write_files_atomically(const std::vector<OutputFile>& outputs) {
       for (const auto& t : written) std::remove(t.c_str());
       throw InputError(o->path, "", "cannot move the finished output into place", "", "a writable location");
     }
+}
+
+void check_output_path(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path, option, "is a folder", "", "the path of a file to write");
+  const std::string tmp = temp_of(path);
+  const bool existed = std::filesystem::exists(tmp, ec);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::app);
+    if (!out) throw InputError(path, option, "cannot create output file", "", "a writable location (existing folder)");
+  }
+  if (!existed) std::remove(tmp.c_str());
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

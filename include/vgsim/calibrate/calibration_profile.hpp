@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vgsim/calibrate/alpha_beta_replay.hpp"
+#include "vgsim/calibrate/fit_report.hpp"
 #include "vgsim/sim/communicator.hpp"
 
 namespace vgsim::calibrate {
@@ -140,6 +141,8 @@ struct CalibrationProfile {
   // Why the fit kept less than it fitted (e.g. residual factors dropped because they raised the maximum error
   // above the uncalibrated model's); "" when everything fitted was kept.
   std::string fit_note;
+  // What the fit did in numbers: error decomposition, held-out errors, warnings (written when the fit set it).
+  FitReport report;
 
   // Residual factor for a call (1 when the profile has none for this op / algo / proto / layout).
   double time_factor(const std::string& op, const std::string& algo, const std::string& proto, std::int64_t nnodes,

@@ -89,6 +89,11 @@ std::vector<MpiCvNetwork> mpi_cross_validate(const std::vector<MpiOsuFile>& file
                                              std::size_t points_per_file = 0);
 void write_mpi_cv_table(std::ostream& out, const std::vector<MpiCvNetwork>& nets, std::int64_t fit_nodes,
                         std::int64_t predict_nodes);
+// One network's cross-validation as a fit profile: mpi_fit_json of the parameters fitted on the fit_nodes files
+// (so --mpi-profile reads it) plus "cross_validation": {"fit_nodes", "predict_nodes", "median_fitted",
+// "max_fitted", "median_catalog", "max_catalog", "median_spread", "median_fitted_envelope", "files": [{"name",
+// "requested", "runs", "points", "fitted": {"median", "max"}, "catalog": {"median", "max"}}]} (relative errors).
+std::string mpi_cv_json(const MpiCvNetwork& network, std::int64_t fit_nodes, std::int64_t predict_nodes);
 
 // The preset of the OSU development cluster for a network label: "osu-ompi-4x-<network>".
 std::string osu_cluster_for(const std::string& network);

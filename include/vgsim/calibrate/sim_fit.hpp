@@ -28,6 +28,7 @@
 #include "vgsim/calibrate/measurement.hpp"
 #include "vgsim/calibrate/monotone_curve.hpp"
 #include "vgsim/calibrate/sim_target.hpp"
+#include "vgsim/calibrate/size_holdout.hpp"
 #include "vgsim/sim/mpi_collective.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
@@ -54,10 +55,21 @@ struct ValidationReport {
 ValidationReport validate_measurements(const std::vector<Measurement>& records, const SimTarget* target,
                                        const CalibrationProfile* profile);
 
+// What a fit does besides its defaults.
+struct CalibrationFitOptions {
+  // false (--no-size-corrections): the physical parameters and the calibrated plan choice only, no residual factors
+  // (the physical stage is the same either way: the parameter search does not depend on this switch).
+  bool size_corrections = true;
+  // Sizes to hold out (size_holdout.hpp): the fit is repeated without them and report.held_out gives the errors of
+  // that profile on them. None here (one fit); vgsim calibrate fit asks for "auto".
+  SizeHoldout holdout{};
+};
+
 // Fits a profile: simulator parameters and residual factors from the NCCL records (when `target` is given and
 // such records exist) and one alpha-beta-gamma model per (network, Open MPI algorithm) from the MPI records.
-// Throws InputError when nothing can be fitted.
+// The profile's report (fit_report.hpp) holds the NCCL fit's error decomposition and, with options.holdout, the
+// held-out errors and their warnings. Throws InputError when nothing can be fitted.
 CalibrationProfile fit_calibration(const std::vector<Measurement>& records, const SimTarget* target,
-                                   const CalibrationProvenance& provenance);
+                                   const CalibrationProvenance& provenance, const CalibrationFitOptions& options = {});
 
 }  // namespace vgsim::calibrate
