@@ -99,6 +99,9 @@ class Communicator {
   const coll::CommShape& shape() const { return shape_; }
   // Human-readable transports, e.g. "intra-node: P2P/NVL (NVLink); inter-node: NET/IB with GPUDirect RDMA".
   std::string describe_transports() const;
+  // "why: ..." lines for the ring-neighbour routes whose transport a user may not expect (GPUDirect RDMA not in use,
+  // sockets instead of IB, SHM instead of P2P): topo::why_lines, each distinct line once. Empty when none.
+  std::vector<std::string> transport_reasons() const;
 
   CallPlan plan(coll::Op op, Bytes size, std::uint32_t root = 0) const;
 
