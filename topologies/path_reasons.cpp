@@ -71,8 +71,8 @@ bool is_none_hypervisor(const NetSide& s) { return s.vm && s.vm->overheads.hyper
 void socket_reasons(const Cluster& c, const NetSide& s, const PathOptions& o, std::vector<PathReason>& out) {
   const std::string what = "TCP sockets, not IB verbs";
   if (o.ib_disable) {
-    out.push_back({what, "NCCL_IB_DISABLE=1 (--ib-disable)", kIbRule,
-                   "without --ib-disable the RDMA NIC would use IB"});
+    out.push_back(
+        {what, "NCCL_IB_DISABLE=1 (--ib-disable)", kIbRule, "without --ib-disable the RDMA NIC would use IB"});
     return;
   }
   if (s.vm && s.vm->nic_mode == "vmxnet3") {
@@ -94,18 +94,16 @@ void gdr_reasons(const Cluster& c, const NetSide& s, const PathOptions& o, std::
     return;
   }
   if (s.vm && s.vm->nic_mode == "pvrdma") {
-    out.push_back({what,
-                   "the VM's NIC is PVRDMA, which cannot reach GPU memory", "host-staged",
+    out.push_back({what, "the VM's NIC is PVRDMA, which cannot reach GPU memory", "host-staged",
                    "an SR-IOV or passthrough NIC with ATS would turn it on"});
     return;
   }
   if (s.nic == UINT32_MAX) return;
   const PathType d = c.gpu_nic_distance(s.e.gpu, s.nic);
   if (d > o.gdr_level) {
-    out.push_back({what,
-                   "GPU-NIC distance " + distance_words(d) + " exceeds " + level_words("NCCL_NET_GDR_LEVEL", o.gdr_level),
-                   kGdrRule,
-                   "--gdr-level " + flag_level(d) + " or NIC and GPU on one PCIe switch would turn it on"});
+    out.push_back(
+        {what, "GPU-NIC distance " + distance_words(d) + " exceeds " + level_words("NCCL_NET_GDR_LEVEL", o.gdr_level),
+         kGdrRule, "--gdr-level " + flag_level(d) + " or NIC and GPU on one PCIe switch would turn it on"});
     return;
   }
   if (s.vm && !s.vm->ats && !is_none_hypervisor(s)) {
@@ -144,8 +142,8 @@ void shm_reasons(const Cluster& c, const GpuEndpoint& ea, const GpuEndpoint& eb,
   const Path bare = c.path(ea.gpu, eb.gpu, o);
   const bool vgpu = ea.mode == "vgpu" || eb.mode == "vgpu";
   if (vgpu && bare.transport == Transport::P2P) {
-    out.push_back({what, "vGPU has P2P only over NVLink",
-                   "NVIDIA vGPU User Guide", "an NVLink bridge between the two GPUs would give P2P"});
+    out.push_back({what, "vGPU has P2P only over NVLink", "NVIDIA vGPU User Guide",
+                   "an NVLink bridge between the two GPUs would give P2P"});
     return;
   }
   const HostInfo& h = c.hosts()[c.gpus()[ea.gpu].host];
@@ -153,14 +151,13 @@ void shm_reasons(const Cluster& c, const GpuEndpoint& ea, const GpuEndpoint& eb,
     out.push_back({what, std::string("NCCL_P2P_LEVEL ") + to_string(o.p2p_level) + " is below NVL", kP2pRule,
                    "--p2p-level NVL or above would use the NVLink"});
   } else if (!h.pcie_p2p) {
-    out.push_back({what, "host " + h.name + " forbids PCIe peer-to-peer (pcie_p2p: false)",
-                   "the platform's P2P switch", "an NVLink bridge between the GPUs would give P2P"});
+    out.push_back({what, "host " + h.name + " forbids PCIe peer-to-peer (pcie_p2p: false)", "the platform's P2P switch",
+                   "an NVLink bridge between the GPUs would give P2P"});
   } else if (bare.type > o.p2p_level) {
-    out.push_back({what,
-                   "GPU-GPU distance " + distance_words(bare.type) + " exceeds " + level_words("NCCL_P2P_LEVEL", o.p2p_level),
-                   kP2pRule,
-                   "--p2p-level " + flag_level(bare.type) +
-                       ", an NVLink bridge or one PCIe switch would give P2P"});
+    out.push_back(
+        {what,
+         "GPU-GPU distance " + distance_words(bare.type) + " exceeds " + level_words("NCCL_P2P_LEVEL", o.p2p_level),
+         kP2pRule, "--p2p-level " + flag_level(bare.type) + ", an NVLink bridge or one PCIe switch would give P2P"});
   }
 }
 
@@ -170,8 +167,8 @@ bool same_os(const Cluster& c, const GpuEndpoint& a, const GpuEndpoint& b) {
   return a.vm_index == b.vm_index || c.vms()[a.vm_index].overheads.hypervisor == "none";
 }
 
-void net_reasons(const Cluster& c, const GpuEndpoint& ea, const GpuEndpoint& eb, const Path& p,
-                 const PathOptions& o, std::vector<PathReason>& out) {
+void net_reasons(const Cluster& c, const GpuEndpoint& ea, const GpuEndpoint& eb, const Path& p, const PathOptions& o,
+                 std::vector<PathReason>& out) {
   if (same_os(c, ea, eb)) {
     out.push_back({"NET inside one node",
                    ea.mode == "mig" || eb.mode == "mig" ? "MIG has no P2P and SHM is disabled (--shm-disable)"

@@ -380,7 +380,7 @@ void check_multi_vgpu_vms(const HostCtx& c, const std::vector<Assign>& assigns, 
             "a multi-vGPU VM with a " + std::string(a->mode == "mig" ? "MIG" : "fractional (time-sliced)") + " profile",
             "\"" + a->profile + "\"",
             "full-framebuffer (1:1) C-series vGPU profiles or passthrough in a VM with several GPUs "
-            "(NVIDIA multi-vGPU rule, DOMAIN.md)");
+            "(NVIDIA multi-vGPU rule, docs/SOURCES.md#mig-vgpu)");
   }
 }
 

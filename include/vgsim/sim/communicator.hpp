@@ -30,8 +30,8 @@ struct CommOptions {
   // profile, calibrate::apply_profile). Empty = catalog capacities. Used by simulate_collective.
   std::map<std::string, double> capacity_scale;
   // Per-call host overhead charged once before the first step (StepCosts::launch_overhead): kernel launch without
-  // CUDA graphs, net-plugin progress. Default 0: no cited per-call figure exists for it (reference/nccl-model.md
-  // gives none; the EFA / TCPX plugin latencies it mentions are per inter-node hop and marked [verify]).
+  // CUDA graphs, net-plugin progress. Default 0: no cited per-call figure exists for it (docs/SOURCES.md#nccl-tuning
+  // gives none; the EFA / TCPX plugin latencies the notes mention are per inter-node hop and marked [verify]).
   Time launch_overhead{0};
   // false: host-staged store-and-forward copies are not charged (StepCosts::staged_copies; counterfactual only).
   bool staged_copies = true;

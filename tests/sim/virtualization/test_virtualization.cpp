@@ -110,7 +110,7 @@ TEST_CASE("MIG relative speed vs 7g.40gb against the MISO table (A4, A100-40GB, 
   struct Row {
     int bs;
     double rel[4];
-  };  // 1g, 2g, 3g, 4g (training-measurements.md A4)
+  };  // 1g, 2g, 3g, 4g (docs/SOURCES.md#mig-vgpu)
   const std::vector<Row> rows = {{64, {0.58, 0.89, 1.00, 0.96}},
                                  {128, {0.46, 0.77, 0.93, 0.96}},
                                  {256, {0.32, 0.58, 0.85, 0.93}},
@@ -264,7 +264,7 @@ TEST_CASE("bad virtualization inputs", "[virt][bad]") {
 }
 
 TEST_CASE("MIG instances asked for P2P route through host memory or the network, not an error", "[virt][mig]") {
-  // A MIG instance has no NVLink/P2P (DOMAIN.md); even with NCCL_P2P_LEVEL=SYS the path must not be P2P.
+  // A MIG instance has no NVLink/P2P (docs/SOURCES.md#mig-vgpu); even with NCCL_P2P_LEVEL=SYS the path must not be P2P.
   const topo::Cluster cl = topo::Cluster::resolve("r750xa-vm-mig-2x3g", catalog());
   topo::PathOptions o;
   o.p2p_level = topo::PathType::SYS;
