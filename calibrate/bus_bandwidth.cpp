@@ -1,5 +1,5 @@
 // nccl-tests busbw factors for measurement records (op names as strings): delegates to the one
-// definition in workloads/collectives (coll::busbw_factor, coll::algbw_GBps; nccl-model.md section 2 table).
+// definition in workloads/collectives (coll::busbw_factor, coll::algbw_GBps; docs/SOURCES.md#nccl-tests table).
 #include "vgsim/calibrate/bus_bandwidth.hpp"
 
 #include <stdexcept>

@@ -1,6 +1,6 @@
 // nccl-tests text importer (include/vgsim/calibrate/nccl_tests_import.hpp). Column layout is read from each table's
 // "#  size count type ..." header line, so old (error, no root), new (root, #wrong) and trimmed tables all parse.
-// Format reference: shared/reference/nccl-model.md section 2 (nccl-tests src/util.cu writeResultHeader).
+// Format reference: docs/SOURCES.md#nccl-tests (nccl-tests src/util.cu writeResultHeader).
 #include "vgsim/calibrate/nccl_tests_import.hpp"
 
 #include <cmath>
@@ -363,7 +363,7 @@ RowShape shape_of(const Row& row, const Columns& cols, const std::string& op, co
   const std::int64_t tsize = dtype_size_bytes(r.dtype);
   if (tsize == 0) row.bad("unknown data type", "'" + r.dtype + "'", "an nccl-tests type name (float, half, ...)");
   // allgather / reducescatter print the per-rank count of a total-array size; alltoall the count per peer
-  // (nccl-tests alltoall.cu: size = count x n x type size; nccl-model.md section 2 table).
+  // (nccl-tests alltoall.cu: size = count x n x type size; docs/SOURCES.md#nccl-tests table).
   const bool total_size = op == "allgather" || op == "reducescatter" || op == "alltoall";
   if (cols.count >= 0) {
     r.count = row.integer(cols.count, "count", 0);

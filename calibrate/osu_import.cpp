@@ -287,7 +287,7 @@ OsuFacts facts_of(const std::vector<std::string>& lines, const std::string& file
 }  // namespace
 
 const std::string& openmpi_allreduce_algorithm(int k) {
-  // Open MPI coll/tuned allreduce algorithm ids, as listed in shared/data/README.md.
+  // Open MPI coll/tuned allreduce algorithm ids, as listed in data/measured/README.md.
   static const std::vector<std::string> names{"basic_linear", "nonoverlapping", "recursive_doubling",
                                               "ring",         "segmented_ring", "rabenseifner"};
   if (k < 1 || k > 6) throw std::out_of_range("Open MPI allreduce algorithm must be 1..6, got " + std::to_string(k));

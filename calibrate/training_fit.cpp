@@ -316,7 +316,7 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
   if (multi_node)
     fit.params.push_back({"capacity_scale.nic-port", 0.5, 1.0, 1.0,
                           "achievable fraction of the NIC port's line rate (NCCL busbw reaches 94-98 % of it with "
-                          "GDR, DOMAIN.md; 0.5 bounds a badly configured fabric)"});
+                          "GDR, docs/SOURCES.md#measured-bandwidths; 0.5 bounds a badly configured fabric)"});
   if (sockets)
     fit.params.push_back({"capacity_scale.socket-threads", 0.05, 4.0, 1.0,
                           "scale of the socket threads' TCP throughput (the presets' per-thread figures are "

@@ -148,6 +148,11 @@ std::vector<Bytes> sizes_of(const SizeRange& r, double factor, Bytes granule) {
   return sizes;
 }
 
+// The communicator's "why: ..." lines (transports a user may not expect, topologies/path_reasons.hpp) as '#' notes.
+void add_why_notes(sim::NcclTestsHeader& header, const sim::Communicator& comm) {
+  for (const auto& w : comm.transport_reasons()) header.notes.push_back(w);
+}
+
 // nccl-tests' title and preamble lines (parsers look for them), describing the simulated run.
 sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& cluster, const sim::Communicator& comm,
                                coll::Op op, std::uint32_t nodes, std::uint32_t gpn, const SizeRange& r,
@@ -177,6 +182,7 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
   if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
   header.notes.push_back("transports: " + comm.describe_transports());
   if (const std::string net = comm.describe_net(); !net.empty()) header.notes.push_back("nccl net: " + net);
+  add_why_notes(header, comm);
   header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
                          (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
   if (opt.fold_channels)

@@ -36,6 +36,7 @@
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/topologies/path_reasons.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/collectives/nvls_tree_stream.hpp"
@@ -227,6 +228,13 @@ std::string Communicator::describe_transports() const {
   if (inter_path_) s += std::string(s.empty() ? "" : "; ") + "inter-node: " + path_words(*inter_path_);
   if (s.empty()) s = "single rank: no transport";
   return s;
+}
+
+std::vector<std::string> Communicator::transport_reasons() const {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> routes;
+  for (std::uint32_t r = 0; r < ranks(); ++r)
+    routes.emplace_back(rank_to_endpoint_[r], rank_to_endpoint_[(r + 1) % ranks()]);
+  return topo::why_lines(cluster_, routes, options_.path);
 }
 
 namespace {

@@ -1,6 +1,6 @@
 // The Open MPI model's parameters (include/vgsim/sim/mpi_collective.hpp): declarations with bounds and sources, the
 // defaults per transport, and the configuration of a cluster plus `--set mpi.*` values. Protocol limits are from the
-// mpi-cpu reference (openmpi.md section 2, strength A: TCP BTL btl_tcp_component.c v3.1.6/v4.1.6 l.317; openib
+// (docs/SOURCES.md#open-mpi, strength A: TCP BTL btl_tcp_component.c v3.1.6/v4.1.6 l.317; openib
 // btl_openib_mca.c v4.1.6 l.548-553; vader btl_vader_component.c v4.1.6 l.240-255; PSM2 psm_config.h
 // PSM2_12.0.1 l.153-169). Costs are ASSUMPTIONs with bounds unless a source is named; calibrate them with
 // `vgsim calibrate fit-mpi`.
@@ -51,7 +51,7 @@ const TransportDefaults& defaults_of(MpiTransport t) {
       1.0,
       0.97,
       64000,
-      "ASSUMPTION: Omni-Path MPI latency about 1 us (cpu-training.md section 4, grade D), bounded 0.5-20 us",
+      "ASSUMPTION: Omni-Path MPI latency about 1 us (docs/SOURCES.md#cpu-training, grade D), bounded 0.5-20 us",
       "PSM2 MQ_HFI_THRESH_RNDV_XEON 64000 (psm_config.h PSM2_12.0.1 l.153-169)",
       "ASSUMPTION: Omni-Path LTP framing (1056-bit LTP, 16-bit CRC and credits) about 97 %, bounded 0.9-1"};
   switch (t) {
@@ -95,7 +95,7 @@ constexpr double kCacheMiB = 16.0;
 constexpr double kShmLatencyUs = 0.5;
 constexpr double kScalarClockHz = 2.4e9;
 
-// op/base: a scalar `out[i] += in[i]` loop, about one float per cycle (openmpi.md section 3, op_base_functions.c
+// op/base: a scalar `out[i] += in[i]` loop, about one float per cycle (docs/SOURCES.md#open-mpi, op_base_functions.c
 // l.39-50, grade A for the code, the rate is an ASSUMPTION); op/avx (>= 4.1): about 10x (Zhong et al., EuroMPI
 // 2020, grade B, in cache).
 double default_reduce_GBps(coll::OmpiRelease r, double clock_hz) {
@@ -155,9 +155,9 @@ const std::vector<ParamDecl>& mpi_param_decls() {
                       "forced coll/tuned algorithm (coll_tuned_<op>_algorithm): default, a name or an id",
                       "Open MPI default 0 = fixed rules (coll_tuned_allreduce_decision.c v4.1.6 l.77-119)"));
     d.push_back(typed("mpi.segment_size", ParamType::Bytes, "coll_tuned_allreduce_algorithm_segmentsize (forced)",
-                      "Open MPI default 0 = no segmentation (openmpi.md 1.6)"));
+                      "Open MPI default 0 = no segmentation (docs/SOURCES.md#open-mpi)"));
     d.push_back(typed("mpi.eager_limit", ParamType::Bytes, "inter-node eager/rendezvous switch",
-                      "transport default: tcp 65536, openib 12288, ucx 8192, psm2 64000 (openmpi.md 2.2-2.5)"));
+                      "transport default: tcp 65536, openib 12288, ucx 8192, psm2 64000 (docs/SOURCES.md#open-mpi)"));
     d.push_back(typed("mpi.shm_eager_limit", ParamType::Bytes, "shared-memory (vader) eager limit",
                       "btl_vader eager 4 KiB without XPMEM (btl_vader_component.c v4.1.6 l.240-255)"));
     d.push_back(num("mpi.latency", "us", 0.1, 500, "one-way time of a small inter-node message (stack + wire)",
@@ -186,7 +186,7 @@ const std::vector<ParamDecl>& mpi_param_decls() {
                     "ASSUMPTION 16 MiB: order of a Xeon's shared L3 (Gold 6148 27.5 MB, grade D)", true));
     d.push_back(num("mpi.rendezvous_round_trips", "", 0, 4,
                     "extra round trips of a message above the eager limit (RNDV header, ACK/PUT request)",
-                    "1: ob1 RNDV + ACK (openmpi.md 2.1-2.2; the TCP PUT path is grade C)"));
+                    "1: ob1 RNDV + ACK (docs/SOURCES.md#open-mpi; the TCP PUT path is grade C)"));
     return d;
   }();
   return decls;

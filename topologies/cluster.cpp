@@ -422,23 +422,25 @@ void read_nics(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
 // Socket threads of NCCL's TCP transport: capacity threads x per-thread copy rate; and per cabled port a TCP goodput
 // resource, line rate x TCP payload efficiency (NetSocket paths cross both: threads or wire, whichever binds). Defaults
 // (used when the file has no socket_threads block), each with its source:
-//  - threads 1: NCCL_SOCKET_NTHREADS default per env.rst (nccl-model.md 1.7; the code's generic auto is 0 = the
+//  - threads 1: NCCL_SOCKET_NTHREADS default per env.rst (docs/SOURCES.md#nccl-net; the code's generic auto is 0 = the
 //    proxy thread only, also one copying thread); NSOCKS_PERTHREAD default 1.
 //  - per_thread 5 GB/s: ESTIMATE, the middle of the 4-6 GB/s busbw the untuned (one thread, one socket) transport
-//    reaches on 100 GbE (nccl-model.md section 5, nccl#450), i.e. what one thread's copies + kernel TCP sustain.
+//    reaches on 100 GbE (docs/SOURCES.md#measured-bandwidths, nccl#450), i.e. what one thread's copies + kernel TCP
+//    sustain.
 //  - payload_efficiency 1448/1538 = 0.9415: standard 1500 B MTU, TCP payload 1500 - 20 (IPv4) - 20 (TCP) - 12 (TCP
 //    timestamps, on by default in Linux) = 1448 B per frame; wire bytes per frame 1500 + 14 (Ethernet header)
 //    + 4 (FCS) + 8 (preamble/SFD) + 12 (inter-frame gap) = 1538 B (IEEE 802.3 framing, RFC 791/793/7323 headers).
 //  - latency 15 us: ASSUMPTION, kernel TCP stack cost per message one way (send syscall, softirq, receive wake-up);
-//    netperf TCP_RR round trips on 10-25 GbE are a few tens of us (DOMAIN.md: "tens to hundreds of us").
+//    netperf TCP_RR round trips on 10-25 GbE are a few tens of us (docs/SOURCES.md#vm-network: "tens to hundreds of
+//    us").
 struct SocketThreads {
   std::int64_t threads = 1;
   Bandwidth per = Bandwidth::from_GBps(5.0);
   double payload_eff = 1448.0 / 1538.0;
   Time lat = Time::from_s(15e-6);
   std::string src =
-      "default: 1 thread (NCCL_SOCKET_NTHREADS default, nccl-model.md 1.7) x 5 GB/s (ESTIMATE: untuned "
-      "TCP 100GbE busbw 4-6 GB/s, nccl-model.md section 5, nccl#450), capped at line rate x 1448/1538 "
+      "default: 1 thread (NCCL_SOCKET_NTHREADS default, docs/SOURCES.md#nccl-net) x 5 GB/s (ESTIMATE: untuned "
+      "TCP 100GbE busbw 4-6 GB/s, docs/SOURCES.md#measured-bandwidths, nccl#450), capped at line rate x 1448/1538 "
       "(TCP payload per 1500 B MTU frame)";
 };
 
@@ -476,8 +478,8 @@ void add_socket_resources(Template& t, const SocketThreads& s) {
   }
   // One socket-I/O resource per GPU (rank), shared by its sends and receives: NCCL's socket transport moves the data
   // on the rank's proxy thread by default (net_socket.cc from 2.6: 0 helper threads for a generic NIC, "progress
-  // request using main thread"; one proxy thread per communicator per rank, nccl#374; nccl-net-path-by-version.md
-  // sections 4-5); with helper threads (socket_threads.threads > 1) they serve the same rank.
+  // request using main thread"; one proxy thread per communicator per rank, nccl#374; docs/SOURCES.md#nccl-paths);
+  // with helper threads (socket_threads.threads > 1) they serve the same rank.
   for (std::size_t g = 0; g < t.gpu_names.size(); ++g)
     t.socket_proxy.push_back(add_res(t, t.gpu_names[g] + "/socket-threads", cap, "socket-threads",
                                      s.src + "; one per rank, sends and receives share it"));

@@ -44,21 +44,33 @@ struct Assign {
   std::string path;  // JSON path of the assignment object
 };
 
-// Defaults of the hypervisor parameters. Every number here is an assumption or derived, and says so.
+// Defaults of the hypervisor parameters. Every number here is an assumption or derived, and says so; the facts they
+// rest on, with their public provenance, are in docs/SOURCES.md#vm-overheads.
 constexpr double kComputeEfficiency = 0.98;
 const char* const kComputeSource =
-    "[derived] default 0.98: shared/DOMAIN.md 'VM within about 2 % of bare metal'; consistent with the Dell white "
-    "paper (< 5 % training loss vs bare metal) and VMware MLPerf Inference v1.1 (94.4-100 % of bare metal), "
-    "shared/reference/training-measurements.md 'Virtualization overhead facts'";
-const char* const kOverheadSource =
-    "defaults: pvrdma_latency 5 us [assumption: DOMAIN.md says PVRDMA adds virtualization latency, no figure in the "
-    "references]; vswitch_latency 5 us [assumption: the virtual NIC + vswitch share of the 'tens to hundreds of us' "
-    "TCP latency of DOMAIN.md; NCCL's socket software time is left to calibration]; extra_net_latency 0 [assumption: "
-    "the SR-IOV/passthrough data path bypasses the hypervisor; the ~2x latency noise of nccl-model.md section 5 is "
-    "calibration's]; no_ats_p2p_efficiency 0.7 [assumption inside the 0.56-0.8 x bare-metal inter-node range for VMs "
-    "without ATS/ACS fixes, shared/reference/nccl-model.md section 5]; vswitch_bandwidth 100 Gb/s [assumption: the "
-    "vSphere standard/distributed switch forwards a 100 GbE uplink at line rate with multiqueue vmxnet3; the binding "
-    "limit is the VM's socket threads]";
+    "[derived] default 0.98: VM within about 2 % of bare metal (the seed documents), consistent with the Dell white "
+    "paper (< 5 % training loss vs bare metal) and VMware MLPerf Inference v1.1 (94.4-100 % of bare metal); "
+    "docs/SOURCES.md#vm-overheads";
+const char* const kPvrdmaSource =
+    "default 5 us [assumption: PVRDMA adds virtualization latency, no figure in the public material; "
+    "docs/SOURCES.md#vm-network]";
+const char* const kVswitchLatencySource =
+    "default 5 us [assumption: the virtual NIC + vswitch share of the tens to hundreds of us of VM TCP latency; NCCL's "
+    "socket software time is left to calibration; docs/SOURCES.md#vm-network]";
+const char* const kExtraNetSource =
+    "default 0 [assumption: the SR-IOV/passthrough data path bypasses the hypervisor; VM latency noise is "
+    "calibration's; docs/SOURCES.md#vm-network]";
+const char* const kNoAtsSource =
+    "default 0.7 [assumption inside the 0.56-0.8 x bare-metal inter-node range measured for VMs without ATS/ACS fixes; "
+    "docs/SOURCES.md#vm-network]";
+const char* const kVswitchBandwidthSource =
+    "default 100 Gb/s [assumption: the vSphere standard/distributed switch forwards a 100 GbE uplink at line rate with "
+    "multiqueue vmxnet3; the binding limit is the VM's socket threads]";
+
+// "cluster file <path>" when the hypervisor object gives `key`, else the default's source.
+std::string given_or(const JsonReader& r, const char* key, const char* default_source) {
+  return r.has(key) ? "cluster file " + r.path_of(key) : std::string(default_source);
+}
 
 VirtOverheads read_hypervisor(const Json& j, const std::string& file, const std::string& path) {
   JsonReader r(j, file, path);
@@ -77,8 +89,15 @@ VirtOverheads read_hypervisor(const Json& j, const std::string& file, const std:
   o.extra_net_latency = r.opt_time("extra_net_latency").value_or(Time{0});
   o.no_ats_p2p_efficiency = r.opt_number("no_ats_p2p_efficiency", 0.01, 1.0).value_or(none ? 1.0 : 0.7);
   o.vswitch_bandwidth = r.opt_bandwidth("vswitch_bandwidth").value_or(Bandwidth::from_GBps(12.5));
-  o.source = none ? "bare metal (hypervisor none): no virtualization overheads"
-                  : r.opt_string("source").value_or("") + (r.has("source") ? "; " : "") + kOverheadSource;
+  const char* const bare = "bare metal (hypervisor none): no virtualization overheads";
+  o.extra_net_latency_source = given_or(r, "extra_net_latency", none ? bare : kExtraNetSource);
+  o.pvrdma_latency_source = given_or(r, "pvrdma_latency", none ? bare : kPvrdmaSource);
+  o.vswitch_latency_source = given_or(r, "vswitch_latency", none ? bare : kVswitchLatencySource);
+  o.no_ats_p2p_efficiency_source = given_or(r, "no_ats_p2p_efficiency", none ? bare : kNoAtsSource);
+  o.vswitch_bandwidth_source = given_or(r, "vswitch_bandwidth", none ? bare : kVswitchBandwidthSource);
+  o.source = none ? bare
+                  : r.opt_string("source").value_or("") + (r.has("source") ? "; " : "") +
+                        "defaults of topologies/virtualization.cpp unless given: `vgsim params` lists each (virt.*)";
   r.finish();
   return o;
 }
@@ -419,7 +438,7 @@ void check_multi_vgpu_vms(const HostCtx& c, const std::vector<Assign>& assigns, 
             "a multi-vGPU VM with a " + std::string(a->mode == "mig" ? "MIG" : "fractional (time-sliced)") + " profile",
             "\"" + a->profile + "\"",
             "full-framebuffer (1:1) C-series vGPU profiles or passthrough in a VM with several GPUs "
-            "(NVIDIA multi-vGPU rule, DOMAIN.md)");
+            "(NVIDIA multi-vGPU rule, docs/SOURCES.md#mig-vgpu)");
   }
 }
 
@@ -494,8 +513,10 @@ void add_no_ats_p2p(const HostCtx& c, const VmInfo& vm, VmState& st, const std::
   char buf[160];
   std::snprintf(buf, sizeof buf, "no_ats_p2p_efficiency %.3g x narrowest GPU/NIC PCIe link %s; ",
                 vm.overheads.no_ats_p2p_efficiency, fmt_gbps(link).c_str());
-  st.no_ats_tx = push_res(c.m, vm.name + "/no-ats-p2p/tx", cap, "pcie", buf + vm.overheads.source);
-  st.no_ats_rx = push_res(c.m, vm.name + "/no-ats-p2p/rx", cap, "pcie", buf + vm.overheads.source);
+  st.no_ats_tx =
+      push_res(c.m, vm.name + "/no-ats-p2p/tx", cap, "pcie", buf + vm.overheads.no_ats_p2p_efficiency_source);
+  st.no_ats_rx =
+      push_res(c.m, vm.name + "/no-ats-p2p/rx", cap, "pcie", buf + vm.overheads.no_ats_p2p_efficiency_source);
 }
 
 // Modelling notes: NUMA spread of the VM's devices, GPU pairs without NVLink.
@@ -568,8 +589,9 @@ void build_host(Cluster::Impl& m, std::uint32_t hi, const Catalog& cat) {
   check_multi_vgpu_vms(c, assigns, vms.size());
   add_vm_endpoints(c, assigns, vm_base);
   if (add_vm_resources(c, vm_base))
-    hv.vswitch = push_res(m, h.name + "/vswitch", hv.overheads.vswitch_bandwidth, "vswitch",
-                          "vswitch_bandwidth " + fmt_gbps(hv.overheads.vswitch_bandwidth) + ": " + hv.overheads.source);
+    hv.vswitch = push_res(
+        m, h.name + "/vswitch", hv.overheads.vswitch_bandwidth, "vswitch",
+        "vswitch_bandwidth " + fmt_gbps(hv.overheads.vswitch_bandwidth) + ": " + hv.overheads.vswitch_bandwidth_source);
   m.host_virt.push_back(hv);
 }
 

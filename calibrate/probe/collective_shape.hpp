@@ -21,7 +21,7 @@ struct CollectiveShape {
   int root = -1;                // broadcast root; -1 where it does not apply
 };
 
-// nccl-tests' shapes and factors (reference/nccl-model.md section 2): allreduce 2(n-1)/n; allgather and
+// nccl-tests' shapes and factors (docs/SOURCES.md#nccl-tests): allreduce 2(n-1)/n; allgather and
 // reducescatter (n-1)/n over the whole array; broadcast and sendrecv 1. count is 0 when `requested_bytes` is too
 // small for one float per rank (the size is then skipped).
 CollectiveShape collective_shape(const std::string& op, std::int64_t requested_bytes, int nranks);

@@ -1,7 +1,7 @@
 // The NCCL collective sweep: allreduce, allgather, reducescatter, broadcast and sendrecv over the size sweep, first
 // with NCCL's default choice, then with each NCCL_ALGO x NCCL_PROTO forced (NCCL reads them at communicator init, so
-// each combination gets fresh communicators). Timing and bandwidth follow nccl-tests (reference/nccl-model.md
-// section 2); every result is checked against a host-computed expectation (nccl-tests' #wrong). float32 only.
+// each combination gets fresh communicators). Timing and bandwidth follow nccl-tests (docs/SOURCES.md#nccl-tests);
+// every result is checked against a host-computed expectation (nccl-tests' #wrong). float32 only.
 #pragma once
 
 #include "checked_calls.hpp"

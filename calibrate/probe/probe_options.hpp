@@ -1,7 +1,7 @@
 // What vgsim-probe measures: the collective size sweep, the operations, the forced NCCL_ALGO x NCCL_PROTO
 // combinations, iteration counts, copy sizes and GEMM shapes. Filled from defaults, then an optional JSON plan file
 // (validated with vgsim::JsonReader), then command-line options (which win). Sizes are bytes; timeout is seconds.
-// Defaults follow nccl-tests' launch conventions (reference/nccl-model.md section 2), not measured values.
+// Defaults follow nccl-tests' launch conventions (docs/SOURCES.md#nccl-tests), not measured values.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ struct ProbeOptions {
   std::vector<std::string> algos{"ring", "tree"};
   std::vector<std::string> protos{"ll", "ll128", "simple"};
   int iters = 20;      // nccl-tests -n default
-  int warmup = 5;      // older nccl-tests -w default (reference/nccl-model.md section 2)
+  int warmup = 5;      // older nccl-tests -w default (docs/SOURCES.md#nccl-tests)
   int gpus = 0;        // single-process mode: GPUs to drive (0 = all visible), as -g
   bool table = false;  // --table: also print nccl-tests' table on stdout (rank 0)
   bool copies = true;

@@ -147,6 +147,7 @@ training::TrainingResult simulate_training_analytical(const training::TrainingJo
   if (job.ranks() > 1) {
     comm = std::make_unique<Communicator>(*job.cluster, job.rank_to_endpoint, job.comm);
     out.transports = comm->describe_transports();
+    out.transport_reasons = comm->transport_reasons();
   }
   std::map<std::pair<int, Bytes>, std::pair<CallPlan, AnalyticalCollective>> cache;
   // Horovod: the step engine's rule (training_run.hpp): one pass per tick phase, ticks anchored to each iteration's

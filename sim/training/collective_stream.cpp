@@ -10,6 +10,7 @@ void CollectiveStream::connect() {
   comm_ = std::make_unique<Communicator>(*ctx_.job.cluster, ctx_.job.rank_to_endpoint, ctx_.job.comm);
   ctx_.out.transports = comm_->describe_transports();
   ctx_.out.nccl_net = comm_->describe_net();
+  ctx_.out.transport_reasons = comm_->transport_reasons();
 }
 
 void CollectiveStream::begin_iteration() {

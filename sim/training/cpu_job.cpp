@@ -12,7 +12,7 @@ namespace {
 
 const char* kCpuDefaults =
     "CPU workers default (cpu_job.hpp): TF 1.x MKL trains in FP32 with Horovod; on CPU an op runs when its input is "
-    "computed, so Horovod requests arrive as gradients are ready (horovod-internals.md section 4)";
+    "computed, so Horovod requests arrive as gradients are ready (docs/SOURCES.md#horovod)";
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 

@@ -5,6 +5,7 @@
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/training/job_parameters.hpp"
+#include "vgsim/sim/virtualization/assumptions.hpp"
 
 namespace vgsim::sim::training {
 
@@ -146,6 +147,8 @@ void resolve_ranks(const JobSpec& spec, const topo::Catalog& catalog, TrainingJo
   P.push_back({"gpu.sms", job.gpu.sm_count, gsrc, false});
   P.push_back({"gpu.memory_bandwidth", format_bandwidth(job.gpu.memory_bandwidth), gsrc, false});
   for (const auto& [k, v] : g0.peak_flops) P.push_back({"gpu.peak_flops." + k, v, gsrc, false});
+  for (const auto& f : virt::virtualization_facts(cl, job.rank_to_endpoint[0]))
+    P.push_back({f.name, f.value, f.source, false});
 }
 
 // The NCCL release a job's values ask for (nccl.version among them wins over the knobs): its constants are names.

@@ -65,6 +65,7 @@ Json result_json(const TrainingResult& r, const std::string& unit) {
   j["gpus_per_node"] = r.gpus_per_node;
   j["transports"] = r.transports;
   j["nccl_net"] = r.nccl_net;
+  j["transport_reasons"] = r.transport_reasons;  // "why: ..." lines (topologies/path_reasons.hpp)
   j["throughput"] = {{"value", r.work_per_s}, {"unit", unit}};
   j["samples_per_s"] = r.samples_per_s;
   j["iteration_us"] = us_of(r.iteration_time);
@@ -139,6 +140,7 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
       << "\n";
   if (!r.transports.empty()) out << "  transports: " << r.transports << "\n";
   if (!r.nccl_net.empty()) out << "  nccl net: " << r.nccl_net << "\n";
+  for (const auto& w : r.transport_reasons) out << "    " << w << "\n";
   if (job.comm.fold_channels)
     out << "  channel fold: on (approximation; each ring or tree ran its representative channels only, each "
            "resource's capacity divided among the channels that cross it)\n";

@@ -1,9 +1,12 @@
 // Virtualization assumptions of a report (see include/vgsim/sim/virtualization/assumptions.hpp).
 #include "vgsim/sim/virtualization/assumptions.hpp"
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include "vgsim/topologies/path_reasons.hpp"
 
 namespace vgsim::sim::virt {
 
@@ -72,6 +75,7 @@ Json virtualization_assumptions(const topo::Cluster& cl, const std::vector<std::
         const topo::Path p = cl.endpoint_path(endpoints.front(), e, path);
         gdr["inter_node_transport"] = topo::to_string(p.transport);
         gdr["gdr_in_use"] = p.gdr;
+        gdr["why"] = topo::why_lines(cl, {{endpoints.front(), e}}, path);  // [] when GDR is in use
       } catch (const std::exception& ex) {
         gdr["inter_node_transport"] = std::string("none: ") + ex.what();
       }
@@ -88,12 +92,12 @@ Json virtualization_assumptions(const topo::Cluster& cl, const std::vector<std::
   if (any_vgpu) {
     rules.push_back(
         "time-sliced vGPU: a context's compute advances only in its slices and gets the whole GPU then "
-        "(training-measurements.md A4); NCCL communication does not need the slice [assumption]");
+        "(docs/SOURCES.md#mig-vgpu); NCCL communication does not need the slice [assumption]");
   }
   if (any_mig) {
     rules.push_back(
         "MIG: compute scales with the instance's SM share and memory-bound work with its memory-slice "
-        "share (roofline per layer); neighbours never interfere (Dell white paper, A4)");
+        "share (roofline per layer); neighbours never interfere (Dell white paper; docs/SOURCES.md#mig-vgpu)");
     rules.push_back("MIG: no P2P between instances; traffic goes through host memory (SHM) or the network");
   }
   if (!any_vm) rules.push_back("bare metal: no virtualization overheads");
@@ -101,51 +105,77 @@ Json virtualization_assumptions(const topo::Cluster& cl, const std::vector<std::
   return j;
 }
 
-void write_virtualization_summary(std::ostream& out, const Json& a) {
-  if (a.at("bare_metal").get<bool>()) {
-    out << "  virtualization: bare metal (compute efficiency 1, no VM network overheads)\n";
-    return;
-  }
+namespace {
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// "4 x passthrough", "2 x vgpu A100-20C": endpoint modes with their profiles (at most two named).
+std::string mode_words(const Json& a) {
   std::map<std::string, int> modes;
-  std::set<std::string> nics, profiles;
-  bool ats = true;
+  std::set<std::string> profiles;
   for (const auto& e : a.at("endpoints")) {
     ++modes[e.at("mode").get<std::string>()];
     if (e.contains("profile")) profiles.insert(e.at("profile").get<std::string>());
+  }
+  std::string m;
+  for (const auto& [k, v] : modes) m += (m.empty() ? "" : " + ") + std::to_string(v) + " x " + k;
+  int named = 0;
+  for (const auto& p : profiles) m += ++named <= 2 ? " " + p : named == 3 ? " ..." : "";
+  return m;
+}
+}  // namespace
+
+std::string virtualization_line(const Json& a) {
+  if (a.at("bare_metal").get<bool>()) return "virtualization: bare metal (compute x1, no VM overheads)";
+  std::set<std::string> nics;
+  bool ats = true;
+  for (const auto& e : a.at("endpoints")) {
     if (e.contains("nic_mode")) nics.insert(e.at("nic_mode").get<std::string>());
     if (e.contains("ats")) ats = ats && e.at("ats").get<bool>();
   }
-  std::ostringstream m;
-  for (const auto& [k, v] : modes) m << (m.tellp() > 0 ? ", " : "") << v << " x " << k;
-  out << "  virtualization: " << m.str();
-  if (!profiles.empty()) {
-    out << " (profile";
-    for (const auto& p : profiles) out << " " << p;
-    out << ")";
+  std::string s = "virtualization: ";
+  const Json& hv = a.at("hypervisors");
+  if (!hv.empty()) {
+    const Json& h = hv.front();
+    s += h.at("hypervisor").get<std::string>() + ", " + mode_words(a) + ", NIC";
+    for (const auto& n : nics) s += " " + n;
+    s += ", ATS " + std::string(ats ? "on" : "off") + ", VM compute x" +
+         num(h.at("compute_efficiency").at("value").get<double>());
+    if (nics.count("pvrdma")) s += ", PVRDMA +" + num(h.at("pvrdma_latency_us").get<double>()) + " us";
+    if (nics.count("vmxnet3")) s += ", vswitch +" + num(h.at("vswitch_latency_us").get<double>()) + " us";
+    if (h.at("extra_net_latency_us").get<double>() > 0)
+      s += ", net +" + num(h.at("extra_net_latency_us").get<double>()) + " us/side";
+  } else {
+    s += mode_words(a);
   }
-  out << "; NIC";
-  for (const auto& n : nics) out << " " << n;
-  out << "; ATS " << (ats ? "on" : "off");
   const Json& g = a.at("gpudirect");
-  if (g.contains("gdr_in_use"))
-    out << "; GPUDirect RDMA " << (g.at("gdr_in_use").get<bool>() ? "in use" : "not in use");
-  out << "\n";
-  for (const auto& h : a.at("hypervisors"))
-    out << "    hypervisor " << h.at("hypervisor").get<std::string>() << ": compute efficiency "
-        << h.at("compute_efficiency").at("value").get<double>() << " ("
-        << h.at("compute_efficiency").at("source").get<std::string>() << "); net +"
-        << h.at("extra_net_latency_us").get<double>() << " us/side, pvrdma +" << h.at("pvrdma_latency_us").get<double>()
-        << " us, vswitch +" << h.at("vswitch_latency_us").get<double>() << " us, no-ATS P2P x"
-        << h.at("no_ats_p2p_efficiency").get<double>() << " (" << h.at("source").get<std::string>() << ")\n";
-  if (a.contains("vgpu_scheduler")) {
-    const Json& s = a.at("vgpu_scheduler");
-    out << "    vGPU scheduler " << s.at("policy").at("value").get<std::string>() << ", slice "
-        << s.at("time_slice_us").at("value").get<double>() << " us ("
-        << s.at("time_slice_us").at("source").get<std::string>() << "), switch "
-        << s.at("switch_cost_us").at("value").get<double>() << " us ("
-        << s.at("switch_cost_us").at("source").get<std::string>() << ")\n";
-  }
-  for (const auto& r : a.at("rules")) out << "    - " << r.get<std::string>() << "\n";
+  if (g.contains("gdr_in_use")) s += std::string(", GDR ") + (g.at("gdr_in_use").get<bool>() ? "on" : "off");
+  s += a.contains("vgpu_scheduler") ? " (sources: vgsim params virt.* vgpu.*)" : " (sources: vgsim params virt.*)";
+  return s;
+}
+
+void write_virtualization_summary(std::ostream& out, const Json& a) { out << "  " << virtualization_line(a) << "\n"; }
+
+std::vector<VirtFact> virtualization_facts(const topo::Cluster& cl, std::uint32_t endpoint) {
+  const topo::GpuEndpoint& e = cl.endpoints().at(endpoint);
+  if (e.vm_index == UINT32_MAX) return {};
+  const topo::VmInfo& vm = cl.vms()[e.vm_index];
+  const topo::VirtOverheads& o = vm.overheads;
+  const std::string file = "cluster " + cl.file();
+  return {
+      {"virt.hypervisor", o.hypervisor, file + (o.source.empty() ? "" : ": " + o.source)},
+      {"virt.vm", vm.name, file},
+      {"virt.nic_mode", vm.nic_mode.empty() ? "none" : vm.nic_mode, file},
+      {"virt.ats", vm.ats, file + " (Address Translation Services on host, VM and NIC)"},
+      {"virt.extra_net_latency", format_time(o.extra_net_latency), o.extra_net_latency_source},
+      {"virt.pvrdma_latency", format_time(o.pvrdma_latency), o.pvrdma_latency_source},
+      {"virt.vswitch_latency", format_time(o.vswitch_latency), o.vswitch_latency_source},
+      {"virt.no_ats_p2p_efficiency", o.no_ats_p2p_efficiency, o.no_ats_p2p_efficiency_source},
+      {"virt.vswitch_bandwidth", format_bandwidth(o.vswitch_bandwidth), o.vswitch_bandwidth_source},
+  };
 }
 
 }  // namespace vgsim::sim::virt

@@ -139,7 +139,7 @@ TEST_CASE("Open MPI: fit on 2 nodes, predict 4 nodes with the algorithm schedule
                   100 * rep.quality.median_rel_error, 100 * rep.quality.max_rel_error);
       medians.push_back(rep.quality.median_rel_error);
       // The fit itself (2 nodes, 3 message-size segments + gamma) follows its training data: median <= 10 %
-      // (nccl-model.md section 4: segmented fits reach 0.6-8 % median on such tables).
+      // (docs/SOURCES.md#cost-models: segmented fits reach 0.6-8 % median on such tables).
       CHECK(fit_rep.quality.median_rel_error <= 0.10);
       // Ring is the schedule whose 2 -> 4 node scaling is textbook (Thakur et al.: 2(p-1) latencies, 2(p-1)/p n
       // bytes, (p-1)/p n reductions); measured within 12 % median on both networks.

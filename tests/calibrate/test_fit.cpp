@@ -1,5 +1,5 @@
 // Tests of the alpha-beta fits: exact recovery on synthetic piecewise-linear data, constraints, prediction, the
-// quality table on every shared/data table (median relative error <= 8 % each; printed), fit-profile JSON round
+// quality table on every data/measured table (median relative error <= 8 % each; printed), fit-profile JSON round
 // trip, cross-validation by size range and by scale.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -90,8 +90,8 @@ TEST_CASE("fit constraints: alpha, beta >= 0; a flat series has no bandwidth ter
   CHECK_THROWS_AS(fit_segmented(Series{synthetic_key(), {{8, 0.0}}}), std::invalid_argument);
 }
 
-TEST_CASE("segmented fit: median relative error <= 8 % on every shared/data table", "[calibrate][fit][data]") {
-  // Acceptance bound of the brief; nccl-model.md section 4 reports 0.6-8 % median for 3 fixed segments on these
+TEST_CASE("segmented fit: median relative error <= 8 % on every data/measured table", "[calibrate][fit][data]") {
+  // Acceptance bound of the brief; docs/SOURCES.md#cost-models reports 0.6-8 % median for 3 fixed segments on these
   // tables. Printed: per series, segmented vs Hockney median / max relative error.
   std::printf("\n%-82s %-14s %4s %3s %3s %8s %8s | %8s %8s\n", "file", "series", "pts", "seg", "out", "med%", "max%",
               "hock.med", "hock.max");

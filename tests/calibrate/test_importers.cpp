@@ -1,4 +1,4 @@
-// Tests of the nccl-tests and OSU importers on every file of shared/data (row counts read off the files), the
+// Tests of the nccl-tests and OSU importers on every file of data/measured (row counts read off the files), the
 // busbw cross-check, header parsing of rank/node counts, the old column layout, and errors naming file and line.
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -46,7 +46,7 @@ TEST_CASE("JSONL round trip of every record kind is exact and byte-stable", "[ca
   CHECK(kind_name(back[4]) == "environment");
 }
 
-TEST_CASE("JSONL file round trip of every imported shared/data file is byte-identical", "[calibrate][jsonl]") {
+TEST_CASE("JSONL file round trip of every imported data/measured file is byte-identical", "[calibrate][jsonl]") {
   const fs::path shared = fs::path(VGSIM_MEASURED_DIR);
   std::vector<Measurement> all;
   for (const auto& e : fs::directory_iterator(shared / "nccl-tests")) {

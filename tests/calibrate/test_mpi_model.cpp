@@ -1,7 +1,7 @@
-// The Open MPI model (issue 15): coll/tuned decision-rule cells and forcing semantics against the mpi-cpu reference
-// (openmpi.md, cited per check), the engine's message stages against their closed form, the uncalibrated catalog
-// physics on the 2-node OSU files, and cross-validation by node count (fit on the 2-node files, predict the 4-node
-// files; one parameter set per network; the table is printed). Data: VGSIM_MEASURED_DIR/osu-openmpi.
+// The Open MPI model (issue 15): coll/tuned decision-rule cells and forcing semantics against docs/SOURCES.md#open-mpi
+// (docs/SOURCES.md#open-mpi, cited per check), the engine's message stages against their closed form, the uncalibrated
+// catalog physics on the 2-node OSU files, and cross-validation by node count (fit on the 2-node files, predict the
+// 4-node files; one parameter set per network; the table is printed). Data: VGSIM_MEASURED_DIR/osu-openmpi.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -57,7 +57,7 @@ TEST_CASE("ompi decision: v3.1/v4.0 fixed allreduce rule cells", "[mpi][decision
 
 TEST_CASE("ompi decision: v4.1/v5.0 fixed allreduce rule cells", "[mpi][decision]") {
   // coll_tuned_decision_fixed.c v4.1.6 l.120-213, commutative, p < 4: <4096 -> 3; <8192 -> 4; <16384 -> 3;
-  // <65536 -> 4; <262144 -> 5 (segsize 0: a plain ring, openmpi.md 1.5 consequence); else 6.
+  // <65536 -> 4; <262144 -> 5 (segsize 0: a plain ring, docs/SOURCES.md#open-mpi consequence); else 6.
   CHECK(runs(R::V4_1, 2, 4000) == A::RecursiveDoubling);
   CHECK(runs(R::V4_1, 2, 8000) == A::Ring);
   CHECK(runs(R::V4_1, 2, 12000) == A::RecursiveDoubling);
@@ -79,7 +79,7 @@ TEST_CASE("ompi decision: v4.1/v5.0 fixed allreduce rule cells", "[mpi][decision
 
 TEST_CASE("ompi decision: forcing needs dynamic rules and coll_base fallbacks apply to forced algorithms",
           "[mpi][decision]") {
-  // openmpi.md 1.6: coll_tuned_allreduce_algorithm only with coll_tuned_use_dynamic_rules=1 (default false).
+  // docs/SOURCES.md#open-mpi: coll_tuned_allreduce_algorithm only with coll_tuned_use_dynamic_rules=1 (default false).
   auto off = coll::ompi_allreduce_decide(R::V4_0, false, A::BasicLinear, 0, 4, 1 << 20, 4);
   CHECK(off.runs == A::Ring);
   CHECK(off.reason.find("ignored") != std::string::npos);

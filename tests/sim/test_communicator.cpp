@@ -69,6 +69,24 @@ TEST_CASE("transports follow the preset's NCCL distances") {
         std::string::npos);
 }
 
+TEST_CASE("transport reasons: the communicator asks path_reasons about its ring routes, each line once") {
+  const topo::Cluster cluster = topo::Cluster::resolve("r750xa-2x-100gbe", catalog());
+  // 2 nodes x 1 GPU (gpu0 of each host): one NET route each way, both PHB from the NIC (ncclTopoCheckGdr: PHB >
+  // NCCL_NET_GDR_LEVEL's default PXB), so one line; at GDR level PHB none; with ib_disable the sockets line instead.
+  sim::CommOptions staged;
+  const auto lines = sim::Communicator(cluster, sim::place_ranks(cluster, 2, 1), staged).transport_reasons();
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("why: GPUDirect RDMA not in use: GPU-NIC distance PHB", 0) == 0);
+  sim::CommOptions gdr;
+  gdr.path.gdr_level = topo::PathType::PHB;
+  CHECK(sim::Communicator(cluster, sim::place_ranks(cluster, 2, 1), gdr).transport_reasons().empty());
+  sim::CommOptions tcp;
+  tcp.path.ib_disable = true;
+  const auto tcp_lines = sim::Communicator(cluster, sim::place_ranks(cluster, 2, 1), tcp).transport_reasons();
+  REQUIRE(tcp_lines.size() == 1);
+  CHECK(tcp_lines[0].find("NCCL_IB_DISABLE=1 (--ib-disable)") != std::string::npos);
+}
+
 TEST_CASE("GPUDirect on is never slower than off, and sockets are never faster than RDMA") {
   const topo::Cluster cluster = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
   sim::CommOptions off, on, tcp;

@@ -21,8 +21,8 @@ TEST_CASE("path levels: names and NCCL's legacy integers by version") {
     CHECK(sim::parse_path_level("PXB", v) == PathType::PXB);
     CHECK(sim::parse_path_level("NVL", v) == PathType::NVL);
   }
-  // 2.4.8: GDR off when distance >= level, enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4 (nccl-net-path-by-version.md
-  // section 1): level 2 (its default PATH_PHB) allows PIX and PXB; 4 allows up to NODE (vgsim's PHB); 5 everything.
+  // 2.4.8: GDR off when distance >= level, enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4 (docs/SOURCES.md#nccl-versions):
+  // level 2 (its default PATH_PHB) allows PIX and PXB; 4 allows up to NODE (vgsim's PHB); 5 everything.
   CHECK(sim::parse_path_level("0", "2.4") == PathType::LOC);
   CHECK(sim::parse_path_level("2", "2.4") == PathType::PXB);
   CHECK(sim::parse_path_level("4", "2.4") == PathType::PHB);

@@ -1,4 +1,4 @@
-// Replays every measured nccl-tests table in shared/data that has a preset, with catalog defaults (no fitting), and
+// Replays every measured nccl-tests table in data/measured that has a preset, with catalog defaults (no fitting), and
 // prints the error per size. Expectation (issue "collective simulation"): the median relative error of the
 // simulated time per table stays within 35 %; the per-size table is printed so regressions are visible.
 #include <algorithm>
@@ -90,9 +90,9 @@ TEST_CASE("replay: 2 x 8 H100 AWS p5 (EFA, GPUDirect)") {
 
 TEST_CASE("replay: 1 x 8 A100 SXM NVLink (DGX A100)") {
   // NVLink resources run at NCCL's own per-link rate (topo.h SM80 20 GB/s x 12 = 240 GB/s, catalog nccl_per_link),
-  // which is what ring busbw reaches (234.9 GB/s at 16 GiB here, 229-235 in nccl-model.md 5). Rows >= 4 MiB are
-  // within 0-30 %; rows <= 2 MiB stay 40-65 % low: the 44 us floor of this single-process -g 8 run (eight kernel
-  // launches from one thread per iteration, no CUDA graphs) is not modelled (see the per-call floor note below).
+  // which is what ring busbw reaches (234.9 GB/s at 16 GiB here, 229-235 in docs/SOURCES.md#measured-bandwidths). Rows
+  // >= 4 MiB are within 0-30 %; rows <= 2 MiB stay 40-65 % low: the 44 us floor of this single-process -g 8 run (eight
+  // kernel launches from one thread per iteration, no CUDA graphs) is not modelled (see the per-call floor note below).
   CHECK(replay_median({"gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt", "dgx-a100", 1, 8, {}}) <= 0.35);
 }
 

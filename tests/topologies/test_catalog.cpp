@@ -53,7 +53,7 @@ TEST_CASE("catalog numbers are the datasheet values in SI units", "[catalog]") {
   CHECK(cat().nic("connectx-6-dx-100g").ports == 2);
 }
 
-TEST_CASE("MIG tables: A100-40GB geometry from training-measurements.md A4", "[catalog][mig]") {
+TEST_CASE("MIG tables: A100-40GB geometry from docs/SOURCES.md#mig-vgpu", "[catalog][mig]") {
   const auto& m = cat().gpu("a100-pcie-40gb").mig_profiles;
   REQUIRE(m.size() == 6);
   // 1g.5gb: 14 SMs, 1/8 of memory, up to 7 instances; 7g.40gb: 98 SMs.
@@ -81,7 +81,7 @@ TEST_CASE("unknown catalog keys suggest the closest", "[catalog]") {
 }
 
 TEST_CASE("NVLink: the per-link rate NCCL assumes is recorded beside the datasheet rate", "[catalog]") {
-  // NCCL topo.h (nccl-model.md 1.5): SM80_NVLINK_BW 20 GB/s, SM90_NVLINK_BW 20.6 GB/s per link and direction;
+  // NCCL topo.h (docs/SOURCES.md#nccl-tuning): SM80_NVLINK_BW 20 GB/s, SM90_NVLINK_BW 20.6 GB/s per link and direction;
   // datasheets: 25 GB/s per link and direction.
   CHECK(cat().gpu("a100-sxm-80gb").nvlink_nccl_per_link.bytes_per_s == Approx(20e9));
   CHECK(cat().gpu("a100-sxm-80gb").nvlink_per_link.bytes_per_s == Approx(25e9));

@@ -83,7 +83,7 @@ TEST_CASE("multi-vGPU VM: P2P over the NVLink bridge", "[virt][paths]") {
   CHECK(p.transport == Transport::P2P);
   CHECK(p.type == PathType::NVL);
   CHECK(names(c, p) == std::vector<std::string>{"host0/gpu0->gpu1/nvlink"});
-  // VM overheads: the ESXi default compute efficiency 0.98 (DOMAIN.md "within about 2 %").
+  // VM overheads: the ESXi default compute efficiency 0.98 (docs/SOURCES.md#vm-overheads: "within about 2 %").
   CHECK(c.vms()[0].overheads.compute_efficiency == Approx(0.98));
   CHECK(c.vms()[0].overheads.hypervisor == "esxi-7.0.3");
   CHECK(c.vms()[0].notes.empty());  // the two GPUs are bridged
@@ -225,7 +225,8 @@ TEST_CASE("sriov: GDR only with ATS and within the GDR level; without ATS a slow
                                                  "host0/vm0/no-ats-p2p/tx", "host0/nic0/port0/tx",
                                                  "host1/nic0/port0/rx", "host1/vm0/no-ats-p2p/rx", "host1/nic0/pcie-up",
                                                  "host1/gpu0/pcie-down"});
-  // no_ats_p2p_efficiency 0.7 [assumption, nccl-model.md 5: 0.56-0.8 of bare metal] x Gen4 x16 25.2 GB/s = 17.6 GB/s.
+  // no_ats_p2p_efficiency 0.7 [assumption, docs/SOURCES.md#measured-bandwidths: 0.56-0.8 of bare metal] x Gen4 x16 25.2
+  // GB/s = 17.6 GB/s.
   CHECK(cap(n, "host0/vm0/no-ats-p2p/tx") == Approx(0.7 * kGen4x16));
   CHECK(cap(n, "host0/vm0/no-ats-p2p/tx") < cap(n, "host0/gpu0/pcie-up"));
 }
@@ -252,7 +253,7 @@ TEST_CASE("endpoint fractions: MIG SMs over the GPU's SMs, memory slices over 8;
   const GpuEndpoint& g4 = c.endpoints()[ep(c, "host0/mig0/gpu0/4g.40gb@0")];
   const GpuEndpoint& g2 = c.endpoints()[ep(c, "host0/mig1/gpu0/2g.20gb@4")];
   const GpuEndpoint& g1 = c.endpoints()[ep(c, "host0/mig2/gpu0/1g.10gb@6")];
-  // Catalog SMs (training-measurements.md A4): 4g 56, 2g 28, 1g 14 of the A100's 108.
+  // Catalog SMs (docs/SOURCES.md#mig-vgpu): 4g 56, 2g 28, 1g 14 of the A100's 108.
   CHECK(g4.compute_fraction == Approx(56.0 / 108.0));
   CHECK(g2.compute_fraction == Approx(28.0 / 108.0));
   CHECK(g1.compute_fraction == Approx(14.0 / 108.0));

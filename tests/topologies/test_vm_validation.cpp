@@ -1,5 +1,5 @@
 // Validation of "hypervisor" and "vms": one test per kind of error. Each error must be an InputError naming the file,
-// the JSON path, the bad value and what was expected (rules: NVIDIA vGPU/MIG user guides as summarised in DOMAIN.md).
+// the JSON path, the bad value and what was expected (rules: NVIDIA vGPU/MIG user guides, docs/SOURCES.md#mig-vgpu).
 // GCC 12 reports a false -Wrestrict inside std::operator+(const char*, std::string&&) (GCC bug 105329).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wrestrict"
@@ -94,7 +94,7 @@ TEST_CASE("too many time-sliced vGPUs on one GPU", "[validation][virt]") {
   CHECK_THAT(e, Catch::Contains("$.host_templates.h.vms[2].gpus[0]"));
   CHECK_THAT(e, Catch::Contains("too many time-sliced vGPUs"));
   CHECK_THAT(e, Catch::Contains("at most 2 A100-20C"));
-  // A100-4C: at most 10 per A100 40GB (DOMAIN.md: up to 10 time-sliced VMs per A100); 11 fail, 10 load.
+  // A100-4C: at most 10 per A100 40GB (docs/SOURCES.md#mig-vgpu: up to 10 time-sliced VMs per A100); 11 fail, 10 load.
   std::string ten = "[";
   for (int i = 0; i < 10; ++i) ten += std::string(i ? "," : "") + vm("v" + std::to_string(i), vgpu("gpu0", "A100-4C"));
   CHECK(Cluster::from_json(with_vms(ten + "]"), "ok.json", cat()).endpoints().size() == 10);

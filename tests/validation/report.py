@@ -237,7 +237,7 @@ def mig_section(build):
     out = ["## Virtualization: MIG relative speed", "",
            f"Written by `test_virtualization` (tests/sim/virtualization/test_virtualization.cpp, \"{cases[0]}\"): "
            "training speed of each MIG profile relative to 7g.40gb on an A100-40GB, ResNet-50, against the MISO "
-           "paper's table (reference training-measurements.md, section A4; Keras ResNet-50 on CIFAR-10, run as the "
+           "paper's table (docs/SOURCES.md#mig-vgpu; Keras ResNet-50 on CIFAR-10, run as the "
            "FLOP-equivalent ImageNet batch). The 2g column fixes each row's saturation S (one fitted point per row); "
            "the other profiles are predictions. Error = (simulated - measured) / measured.", ""]
     out += md_table(["CIFAR batch", "ImageNet-eq batch", "S", "profile", "measured", "simulated", "error", "note"],
@@ -348,7 +348,7 @@ def nvls_section(vgsim, tmp):
            "Written by `vgsim collective --cluster aws-p5-2x8xh100 --nodes 1 --gpus-per-node 8 -b 1M -e 4G -f 4` "
            "(NCCL's choice, NVLS where it wins) and the same with `--algo ring`. No measured table of this node is "
            "in data/measured; the cited figure is 475-487 GB/s busbw at large sizes (nccl-tests#212, stas00; "
-           "reference nccl-model.md section 5). Nothing is fitted to it.", ""]
+           "docs/SOURCES.md#measured-bandwidths). Nothing is fitted to it.", ""]
     rows = [(r["size_bytes"], f"{r['algo']}/{r['proto']}", r["channels"], f"{r['busbw_GBps']:.1f}",
              f"{q['busbw_GBps']:.1f}") for r, q in zip(nvls, ring)]
     out += md_table(["size (B)", "algo/proto", "channels", "busbw GB/s", "ring busbw GB/s"], "rlrrr", rows)
@@ -520,7 +520,7 @@ def cpu_compute_section(build):
            f"Written by `test_models` (tests/workloads/models/test_cpu_compute_model.cpp, \"{case}\"): single-node "
            "images/s of the CPU compute model (one process on the 40 cores of 2 x Xeon Gold 6148, the catalog's "
            "node) against the published PaddlePaddle MKL-DNN figures (benchmark/IntelOptimizedPaddle.md @ ea46de65; "
-           "reference mpi-cpu/cpu-training.md rows 1-2, grade A): training at batch 64 / 128 / 256, ResNet-50 "
+           "docs/SOURCES.md#cpu-training, grade A): training at batch 64 / 128 / 256, ResNet-50 "
            "inference at batch 1 and 16. `cpu.eff_compute` and `cpu.optimizer_bandwidth` are fitted to the six "
            "ResNet-50 and VGG-19 training rows ('fit'); GoogLeNet, AlexNet and inference are held out. Error = "
            "(simulated - measured) / measured. The test asserts fitted rows within 2.5 %, held-out training rows "
@@ -529,7 +529,7 @@ def cpu_compute_section(build):
     out += ["", f"Median |error|: fitted rows {median(fit):.1f} %, held-out training rows {median(held):.1f} %.", "",
             "### Thread scaling against PaddlePaddle Fluid + MKLML (not a validation)", "",
             f"Written by `test_models` (\"{t_case}\"): ResNet-50 training, batch 8 per core, on 1 to 32 cores of the "
-            "same node, against PaddlePaddle issue #11620 (reference cpu-training.md row 3). The measurement used "
+            "same node, against PaddlePaddle issue #11620 (docs/SOURCES.md#cpu-training). The measurement used "
             "MKLML, a library 2.5x slower than the MKL-DNN the model is fitted to, so these rows are shown, not "
             "asserted as agreement: the model has no serial part and scales near-linearly, where Fluid + MKLML "
             "reaches 12.9x at 32 cores.", ""]

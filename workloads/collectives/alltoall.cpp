@@ -3,7 +3,7 @@
 // [recalled] = NCCL source read before, not in the stored reference: verify against it):
 //  - nccl-tests src/alltoall.cu: each rank calls ncclSend(count) and ncclRecv(count) for every rank r (itself too)
 //    inside ncclGroupStart/End; count = S / (n x type size) elements per peer [recalled; busbw factor (n-1)/n and
-//    S = count x n x typesize: ref nccl-model.md section 2 table].
+//    S = count x n x typesize: ref docs/SOURCES.md#nccl-tests table].
 //  - Rounds (init.cc p2pSchedule, NCCL >= 2.19) [recalled]: round i sends to (node + dn, local + dl) and receives from
 //    (node - dn, local - dl); node deltas in the quadratic order dn <- (dn + k) & (pow2Up(nodes) - 1), k = 1, 2, ...
 //    (skipping dn >= nodes), the local deltas likewise inside each node delta. Round 0 is the rank itself: a local

@@ -14,7 +14,7 @@
 namespace vgsim::coll {
 
 namespace {
-// reference/nccl-model.md 1.6: NCCL_STEPS = 8 slots per connection; Simple BUFFSIZE 4 MiB; LL buffer 512 KiB of
+// docs/SOURCES.md#nccl-tuning: NCCL_STEPS = 8 slots per connection; Simple BUFFSIZE 4 MiB; LL buffer 512 KiB of
 // 16-byte lines carrying 8 payload bytes; LL128 buffer 120*640*8*8 B with 120 of 128 bytes payload.
 constexpr std::uint32_t kNcclSteps = 8;
 constexpr Bytes kSimpleStep = 4 * MiB / kNcclSteps;                                // 512 KiB
@@ -23,7 +23,7 @@ constexpr Bytes kLL128StepPayload = (120LL * 640 * 8 * 8 / kNcclSteps) / 16 * 15
 constexpr std::uint32_t kRingChunkSteps = 4;  // CHUNKSTEPS for ring AR/AG/RS (collectives.h)
 constexpr std::uint32_t kRingSliceSteps = 2;  // SLICESTEPS for ring AR/AG/RS (collectives.h)
 constexpr Bytes kP2pNvlChunk = 512 * KiB;     // NCCL_P2P_NVL_CHUNKSIZE (init.cc)
-constexpr Bytes kP2pNetChunk = 128 * KiB;     // NCCL_P2P_NET_CHUNKSIZE (init.cc; nccl-model.md 1.6)
+constexpr Bytes kP2pNetChunk = 128 * KiB;     // NCCL_P2P_NET_CHUNKSIZE (init.cc; docs/SOURCES.md#nccl-tuning)
 // NCCL_NVLS_CHUNKSIZE default 128 KiB (src/transport/nvls.cc, recalled: not in the stored reference) [verify]. NVLS
 // keeps NCCL_STEPS = 8 slots (an assumption: NCCL's NVLS buffer geometry is not in the stored reference either).
 constexpr Bytes kNvlsChunk = 128 * KiB;

@@ -1,6 +1,6 @@
 // Private helpers of NCCL's cost model shared by the built-in algorithms' hooks (ring_algorithm.cpp,
 // tree_algorithm.cpp, nvls_algorithm.cpp, nvls_tree_algorithm.cpp) and nccl_tuning.cpp: table rows, the latency and
-// bus-bandwidth terms of tuning.cc (reference/nccl-model.md sections 1.3-1.5). Not a public header.
+// bus-bandwidth terms of tuning.cc (docs/SOURCES.md#nccl-tuning). Not a public header.
 #pragma once
 
 #include <algorithm>

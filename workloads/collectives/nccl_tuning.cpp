@@ -1,4 +1,4 @@
-// NCCL's cost model (see nccl_tuning.hpp). Constants: reference/nccl-model.md (sections 1.2-1.6), which read
+// NCCL's cost model (see nccl_tuning.hpp). Constants: docs/SOURCES.md#nccl-tuning, read in
 // NVIDIA/nccl src/graph/tuning.cc at v2.30 HEAD and its history back to 2.18; values marked [verify] there or
 // recalled from tuning.cc without a stored copy say so in their source string.
 #include "vgsim/workloads/collectives/nccl_tuning.hpp"
@@ -29,7 +29,7 @@ const char* kLinkKey[3] = {"nvlink", "pcie", "net"};
 const char* kArchKey[4] = {"volta", "ampere", "hopper", "blackwell"};
 const char* kNodesKey[3] = {"nodes1", "nodes2", "nodes3plus"};
 const char* kCpuKey[3] = {"intel", "amd", "other"};
-constexpr const char* kRef = "reference/nccl-model.md ";
+constexpr const char* kRef = "docs/SOURCES.md#nccl-tuning ";
 
 struct Entry {
   std::string name, unit, source;
@@ -42,64 +42,64 @@ void latency_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e)
   for (int a = 0; a < 2; ++a)
     for (int p = 0; p < 3; ++p)
       e.push_back({std::string("nccl.base_latency.") + kAlgoKey[a] + "." + kProtoKey[p], "us",
-                   v + kRef + "1.2 baseLatencies (Tree/Simple 0 before 2.30, 8.4 at 2.30: 1.3 drift note)",
+                   v + kRef + "baseLatencies (Tree/Simple 0 before 2.30, 8.4 at 2.30: 1.3 drift note)",
                    &t.base_latency_us[a][p]});
   for (int l = 0; l < 3; ++l)
     for (int a = 0; a < 2; ++a)
       for (int p = 0; p < 3; ++p)
         e.push_back({std::string("nccl.hw_latency.") + kLinkKey[l] + "." + kAlgoKey[a] + "." + kProtoKey[p], "us",
-                     v + kRef + "1.3 hwLatencies (same cells 2.18-2.30)", &t.hw_latency_us[l][a][p]});
+                     v + kRef + "hwLatencies (same cells 2.18-2.30)", &t.hw_latency_us[l][a][p]});
 }
 
 void nvls_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
   // NVLS exists only with Simple, and its per-hop row only for NVLink (NVLS Tree: NVLink and NET rows).
-  e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
+  e.push_back({"nccl.base_latency.nvls.simple", "us", v + kRef + "baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[static_cast<int>(Algo::NVLS)][static_cast<int>(Proto::Simple)]});
   e.push_back({"nccl.hw_latency.nvlink.nvls.simple", "us",
                v + kRef +
-                   "1.3 hwLatencies NVLINK/NVLS Simple 25 (once per call: lat = intraLat, 1.4; the engine "
+                   "hwLatencies NVLINK/NVLS Simple 25 (once per call: lat = intraLat; the engine "
                    "charges a quarter on each of a chunk's 4 switch legs)",
                &t.hw_latency_us[static_cast<int>(Link::NVLink)][static_cast<int>(Algo::NVLS)]
                                [static_cast<int>(Proto::Simple)]});
   for (GpuArch a : {GpuArch::Hopper, GpuArch::Blackwell})
     e.push_back({std::string("nccl.nvls_efficiency.") + kArchKey[static_cast<int>(a)], "ratio",
                  v + kRef +
-                     "1.5 NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
+                     "NVLS: intra bw x efficiency (0.85 Hopper, 0.74 Blackwell); vgsim also uses it as "
                      "the payload efficiency of NVLS flows",
                  &t.nvls_efficiency[static_cast<int>(a)]});
   const int nvt = static_cast<int>(Algo::NVLSTree), simple_p = static_cast<int>(Proto::Simple);
-  e.push_back({"nccl.base_latency.nvlstree.simple", "us", v + kRef + "1.2 baseLatencies: NVLS / NVLS Tree 0",
+  e.push_back({"nccl.base_latency.nvlstree.simple", "us", v + kRef + "baseLatencies: NVLS / NVLS Tree 0",
                &t.base_latency_us[nvt][simple_p]});
   e.push_back({"nccl.hw_latency.nvlink.nvlstree.simple", "us",
                v + kRef +
-                   "1.3 hwLatencies NVLINK/NVLSTree Simple 25 (intraLat once per call, 1.4: lat = intraLat + "
+                   "hwLatencies NVLINK/NVLSTree Simple 25 (intraLat once per call: lat = intraLat + "
                    "2 log2(N) interLat; the engine charges a quarter on each of a chunk's 4 switch legs)",
                &t.hw_latency_us[static_cast<int>(Link::NVLink)][nvt][simple_p]});
   e.push_back({"nccl.hw_latency.net.nvlstree.simple", "us",
-               v + kRef + "1.3 hwLatencies NET/NVLSTree Simple 20.9 (interLat, per tree hop up and down)",
+               v + kRef + "hwLatencies NET/NVLSTree Simple 20.9 (interLat, per tree hop up and down)",
                &t.hw_latency_us[static_cast<int>(Link::Net)][nvt][simple_p]});
-  e.push_back({"nccl.nvls.max_channels", "channels",
-               "NCCL " + t.version + "; " + kRef + "1.6: NVLS uses up to 16 channels", &t.nvls_max_channels});
+  e.push_back({"nccl.nvls.max_channels", "channels", "NCCL " + t.version + "; " + kRef + "NVLS uses up to 16 channels",
+               &t.nvls_max_channels});
 }
 
 void bandwidth_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& e) {
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.proto_efficiency.") + kProtoKey[p], "ratio",
-                 std::string(kRef) + "1.6/6: LL 8 of 16 B = 0.5, LL128 120/128 (model 0.92), Simple 1",
+                 std::string(kRef) + "LL 8 of 16 B = 0.5, LL128 120/128 (model 0.92), Simple 1",
                  &t.proto_efficiency[p]});
   const char* llrow[4] = {"volta_intel", "ampere_amd", "hopper", "blackwell"};
   for (int r = 0; r < 4; ++r)
     for (int n = 0; n < 3; ++n)
       e.push_back({std::string("nccl.ll_max_bw.") + llrow[r] + "." + kNodesKey[n], "GB/s",
-                   v + kRef + "1.5 llMaxBws (one node: GPU row; multi-node: Intel row 0, AMD row 1)",
+                   v + kRef + "llMaxBws (one node: GPU row; multi-node: Intel row 0, AMD row 1)",
                    &t.ll_max_bw_GBps[r][n]});
   for (int r = 0; r < 4; ++r)
     for (int n = 0; n < 3; ++n)
       e.push_back({std::string("nccl.per_ch_max_tree_bw.") + kArchKey[r] + "." + kNodesKey[n], "GB/s",
-                   v + kRef + "1.5 perChMaxTreeBws", &t.per_ch_max_tree_bw_GBps[r][n]});
+                   v + kRef + "perChMaxTreeBws", &t.per_ch_max_tree_bw_GBps[r][n]});
   for (int r = 0; r < 4; ++r)
     e.push_back({std::string("nccl.per_ch_max_ring_ll128_bw.") + kArchKey[r], "GB/s",
-                 v + kRef + "1.5 perChMaxRingLL128Bw (20 Volta/Ampere, 36.7 Hopper, 40 Blackwell)",
+                 v + kRef + "perChMaxRingLL128Bw (20 Volta/Ampere, 36.7 Hopper, 40 Blackwell)",
                  &t.per_ch_max_ring_ll128_bw_GBps[r]});
   for (int r = 0; r < 4; ++r)
     for (int n = 0; n < 3; ++n)
@@ -111,74 +111,71 @@ void bandwidth_entries(NcclTuning& t, const std::string& v, std::vector<Entry>& 
 void correction_entries(NcclTuning& t, std::vector<Entry>& e) {
   for (int c = 0; c < 3; ++c)
     e.push_back({std::string("nccl.net_overhead.") + kCpuKey[c], "us",
-                 std::string(kRef) + "1.3 NCCL_NET_OVERHEAD default: 1.0 Intel, 2.0 AMD, 1.0 elsewhere",
+                 std::string(kRef) + "NCCL_NET_OVERHEAD default: 1.0 Intel, 2.0 AMD, 1.0 elsewhere",
                  &t.net_overhead_us[c]});
-  e.push_back({"nccl.net_overhead.simple_factor", "ratio", std::string(kRef) + "1.3: tripled for Simple",
+  e.push_back({"nccl.net_overhead.simple_factor", "ratio", std::string(kRef) + "tripled for Simple",
                &t.net_overhead_simple_factor});
   e.push_back({"nccl.latency_inter", "us",
-               std::string(kRef) + "1.3 graph->latencyInter: net plugin latency, 0 for built-in IB and Socket; "
+               std::string(kRef) + "graph->latencyInter: net plugin latency, 0 for built-in IB and Socket; "
                                    "added per inter-node hop, twice for Simple",
                &t.latency_inter_us});
   for (int p = 0; p < 3; ++p)
     for (int i = 0; i < 23; ++i)
       e.push_back({std::string("nccl.tree_correction.") + kProtoKey[p] + "." + std::to_string(i), "ratio",
                    "treeCorrectionFactor recalled from tuning.cc (shape matches " + std::string(kRef) +
-                       "1.1: 0.4-0.6 at 64KB-1MB, 0.9-1.0 at the ends) [verify]",
+                       "0.4-0.6 at 64KB-1MB, 0.9-1.0 at the ends) [verify]",
                    &t.tree_correction[p][i]});
-  e.push_back({"nccl.ring_plateau.pre_ampere", "ratio", std::string(kRef) + "1.1 ring plateau (older GPUs)",
+  e.push_back({"nccl.ring_plateau.pre_ampere", "ratio", std::string(kRef) + "ring plateau (older GPUs)",
                &t.ring_plateau_factor[0]});
-  e.push_back({"nccl.ring_plateau.ampere_plus", "ratio", std::string(kRef) + "1.1 ring plateau (Ampere and later)",
+  e.push_back({"nccl.ring_plateau.ampere_plus", "ratio", std::string(kRef) + "ring plateau (Ampere and later)",
                &t.ring_plateau_factor[1]});
-  e.push_back({"nccl.bw_factor.ring_ll", "ratio", std::string(kRef) + "1.5 Ring LL x0.5", &t.ring_ll_bw_factor});
-  e.push_back(
-      {"nccl.bw_factor.ring_ll128", "ratio", std::string(kRef) + "1.5 Ring LL128 x0.92", &t.ring_ll128_bw_factor});
-  e.push_back({"nccl.bw_factor.tree", "ratio", std::string(kRef) + "1.5 Tree allreduce x0.92", &t.tree_bw_factor});
-  e.push_back(
-      {"nccl.bw_factor.tree_ll_divisor", "ratio", std::string(kRef) + "1.5 Tree LL /3.8", &t.tree_ll_bw_divisor});
-  e.push_back({"nccl.bw_factor.tree_ll128_one_node", "ratio", std::string(kRef) + "1.5 Tree LL128 x7/9 on one node",
+  e.push_back({"nccl.bw_factor.ring_ll", "ratio", std::string(kRef) + "Ring LL x0.5", &t.ring_ll_bw_factor});
+  e.push_back({"nccl.bw_factor.ring_ll128", "ratio", std::string(kRef) + "Ring LL128 x0.92", &t.ring_ll128_bw_factor});
+  e.push_back({"nccl.bw_factor.tree", "ratio", std::string(kRef) + "Tree allreduce x0.92", &t.tree_bw_factor});
+  e.push_back({"nccl.bw_factor.tree_ll_divisor", "ratio", std::string(kRef) + "Tree LL /3.8", &t.tree_ll_bw_divisor});
+  e.push_back({"nccl.bw_factor.tree_ll128_one_node", "ratio", std::string(kRef) + "Tree LL128 x7/9 on one node",
                &t.tree_ll128_bw_factor_one_node});
   e.push_back(
-      {"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "1.5 Tree LL128 x120/128", &t.tree_ll128_bw_factor});
-  e.push_back({"nccl.bw_factor.tree_algbw_ratio", "ratio", std::string(kRef) + "1.1 Tree algBw = busBw x 0.5",
+      {"nccl.bw_factor.tree_ll128", "ratio", std::string(kRef) + "Tree LL128 x120/128", &t.tree_ll128_bw_factor});
+  e.push_back({"nccl.bw_factor.tree_algbw_ratio", "ratio", std::string(kRef) + "Tree algBw = busBw x 0.5",
                &t.tree_algbw_ratio});
   e.push_back({"nccl.bw_factor.nvls_tree_ratio_coeff", "ratio",
                "NCCL v2.18.3-1 tuning.cc:174-200 NVLSTree bus-to-alg ratio .70 x nNodes / (2 (nNodes - 1)), "
-               "reference/nccl-horovod/nccl-tuning-by-version.md section 5; used for N > 2 nodes; HEAD's ratio is not "
-               "in the reference [assumption: carried forward]",
+               "docs/SOURCES.md#nccl-versions; used for N > 2 nodes; HEAD's ratio was not read "
+               "[assumption: carried forward]",
                &t.nvls_tree_ratio_coeff});
 }
 
 void thread_and_p2p_entries(NcclTuning& t, std::vector<Entry>& e) {
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.thread_threshold.") + kProtoKey[p], "bytes/thread",
-                 std::string(kRef) + "1.6 comm.h thresholds: LL 8 (x nranks for ring), LL128 8, Simple 64",
+                 std::string(kRef) + "comm.h thresholds: LL 8 (x nranks for ring), LL128 8, Simple 64",
                  &t.thread_threshold[p]});
   for (int p = 0; p < 3; ++p)
     e.push_back({std::string("nccl.max_threads.") + kProtoKey[p], "threads",
-                 std::string(kRef) + "1.6: Simple 512, LL 512, LL128 640", &t.max_threads[p]});
-  // Point-to-point (alltoall). Grades: [ref] the stored reference; [recalled] NCCL source not in it, [verify].
+                 std::string(kRef) + "Simple 512, LL 512, LL128 640", &t.max_threads[p]});
+  // Point-to-point (alltoall). Grades: [ref] docs/SOURCES.md#nccl-tuning; [recalled] NCCL source not in it, [verify].
   e.push_back({"nccl.p2p.net_channels_per_peer", "channels",
                "NCCL_NCHANNELS_PER_NET_PEER default 2 (graph/paths.cc ncclTopoGetNchannels) [recalled, verify; " +
-                   std::string(kRef) + "1.6 names the variable, not its value]; power of two 1..64",
+                   std::string(kRef) + "names the variable, not its value]; power of two 1..64",
                &t.p2p_net_channels_per_peer});
   e.push_back({"nccl.p2p.min_channels", "channels", "NCCL_MIN_P2P_NCHANNELS default 1 (paths.cc) [recalled, verify]",
                &t.p2p_min_channels});
-  e.push_back(
-      {"nccl.p2p.max_channels", "channels",
-       "NCCL_MAX_P2P_NCHANNELS default MAXCHANNELS (paths.cc) [recalled]; MAXCHANNELS 64: " + std::string(kRef) + "1.6",
-       &t.p2p_max_channels});
+  e.push_back({"nccl.p2p.max_channels", "channels",
+               "NCCL_MAX_P2P_NCHANNELS default MAXCHANNELS (paths.cc) [recalled]; MAXCHANNELS 64: " + std::string(kRef),
+               &t.p2p_max_channels});
   e.push_back({"nccl.p2p.ops_per_batch", "works",
                "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 (device.h, NCCL >= 2.19) [recalled, verify]; 1..64",
                &t.p2p_ops_per_batch});
   for (int l = 0; l < 3; ++l)
     e.push_back({std::string("nccl.p2p.chunk.") + kLinkKey[l], "bytes",
-                 std::string(kRef) + "1.6 init.cc NCCL_P2P_NVL_CHUNKSIZE 512 KiB, _PCI_ 128 KiB, _NET_ 128 KiB [ref]; "
+                 std::string(kRef) + "init.cc NCCL_P2P_NVL_CHUNKSIZE 512 KiB, _PCI_ 128 KiB, _NET_ 128 KiB [ref]; "
                                      "one per communicator: NET on several nodes, NVL when all paths are NVLink, else "
                                      "PCI [recalled]",
                  &t.p2p_chunk_bytes[l]});
   for (int a = 0; a < 4; ++a)
     e.push_back({std::string("nccl.p2p.nvlink_bw_per_link.") + kArchKey[a], "GB/s",
-                 std::string(kRef) + "1.5 topo.h NVLink per link: SM70 20, SM80 20, SM90 20.6, SM100 40.1 [ref]; an "
+                 std::string(kRef) + "topo.h NVLink per link: SM70 20, SM80 20, SM90 20.6, SM100 40.1 [ref]; an "
                                      "NVLink peer gets 2 max(1, path bw / this) channels (paths.cc) [recalled]",
                  &t.nvlink_bw_per_link_GBps[a]});
 }

@@ -8,7 +8,7 @@
 // the switch multicasts it to all n GPUs (each DOWN carries S/n per shard, S in total). Per GPU: UP S(1 + 1/n),
 // DOWN S(1 + 1/n); uncontended algbw = B / (1 + 1/n) for a per-GPU NVLink rate B, busbw = algbw x 2(n-1)/n. With
 // SM90's 18 x 20.6 GB/s = 370.8 GB/s that bound is 576.8 GB/s busbw; NCCL's NVLS efficiency (0.85 on Hopper,
-// reference/nccl-model.md 1.5) is the payload efficiency the communicator gives NVLS flows: ~490 GB/s.
+// docs/SOURCES.md#nccl-tuning) is the payload efficiency the communicator gives NVLS flows: ~490 GB/s.
 //
 // Data split: ring-like, loopSize = channels x n x chunk; piece (l, c x n + k) of loop l is shard k's chunk on
 // channel c. Per (loop, channel), in this order (every dependency points backwards):

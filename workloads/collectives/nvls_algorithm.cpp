@@ -1,6 +1,6 @@
 // The NVLS (NVLink SHARP) algorithm's record (algorithm_registry.hpp): allreduce on the ranks of one node behind
 // its NVSwitch, Hopper or later, NCCL >= 2.17, Simple only (generator and physics in nvls.cpp). Its NCCL cost terms
-// (reference/nccl-model.md 1.4: lat = base + intraLat, once per call; 1.5: busBw = intra bw x NVLS efficiency x
+// (docs/SOURCES.md#nccl-tuning: lat = base + intraLat, once per call; 1.5: busBw = intra bw x NVLS efficiency x
 // (nvlsCh - 1) / nvlsCh x 2), its availability rule, its validation (switch legs: each GPU S + its shard up and
 // down) and its analytical form.
 #include "builtin_algorithms.hpp"

@@ -1,6 +1,6 @@
 // The NVLS Tree algorithm's record (algorithm_registry.hpp): allreduce across >= 2 nodes of Hopper+ GPUs behind
 // each node's NVSwitch, NCCL >= 2.18 (NCCL_ALGO=NVLSTree), Simple only (generator and physics in nvls_tree.cpp).
-// Its NCCL cost terms (reference/nccl-model.md 1.4: lat = base + intraLat + 2 log2(N) interLat; bandwidth [derived],
+// Its NCCL cost terms (docs/SOURCES.md#nccl-tuning: lat = base + intraLat + 2 log2(N) interLat; bandwidth [derived],
 // nccl_tuning.hpp), its availability rule (NVLS's per node), its validation (switch legs per node, one node tree per
 // channel and local index), its per-call chunk (enqueue.cc) and its analytical form. In NCCL's default choice (see
 // below). Its schedules are streamed (nvls_tree_stream.hpp): 16 GiB on 2 x 8 GPUs is 1.2 M transfers at 512 KiB.

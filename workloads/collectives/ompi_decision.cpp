@@ -1,5 +1,5 @@
 // Open MPI coll/tuned decisions (include/vgsim/workloads/collectives/ompi_decision.hpp). Sources (strength A, the
-// mpi-cpu reference openmpi.md, read from ompi git at the tags named): allreduce fixed rules
+// docs/SOURCES.md#open-mpi, read from ompi git at the tags named): allreduce fixed rules
 // ompi/mca/coll/tuned/coll_tuned_decision_fixed.c v3.1.6 l.43-86 (= v4.0.x) and v4.1.6 l.55-218 (= v5.0.x);
 // forcing coll_tuned_component.c v4.1.6 l.177-183 and coll_tuned_decision_dynamic.c l.55-93; fallbacks
 // coll_base_allreduce.c v4.1.6 l.371 (ring), l.653-660 (segmented ring), l.988-995 (rabenseifner). Allgather's
@@ -111,7 +111,7 @@ OmpiAllreduceChoice ompi_allreduce_fixed(OmpiRelease release, std::uint32_t p, B
   c.requested = commutative ? fixed_v41_commutative(p, m) : fixed_v41_noncommutative(p, m);
   c.reason = std::string("v4.1/5.0 fixed rule (") + (commutative ? "commutative" : "non-commutative") + ", p " +
              std::to_string(p) + ", M " + std::to_string(m) + " B) -> " + to_string(c.requested) + " with segsize 0";
-  return c;  // v4.1.6 passes segsize = 0 to every algorithm (openmpi.md 1.5)
+  return c;  // v4.1.6 passes segsize = 0 to every algorithm (docs/SOURCES.md#open-mpi)
 }
 
 OmpiAllreduceChoice ompi_allreduce_fallbacks(OmpiAllreduceChoice c, std::uint32_t p, Bytes m, Bytes eb,

@@ -1,7 +1,7 @@
 // The ring algorithm's record (algorithm_registry.hpp): NCCL's Ring for every collective (allreduce, allgather,
 // reducescatter on rings; broadcast / reduce as chains along the ring; generators in ring.cpp, chain.cpp) and the
 // marker of point-to-point calls (sendrecv.cpp, alltoall.cpp), with its NCCL cost terms (tuning.cc Ring rows,
-// reference/nccl-model.md 1.3-1.5), validation of the ring, chain, sendrecv and alltoall semantics, and its
+// docs/SOURCES.md#nccl-tuning), validation of the ring, chain, sendrecv and alltoall semantics, and its
 // analytical forms (analytical.hpp).
 #include <map>
 #include <utility>

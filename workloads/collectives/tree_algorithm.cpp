@@ -1,5 +1,5 @@
 // The tree algorithm's record (algorithm_registry.hpp): NCCL's double binary tree allreduce (generator in tree.cpp),
-// its NCCL cost terms (tuning.cc Tree rows, reference/nccl-model.md 1.1-1.5: latency, bus bandwidth and the
+// its NCCL cost terms (tuning.cc Tree rows, docs/SOURCES.md#nccl-tuning: latency, bus bandwidth and the
 // size-dependent tree correction), its validation (every rank ends with every byte) and its analytical form (the
 // deepest leaf-root-leaf path as a pipeline).
 #include "builtin_algorithms.hpp"

@@ -129,12 +129,13 @@ const std::vector<ParamDecl>& cpu_worker_params() {
   static const std::vector<ParamDecl> decls = [] {
     ParamDecl ranks = number("cpu.ranks_per_node", "", 1, false, 256, "MPI processes (ranks) per node",
                              "default 2: one rank per socket (intel/ai-reference-models launch scripts, "
-                             "cpu-training.md section 2 'Thread and rank settings', grade A/B)");
+                             "docs/SOURCES.md#cpu-training, grade A/B)");
     ranks.type = ParamType::Integer;
-    ParamDecl threads = number("cpu.threads_per_rank", "threads", 0, false, 4096,
-                               "OMP_NUM_THREADS (intra-op threads) per rank; 0 = node cores / ranks per node",
-                               "default 0: threads x ranks = cores (the seed setup, DOMAIN.md; TF r1 performance "
-                               "guide: OMP_NUM_THREADS = physical cores, cpu-training.md section 2)");
+    ParamDecl threads =
+        number("cpu.threads_per_rank", "threads", 0, false, 4096,
+               "OMP_NUM_THREADS (intra-op threads) per rank; 0 = node cores / ranks per node",
+               "default 0: threads x ranks = cores (the seed setup, docs/SOURCES.md#seed-systems; TF r1 performance "
+               "guide: OMP_NUM_THREADS = physical cores, docs/SOURCES.md#cpu-training)");
     threads.type = ParamType::Integer;
     ParamDecl tied;
     tied.name = "tf.tied_softmax_slices";
@@ -149,7 +150,7 @@ const std::vector<ParamDecl>& cpu_worker_params() {
         number("cpu.eff_compute", "fraction", 0.0, true, 1.0, "achieved fraction of the AVX-512 FP32 peak (GEMM/conv)",
                "default 0.73 [fitted with cpu.optimizer_bandwidth to 6 figures]: ResNet-50 and VGG-19 training at "
                "bs 64/128/256, 2 x Xeon Gold 6148, MKL-DNN (PaddlePaddle IntelOptimizedPaddle.md @ ea46de65; "
-               "cpu-training.md lines 16-17, grade A); held out: GoogLeNet, AlexNet within 6 %"),
+               "docs/SOURCES.md#cpu-training, grade A); held out: GoogLeNet, AlexNet within 6 %"),
         number("cpu.eff_memory", "fraction", 0.0, true, 1.0, "achieved fraction of the DRAM theoretical peak",
                "default 0.75 [ASSUMPTION]: STREAM-triad fraction of DDR4 servers, bounded 0.6-0.85"),
         number("cpu.optimizer_bandwidth", "GB/s", 0.0, false, 1e4,
@@ -159,14 +160,14 @@ const std::vector<ParamDecl>& cpu_worker_params() {
                "at ~13-17 GB/s: about one Skylake-SP core's DRAM bandwidth, ASSUMPTION: a single-threaded update)"),
         number("cpu.serial_fraction", "fraction", 0.0, false, 0.99, "Amdahl serial fraction of a rank's compute",
                "default 0 [ASSUMPTION]; bounded by 0.048, PaddlePaddle Fluid + MKLML thread scaling (issue #11620, "
-               "cpu-training.md line 18)"),
+               "docs/SOURCES.md#cpu-training)"),
         number("cpu.oversubscription_efficiency", "fraction", 0.0, true, 1.0,
                "fraction of the cores' work done when threads x ranks > cores (time sharing, spinning barriers)",
                "default 0.5 [ASSUMPTION]: no published figure; bounded (0, 1]"),
         number("cpu.comm_cores_per_rank", "cores", 0.0, false, 64.0,
                "cores a rank's Horovod background thread and MPI progress keep busy while a collective runs",
                "default 1 [ASSUMPTION]: the background thread polls its blocking MPI call, which also reduces "
-               "(openmpi.md section 3)"),
+               "(docs/SOURCES.md#open-mpi)"),
         number("tf.lookups_per_unit", "rows", 0.0, false, 1e6, "embedding rows looked up per work unit",
                "default 2 [derived]: a token model's unit is a target token with its source token"),
         tied};

@@ -187,7 +187,7 @@ const std::vector<ParamDecl>& training_setting_params() {
         choice("horovod.requests", {"dispatch", "ready"},
                "when a gradient's allreduce request reaches Horovod's queue: as the op is dispatched, or as the "
                "gradient is ready",
-               "default: dispatch, TF graph mode as in tf_cnn_benchmarks (horovod-internals.md 4, 7)"),
+               "default: dispatch, TF graph mode as in tf_cnn_benchmarks (docs/SOURCES.md#horovod)"),
         ranged(decl("ddp.bucket_cap_mb", ParamType::Number, "MiB", "PyTorch DDP bucket cap",
                     "default: 25 (torch/lib/c10d/reducer.hpp kDefaultBucketBytesCap; workloads.md B8)"),
                1e-6, 1e6),

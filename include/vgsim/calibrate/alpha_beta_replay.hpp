@@ -2,7 +2,7 @@
 // network, and its fit to OSU measurements. The network: one NIC per rank (one node per rank: the OSU runs), each
 // with a transmit and a receive resource in a vgsim::Simulator (full duplex; flows sharing a NIC direction share it
 // max-min); a message of m bytes costs alpha(m) latency plus m * beta(m) of NIC time, and a reduced message m * gamma
-// of CPU time at the receiver after arrival (Hockney + Thakur et al. 2005, nccl-model.md section 4). alpha and beta
+// of CPU time at the receiver after arrival (Hockney + Thakur et al. 2005, docs/SOURCES.md#cost-models). alpha and beta
 // are piecewise by MESSAGE size (SimGrid SMPI style: eager / rendezvous switch), gamma is one constant.
 // Units: us, us per byte, bytes.
 #pragma once
@@ -49,7 +49,7 @@ struct AlphaBetaGammaFit {
 // size breakpoints are chosen among `candidate_breakpoints_bytes` (at most `max_segments` - 1 of them) by the
 // smallest RMS relative error. Throws std::invalid_argument on an empty input or a non-MPI algorithm.
 // Default candidates: powers of two from 4 KiB to 16 MiB (Open MPI's TCP eager limit is 64 KiB; large CPU
-// reductions leave the caches past a few MiB: both show as slope changes in shared/data/osu-openmpi).
+// reductions leave the caches past a few MiB: both show as slope changes in data/measured/osu-openmpi).
 AlphaBetaGammaFit fit_alpha_beta_gamma(const std::vector<Series>& series, int max_segments = 3,
                                        const std::vector<std::int64_t>& candidate_breakpoints_bytes = {
                                            4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, 4194304,

@@ -1,4 +1,4 @@
-// nccl-tests' bus-bandwidth convention (shared/reference/nccl-model.md section 2, from nccl-tests doc/PERFORMANCE.md):
+// nccl-tests' bus-bandwidth convention (docs/SOURCES.md#nccl-tests, from nccl-tests doc/PERFORMANCE.md):
 // algbw = S / t (GB = 1e9 bytes) and busbw = algbw x factor(op, n). The factor turns algbw into the per-rank link
 // rate of an ideal ring; it is not a wire speed for tree/NVLS/CollNet. Pure functions, no state.
 #pragma once

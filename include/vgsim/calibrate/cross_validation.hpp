@@ -1,6 +1,6 @@
 // Cross-validation of the alpha-beta fits: fit on part of the measurements and report the relative error on the
 // rest. Two splits: by size (fit sizes inside [lo, hi], test outside) and by scale (fit a series with fewer ranks,
-// predict one with more). The scale transfer assumes ring-like costs (Thakur et al. 2005, nccl-model.md section 4):
+// predict one with more). The scale transfer assumes ring-like costs (Thakur et al. 2005, docs/SOURCES.md#cost-models):
 // latency grows with the step count (n-1) and the bandwidth term with busbw_factor(op, n); this is a model
 // assumption and the reported error says how well it holds. cross_validate_nodes does the same split for the
 // simulator fit (fit on few nodes, predict more).

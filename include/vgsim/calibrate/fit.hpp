@@ -58,7 +58,7 @@ struct FitOptions {
   int max_segments = 4;
   int min_points_per_segment = 3;
   // Added to the RMS relative error per segment beyond the first when choosing the number of segments.
-  // Assumption (ours, tuned on shared/data): 0.01 keeps a new segment only if it removes > 1 point of RMS error.
+  // Assumption (ours, tuned on data/measured): 0.01 keeps a new segment only if it removes > 1 point of RMS error.
   double penalty_per_segment = 0.01;
   // Outlier rejection passes (0 = plain least squares). Threshold = max(outlier_mads x 1.4826 x MAD of the relative
   // residuals, outlier_floor). 2.5 robust sigmas is the cut of reweighted least squares (Rousseeuw & Leroy 1987);

@@ -1,5 +1,5 @@
 // Horovod timeline (HOROVOD_TIMELINE, Chrome trace JSON written by rank 0) -> collective measurements: every fused
-// NCCL allreduce Horovod ran, with its bytes and its host-observed duration. Format (horovod-internals.md section 5,
+// NCCL allreduce Horovod ran, with its bytes and its host-observed duration. Format (docs/SOURCES.md#horovod,
 // Horovod 0.9-0.21 timeline.cc): one "process" per tensor (metadata "process_name" with args.name), nested B/E
 // activities NEGOTIATE_ALLREDUCE (with one 'X' tick per rank, named by the rank number), ALLREDUCE (its 'E' carries
 // args.dtype and args.shape), and inside it WAIT_FOR_DATA, QUEUE, MEMCPY_IN_FUSION_BUFFER, NCCL_ALLREDUCE, ... .

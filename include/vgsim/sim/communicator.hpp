@@ -30,8 +30,8 @@ struct CommOptions {
   // profile, calibrate::apply_profile). Empty = catalog capacities. Used by simulate_collective.
   std::map<std::string, double> capacity_scale;
   // Per-call host overhead charged once before the first step (StepCosts::launch_overhead): kernel launch without
-  // CUDA graphs, net-plugin progress. Default 0: no cited per-call figure exists for it (reference/nccl-model.md
-  // gives none; the EFA / TCPX plugin latencies it mentions are per inter-node hop and marked [verify]).
+  // CUDA graphs, net-plugin progress. Default 0: no cited per-call figure exists for it (docs/SOURCES.md#nccl-tuning
+  // gives none; the EFA / TCPX plugin latencies the notes mention are per inter-node hop and marked [verify]).
   Time launch_overhead{0};
   // false: host-staged store-and-forward copies are not charged (StepCosts::staged_copies; counterfactual only).
   bool staged_copies = true;
@@ -103,6 +103,9 @@ class Communicator {
   // 0's endpoint), e.g. "NET/Socket on [0]ens192 (vmxnet3, 10 Gb/s as the OS reports it); bootstrap on ens192; why:
   // no ACTIVE RDMA port ...". "" on one node.
   std::string describe_net() const;
+  // "why: ..." lines for the ring-neighbour routes whose transport a user may not expect (GPUDirect RDMA not in use,
+  // sockets instead of IB, SHM instead of P2P): topo::why_lines, each distinct line once. Empty when none.
+  std::vector<std::string> transport_reasons() const;
 
   CallPlan plan(coll::Op op, Bytes size, std::uint32_t root = 0) const;
 

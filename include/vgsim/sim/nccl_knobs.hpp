@@ -41,10 +41,10 @@ const std::vector<ParamDecl>& nccl_knob_params();
 
 // NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL as NCCL `nccl_version` reads them: a path-type name (LOC, NVL, PIX, PXB, PHB,
 // SYS, NET; case-sensitive, as NCCL's strcmp) or an integer. Integers are NCCL's legacy numbering, not the PATH_*
-// enum of the release (which moved: PIX is 2 in 2.6, 3 from 2.8; reference/nccl-horovod/nccl-tuning-by-version.md
-// section 6): from 2.5 paths.cc ncclGetLevel maps 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS (levelsOldToNew; NCCL's env docs
-// "Integer Values (Legacy)") [recalled, not in the stored reference; verify]; in 2.4.8 the integer is the bound of
-// `distance >= level` over its enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4 (nccl-net-path-by-version.md section 1,
+// enum of the release (which moved: PIX is 2 in 2.6, 3 from 2.8; docs/SOURCES.md#nccl-versions):
+// from 2.5 paths.cc ncclGetLevel maps 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS (levelsOldToNew; NCCL's env docs
+// "Integer Values (Legacy)") [recalled, not read in the source; verify]; in 2.4.8 the integer is the bound of
+// `distance >= level` over its enum PIX 0, PXB 1, PHB 2, NODE 3, SYS 4 (docs/SOURCES.md#nccl-paths,
 // grade high for GDR, assumed for P2P), so 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 up to NODE (vgsim's PHB), 5 SYS. NCCL reads a
 // larger integer as SYS; vgsim refuses it (it is most likely a PATH_* number meant otherwise). Throws UnitError
 // naming the accepted names and the version's integer range.

@@ -26,6 +26,10 @@ struct VirtOverheads {
   double no_ats_p2p_efficiency = 1.0;  // GPU<->NIC peer-to-peer without ATS, routed via the root complex: x PCIe
   Bandwidth vswitch_bandwidth;         // the host's virtual switch (all vmxnet3 traffic of the host)
   std::string source;                  // where the latency/efficiency/vswitch numbers came from
+  // Each number's own source ("cluster file $.path" or the documented default's provenance): `vgsim params` lists
+  // them as the job's virt.* facts.
+  std::string extra_net_latency_source, pvrdma_latency_source, vswitch_latency_source, no_ats_p2p_efficiency_source,
+      vswitch_bandwidth_source;
 };
 
 // One place a rank can run: a whole GPU (bare metal or passthrough), a time-sliced vGPU, or a MIG instance.

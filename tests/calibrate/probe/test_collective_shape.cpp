@@ -9,7 +9,7 @@
 using namespace vgsim::probe;
 
 TEST_CASE("collective shapes follow nccl-tests sizes and busbw factors") {
-  // nccl-tests (reference/nccl-model.md section 2): allreduce factor 2(n-1)/n = 2*7/8 = 1.75 for n = 8.
+  // nccl-tests (docs/SOURCES.md#nccl-tests): allreduce factor 2(n-1)/n = 2*7/8 = 1.75 for n = 8.
   const auto ar = collective_shape("allreduce", 1 << 20, 8);
   CHECK(ar.count == (1 << 20) / 4);
   CHECK(ar.size_bytes == 1 << 20);

@@ -59,7 +59,7 @@ TEST_CASE("CPU job: the seed scenario resolves from the catalog with sources", "
 }
 
 TEST_CASE("CPU job: one node through the catalog reproduces the published ResNet-50 figure", "[training][cpu]") {
-  // PaddlePaddle IntelOptimizedPaddle.md @ ea46de65 (cpu-training.md line 16, grade A): ResNet-50 training on
+  // PaddlePaddle IntelOptimizedPaddle.md @ ea46de65 (docs/SOURCES.md#cpu-training, grade A): ResNet-50 training on
   // 2 x Xeon Gold 6148, MKL-DNN, one process on 40 cores, batch 256: 84.08 images/s. One rank, no communication:
   // the preset's node (catalog 6148: 20 cores x 2 sockets, 64 FLOP/cycle, 2.2 GHz, 128 GB/s) within 1 % (the compute
   // model predicts 84.45, +0.4 %: cpu.eff_compute and cpu.optimizer_bandwidth are fitted to this figure and five

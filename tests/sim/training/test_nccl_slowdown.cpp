@@ -74,7 +74,7 @@ TEST_CASE("no overlap, no NCCL slowdown", "[training]") {
 }
 
 TEST_CASE("analytical fidelity applies the same NCCL slowdown", "[training][planning]") {
-  // Within 1 % of the step engine where nothing contends (DESIGN.md fidelity levels), on the job where the effect is
+  // Within 1 % of the step engine where nothing contends (docs/SOURCES.md#design-rules), on the job where the effect is
   // largest in this file (VGG-16 DDP, 25 GbE). Horovod is left out here: on this job the two fidelities already
   // differ by 8.6 % with the effect switched off (365.0 vs 396.3 ms, a Horovod-tick/collective-time difference
   // outside this effect); tests/sim/planning covers Horovod on the seed scenarios.

@@ -1,4 +1,4 @@
-// Development set (shared/data/training-cases.csv, training-measurements.md): predicts every row and prints the
+// Development set (data/measured/training-cases.csv, docs/SOURCES.md#training-cases): predicts every row and prints the
 // comparison table (case, predicted, measured, error). Single-GPU rows use the uncalibrated roofline; multi-GPU rows
 // are calibrated to the 1-GPU row of the same source (the user supplying a measured single-GPU throughput) and
 // predict the scaling. Which rows are asserted, and why the others are only reported, is said at each case.
@@ -150,8 +150,8 @@ TEST_CASE("development set: single GPU, uncalibrated roofline", "[training][vali
   const auto rows = run_cases(cases, m);
   print("single GPU, uncalibrated roofline (throughput in the CSV's metric)", rows);
   // Asserted: the three fully specified NVIDIA DLE ResNet-50 rows (GPU, precision, batch, framework; the "tuned"
-  // reference, training-measurements.md A5). dle-rn50-pyt-amp-1 is the point the tensor-core FP16 efficiency was
-  // fitted to (compute_model.hpp), so it is a regression check of the whole path (catalog -> GpuComputeSpec ->
+  // reference, docs/SOURCES.md#single-gpu-throughput). dle-rn50-pyt-amp-1 is the point the tensor-core FP16 efficiency
+  // was fitted to (compute_model.hpp), so it is a regression check of the whole path (catalog -> GpuComputeSpec ->
   // roofline). dle-rn50-pyt-tf32-1 and dle-rn50-tf-amp-1 are predictions: TF32's efficiency was fitted to DLE TF1's
   // 909 img/s (A5, not a development row) and the 40GB part differs in memory bandwidth (1,555 vs 2,039 GB/s).
   // Expectation: |predicted - measured| / measured <= 10 % for each.

@@ -1,7 +1,9 @@
 // Virtualization in training and inference: shared vGPUs between jobs, VM vs bare metal, GPUDirect, the MIG
-// relative-speed table (training-measurements.md A4), MIG inference layouts, assumptions in every report, bad input.
+// relative-speed table (docs/SOURCES.md#mig-vgpu), MIG inference layouts, assumptions in every report, bad input.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "catalog.hpp"
@@ -9,6 +11,7 @@
 #include "vgsim/sim/inference/inference.hpp"
 #include "vgsim/sim/jobs/multi_job.hpp"
 #include "vgsim/sim/training/report.hpp"
+#include "vgsim/sim/virtualization/assumptions.hpp"
 
 using namespace vgsim;
 using namespace vgsim::sim;
@@ -107,7 +110,7 @@ TEST_CASE("MIG relative speed vs 7g.40gb against the MISO table (A4, A100-40GB, 
   struct Row {
     int bs;
     double rel[4];
-  };  // 1g, 2g, 3g, 4g (training-measurements.md A4)
+  };  // 1g, 2g, 3g, 4g (docs/SOURCES.md#mig-vgpu)
   const std::vector<Row> rows = {{64, {0.58, 0.89, 1.00, 0.96}},
                                  {128, {0.46, 0.77, 0.93, 0.96}},
                                  {256, {0.32, 0.58, 0.85, 0.93}},
@@ -197,6 +200,39 @@ TEST_CASE("every report states its virtualization assumptions", "[virt][report]"
   CHECK(ij["virtualization"]["endpoints"][0]["mode"] == "mig");
 }
 
+TEST_CASE("the virtualization line is one short line that points at vgsim params for its sources", "[virt][report]") {
+  // Issue 38: one line of at most 160 characters (it was ~1,200 with the sources inline), naming where the sources
+  // are; the sources are the job's virt.* facts, each with its own provenance (vgsim params lists them).
+  for (const std::string cl : {"r750xa-4x-100gbe", "r750xa-vm-4x-25gbe-gdr", "r750xa-vm-4x-25gbe-pvrdma",
+                               "r750xa-vm-4x-100gbe-vmxnet3", "r750xa-vm-mig-2x3g", "r750xa-vm-vgpu-2x20c"}) {
+    training::JobSpec s;
+    s.cluster = cl;
+    s.workload = "resnet50";
+    s.nodes = 1;
+    s.gpus_per_node = 1;
+    const auto job = training::resolve_job(s, catalog());
+    const Json a = virt::virtualization_assumptions(*job.cluster, job.rank_to_endpoint, job.comm.path, job.vgpu);
+    std::ostringstream out;
+    virt::write_virtualization_summary(out, a);
+    const std::string text = out.str();
+    INFO(cl << ": " << text);
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+    CHECK(text.size() - 1 <= 160);
+    CHECK(text.rfind("  virtualization: ", 0) == 0);
+    const bool bare = cl == "r750xa-4x-100gbe";
+    CHECK((text.find("vgsim params") != std::string::npos) == !bare);
+    // The facts `vgsim params` lists: every VM overhead with its own source (bare metal has none).
+    std::map<std::string, std::string> facts;
+    for (const auto& p : job.params)
+      if (!p.settable && p.name.rfind("virt.", 0) == 0) facts[p.name] = p.source;
+    CHECK(facts.size() == (bare ? 0u : 9u));
+    if (cl == "r750xa-vm-4x-25gbe-pvrdma") {
+      CHECK(text.find("PVRDMA +5 us") != std::string::npos);  // the documented default (virtualization.cpp)
+      CHECK(facts.at("virt.pvrdma_latency").find("docs/SOURCES.md#vm-network") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("bad virtualization inputs", "[virt][bad]") {
   // Unknown endpoint: an InputError with a did-you-mean.
   try {
@@ -228,7 +264,7 @@ TEST_CASE("bad virtualization inputs", "[virt][bad]") {
 }
 
 TEST_CASE("MIG instances asked for P2P route through host memory or the network, not an error", "[virt][mig]") {
-  // A MIG instance has no NVLink/P2P (DOMAIN.md); even with NCCL_P2P_LEVEL=SYS the path must not be P2P.
+  // A MIG instance has no NVLink/P2P (docs/SOURCES.md#mig-vgpu); even with NCCL_P2P_LEVEL=SYS the path must not be P2P.
   const topo::Cluster cl = topo::Cluster::resolve("r750xa-vm-mig-2x3g", catalog());
   topo::PathOptions o;
   o.p2p_level = topo::PathType::SYS;

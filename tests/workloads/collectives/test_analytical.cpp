@@ -1,5 +1,5 @@
 // The analytical fidelity level: closed forms agree with the contention-free longest path through the generated
-// schedules within 1 % (DESIGN.md "Fidelity levels"), and the ring allreduce form is 2(n-1)(a + S/(nB)) + base.
+// schedules within 1 % (docs/SOURCES.md#design-rules), and the ring allreduce form is 2(n-1)(a + S/(nB)) + base.
 #include <catch2/catch.hpp>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// NCCL cost model spot checks computed by hand from reference/nccl-model.md tables (1.2-1.6, 2), selection,
+// NCCL cost model spot checks computed by hand from docs/SOURCES.md#nccl-tuning tables (1.2-1.6, 2), selection,
 // forcing, channel trimming, parameter registry and nccl-tests conventions.
 #include <catch2/catch.hpp>
 #include <set>

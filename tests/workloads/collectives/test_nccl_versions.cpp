@@ -1,5 +1,5 @@
 // NCCL tuning tables by release (workloads/collectives/nccl_versions.cpp): a known release's constants are the
-// reference's (each check cites reference/nccl-horovod/nccl-tuning-by-version.md, "by-version", and the NCCL
+// reference's (each check cites docs/SOURCES.md#nccl-versions, "by-version", and the NCCL
 // file:line it copies), an approximated release says so in one line, the availability rules (no LL128 in 2.4, no
 // trees on one node in 2.4, no NVLS before 2.17) hold in the argmin, and versions before 2.4 are refused.
 #include <catch2/catch.hpp>
@@ -72,7 +72,7 @@ TEST_CASE("NCCL versions: known releases carry the reference's constants") {
   // 2.30 (HEAD) keeps its own tables and states nothing.
   const NcclTuning head = NcclTuning::defaults("2.30");
   CHECK(head.approximation.empty());
-  CHECK(head.get("nccl.hw_latency.pcie.tree.simple") == 4.0);  // reference/nccl-model.md 1.3 (HEAD)
+  CHECK(head.get("nccl.hw_latency.pcie.tree.simple") == 4.0);  // docs/SOURCES.md#nccl-tuning (HEAD)
 }
 
 TEST_CASE("NCCL versions: an approximated release says what it borrows") {

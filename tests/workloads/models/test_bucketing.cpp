@@ -170,7 +170,7 @@ TEST_CASE("Horovod ticks: next_tick on either side of the origin; groups move wi
 
 TEST_CASE(
     "Horovod requests at dispatch: one negotiation fuses in backward order; a response waits for all its tensors") {
-  // horovod-internals.md 4 and 7: with requests queued when ops are dispatched (ahead of the GPU), rank 0 fuses
+  // docs/SOURCES.md#horovod: with requests queued when ops are dispatched (ahead of the GPU), rank 0 fuses
   // consecutive requests up to the threshold and the background thread polls every entry's ready event before it
   // starts the response. Expectations:
   //  a (10 MiB, ready 1 ms), b (20 MiB, 4 ms), c (10 MiB, 6 ms), 64 MiB threshold: 40 MiB fit one response, which

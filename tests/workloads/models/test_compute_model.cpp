@@ -112,7 +112,7 @@ TEST_CASE("time is linear in batch once saturated and flat below saturation") {
 
 TEST_CASE("SM and memory fractions (MIG slices)") {
   auto full = a100_sxm80();
-  auto slice = full;  // 3g.20gb: 3/7 of the compute, 4/8 of the memory (training-measurements.md A4)
+  auto slice = full;  // 3g.20gb: 3/7 of the compute, 4/8 of the memory (docs/SOURCES.md#mig-vgpu)
   slice.sm_fraction = 3.0 / 7.0;
   slice.memory_fraction = 0.5;
   // A memory-bound layer ignores the SM share: with the memory share unchanged, the time is unchanged...
@@ -153,7 +153,7 @@ TEST_CASE("default efficiencies land near the DLE ResNet-50 A100 figures they we
 }
 
 TEST_CASE("calibrated mode reproduces the measured throughput exactly") {
-  // Seed scenario (training-measurements.md): ResNet-50, batch 1024, one A100 PCIe in a VM: 2,757.21 img/s
+  // Seed scenario (docs/SOURCES.md#training-cases): ResNet-50, batch 1024, one A100 PCIe in a VM: 2,757.21 img/s
   // (tf_cnn_benchmarks --use_fp16 keeps fp32 variables, i.e. mixed precision: "amp" here).
   auto r50 = lib("resnet50");
   const auto g = a100_pcie40();

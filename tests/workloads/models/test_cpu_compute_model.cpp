@@ -66,8 +66,8 @@ double predicted(const Figure& f) {
 }  // namespace
 
 TEST_CASE("CPU compute model: out of sample on 2 x Xeon Gold 6148 (PaddlePaddle MKL-DNN figures)", "[models][cpu]") {
-  // PaddlePaddle benchmark/IntelOptimizedPaddle.md @ ea46de65a9e09e751ae6a060740dfc1b160e6560 (shared/reference/
-  // mpi-cpu/cpu-training.md lines 16-17, grade A): training images/s at batch 64 / 128 / 256 and ResNet-50 inference
+  // PaddlePaddle benchmark/IntelOptimizedPaddle.md @ ea46de65a9e09e751ae6a060740dfc1b160e6560 (
+  // docs/SOURCES.md#cpu-training, grade A): training images/s at batch 64 / 128 / 256 and ResNet-50 inference
   // at batch 1 and 16. cpu.eff_compute (0.73) and cpu.optimizer_bandwidth (17 GB/s) are fitted to the six ResNet-50
   // and VGG-19 training rows (least squares on relative error: 0.734, 17.0 GB/s, rms 0.9 %); GoogLeNet and AlexNet
   // training and ResNet-50 inference are held out. The earlier model (one efficiency 0.46 under a max() roofline,
@@ -108,14 +108,14 @@ TEST_CASE("CPU compute model: out of sample on 2 x Xeon Gold 6148 (PaddlePaddle 
 
 TEST_CASE("CPU compute model: thread scaling against PaddlePaddle Fluid + MKLML (not the fitted library)",
           "[models][cpu]") {
-  // PaddlePaddle issue #11620 (cpu-training.md line 18, grade A): ResNet-50 training with Fluid + MKLML on the same
-  // 2 x Gold 6148 node, CPU_NUM places of batch 8 each: 2.64 / 15.87 / 28.20 / 33.99 img/s on 1 / 8 / 16 / 32 cores,
-  // speed-ups 6.0 / 10.7 / 12.9 at 8 / 16 / 32. MKLML is a different, 2.5x slower library (33.12 against MKL-DNN's
-  // 84.08 at 40 cores, IntelOptimizedPaddle.md), so these rows are NOT a validation: the model (MKL-DNN, no serial
-  // part) predicts 2.04 / 16.9 / 33.8 / 67.7 img/s, near-linear. Two misses asserted so a change has to revisit them:
-  // the speed-up at 32 cores stays above 25 (Fluid + MKLML's 12.9 is not modelled) and the 1-core figure lies below
-  // MKLML's 2.64 (one core runs at 1/40 of the node's memory rate and the all-core AVX-512 clock: pessimistic for one
-  // active core, whose turbo clock and DRAM share are higher).
+  // PaddlePaddle issue #11620 (docs/SOURCES.md#cpu-training, grade A): ResNet-50 training with Fluid + MKLML on the
+  // same 2 x Gold 6148 node, CPU_NUM places of batch 8 each: 2.64 / 15.87 / 28.20 / 33.99 img/s on 1 / 8 / 16 / 32
+  // cores, speed-ups 6.0 / 10.7 / 12.9 at 8 / 16 / 32. MKLML is a different, 2.5x slower library (33.12 against
+  // MKL-DNN's 84.08 at 40 cores, IntelOptimizedPaddle.md), so these rows are NOT a validation: the model (MKL-DNN, no
+  // serial part) predicts 2.04 / 16.9 / 33.8 / 67.7 img/s, near-linear. Two misses asserted so a change has to revisit
+  // them: the speed-up at 32 cores stays above 25 (Fluid + MKLML's 12.9 is not modelled) and the 1-core figure lies
+  // below MKLML's 2.64 (one core runs at 1/40 of the node's memory rate and the all-core AVX-512 clock: pessimistic for
+  // one active core, whose turbo clock and DRAM share are higher).
   const double measured[] = {2.64, 15.87, 28.20, 33.99};
   const int cores[] = {1, 8, 16, 32};
   double rate[4];
@@ -187,15 +187,15 @@ TEST_CASE("CPU compute model: Transformer-big totals and single-node tokens/s", 
     if (l.sparse) sparse += l.params;
   CHECK(sparse == 37'888'000);
   CHECK(static_cast<double>(tb.total_params()) == Approx(213e6).epsilon(0.01));
-  // Training FLOPs per token ~ 6 N (workloads.md summary table 2; forward 2 N, backward 4 N): 3 x forward within 2 %
+  // Training FLOPs per token ~ 6 N (docs/SOURCES.md#workload-specs; forward 2 N, backward 4 N): 3 x forward within 2 %
   // of 6 x 214.2 M = 1.285 GFLOP (the attention terms at length 32 and the tied softmax are inside the 2 %).
   CHECK(3.0 * tb.fwd_flops_per_unit() == Approx(6.0 * 214.2e6).epsilon(0.02));
   // One node, 2 ranks x 20 threads, 4096 tokens per rank. Per rank and step: GEMMs 3 x 0.4305 GFLOP x 4096 / (20 x
   // 140.8 GFLOP/s x 0.73) = 2.573 s; activation, weight and elementwise traffic 0.455 s at 20/40 x 0.75 x 256 GB/s =
   // 96 GB/s (the file's bytes); Adam update 214.2 M x 28 B / 17 GB/s = 0.353 s. Node: 8192 tokens / 3.381 s = 2.42 k
-  // tokens/s (the model fitted to ResNet-50 alone gave 1.87 k). cpu-training.md's prior for a 2 x 6148 node,
-  // 0.8-1.9 k tokens/s, is an estimate (grade C/D: 25-40 % MKL efficiency assumed, not measured); the CNN figures show
-  // MKL-DNN at 73 % of the 2.2 GHz AVX-512 peak, so the model now sits 27 % above that prior's top. Whether TF 1.x
+  // tokens/s (the model fitted to ResNet-50 alone gave 1.87 k). docs/SOURCES.md#cpu-training's prior for a 2 x 6148
+  // node, 0.8-1.9 k tokens/s, is an estimate (grade C/D: 25-40 % MKL efficiency assumed, not measured); the CNN figures
+  // show MKL-DNN at 73 % of the 2.2 GHz AVX-512 peak, so the model now sits 27 % above that prior's top. Whether TF 1.x
   // MKL's Transformer GEMMs reach the CNN convolutions' efficiency is NOT validated (no published figure); with a
   // multi-threaded update (cpu.optimizer_bandwidth 0) it would be 2.65 k.
   CpuWorkerParams p;
@@ -237,7 +237,7 @@ TEST_CASE("CPU compute model: ranks, threads, oversubscription, communication co
   p.threads_per_rank = 20;
   CHECK(comm_compute_share(p, node) == Approx(1.0 / 20.0));
   // Amdahl: amdahl(32, 0.048) = 12.9, the speed-up PaddlePaddle Fluid + MKLML shows on 32 cores (33.99 / 2.64 =
-  // 12.9, issue #11620, cpu-training.md line 18), the bound cpu.serial_fraction's default cites.
+  // 12.9, issue #11620, docs/SOURCES.md#cpu-training), the bound cpu.serial_fraction's default cites.
   CHECK(amdahl(32, 0.048) == Approx(33.99 / 2.64).epsilon(0.01));
 }
 

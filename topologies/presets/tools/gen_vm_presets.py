@@ -3,7 +3,7 @@
 
 Run from anywhere: python3 topologies/presets/tools/gen_vm_presets.py. The output is deterministic (sorted keys are
 not used; insertion order is fixed), so rerunning it leaves the files byte-identical. Every VM number carries a
-source: DOMAIN.md (VMs of 32 vCPUs and 64 GB, ESXi 7.0.3) or an explicit [assumption].
+source: docs/SOURCES.md#seed-systems (VMs of 32 vCPUs and 64 GB, ESXi 7.0.3) or an explicit [assumption].
 """
 import copy
 import json
@@ -13,10 +13,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PRESETS = os.path.dirname(HERE)
 
 ESXI = {"type": "esxi-7.0.3",
-        "source": "shared/DOMAIN.md: VMware ESXi 7.0.3 (vSphere 7 U2 + NVIDIA AI Enterprise, driver 470.82); overhead "
+        "source": "docs/SOURCES.md#seed-systems: VMware ESXi 7.0.3 (vSphere 7 U2 + NVIDIA AI Enterprise, driver 470.82); overhead "
                   "parameters are the documented defaults of topologies/virtualization.cpp (compute 0.98 [derived], "
                   "pvrdma 5 us, vswitch 5 us, no-ATS P2P 0.7 [assumptions])"}
-VM_SRC = "shared/DOMAIN.md: VMs of 32 vCPUs and 64 GB RAM"
+VM_SRC = "docs/SOURCES.md#seed-systems: VMs of 32 vCPUs and 64 GB RAM"
 
 
 def base(speed):
@@ -64,7 +64,7 @@ def write(name, description, hosts, vms, speed="100gbe", gpu_model=None, notes=N
     if gpu_model:
         for g in t["gpus"]:
             g["model"] = gpu_model
-        t["source"] += f" GPU model here: {gpu_model} (DOMAIN.md: 40 or 80 GB)."
+        t["source"] += f" GPU model here: {gpu_model} (docs/SOURCES.md#seed-systems: 40 or 80 GB)."
     t["hypervisor"] = ESXI
     t["vms"] = vms
     if notes:
@@ -154,7 +154,7 @@ def main():
         write(f"r750xa-vm-vgpu-{n}x{prof[5:].lower()}",
               f"1 x R750xa, gpu0 time-sliced among {n} VMs with {prof} vGPUs (best-effort scheduler), vmxnet3 NICs",
               1, [vm(f"vm{i}", [vgpu("gpu0", prof)], nic("vmxnet3", 0), vcpus=16, memory="32GiB",
-                     source="[assumption] 16 vCPUs and 32 GB per VM (seed VMs: 32 vCPUs, 64 GB, DOMAIN.md)")
+                     source="[assumption] 16 vCPUs and 32 GB per VM (seed VMs: 32 vCPUs, 64 GB, docs/SOURCES.md#seed-systems)")
                   for i in range(n)])
 
 

@@ -440,12 +440,12 @@ def inception_v3():
     a.linear(2048, 1000)
     layers.append(a.layer("fc"))
     return {"name": "inception_v3", "source": "torchvision/models/inception.py (Inception3 with AuxLogits, 299x299); "
-            "per-layer counts [derived] from that definition; totals per workloads.md summary table 2: ~27 M params, "
+            "per-layer counts [derived] from that definition; totals per docs/SOURCES.md#workload-specs: ~27 M params, "
             "~5.7 GMACs [verify] (torchvision metadata as recalled: 27,161,264 params, 5.71 GMACs)",
             "input": "one 299x299x3 image", "unit": "sample", "param_dtype": "fp32", "grad_dtype": "fp32",
             "saturation_batch": 32,
             "published": {"params": 27000000, "fwd_gmacs": 5.7, "approximate": True,
-                          "source": "workloads.md summary table 2 (~27 M, ~5.7 GMACs, [verify])"},
+                          "source": "docs/SOURCES.md#workload-specs (~27 M, ~5.7 GMACs, [verify])"},
             "layers": layers}
 
 
@@ -599,9 +599,9 @@ def build_models():
                {"params": 25557032, "fwd_gmacs": 4.089, "source": "torchvision metadata (workloads.md B7.1)"}),
         resnet([3, 4, 23, 3], "resnet101",
                "torchvision/models/resnet.py resnet101 (v1.5 layout); per-block counts [derived] from that definition; "
-               "totals per workloads.md summary table 2: 44.5 M params, ~7.8 GMACs (torchvision, recalled)",
+               "totals per docs/SOURCES.md#workload-specs: 44.5 M params, ~7.8 GMACs (torchvision, recalled)",
                {"params": 44500000, "fwd_gmacs": 7.8, "approximate": True,
-                "source": "workloads.md summary table 2 (44.5 M; ~7.8 GMACs, torchvision recalled totals)"}),
+                "source": "docs/SOURCES.md#workload-specs (44.5 M; ~7.8 GMACs, torchvision recalled totals)"}),
         vgg16(),
         vgg19(),
         googlenet(),
@@ -649,7 +649,7 @@ def main(outdir):
         if "saturation_batch" in m:
             m["saturation_batch"] = {"value": m["saturation_batch"], "source": "[assumption] batch (in " + m["unit"] + "s) that fills an A100 (108 SMs); "
                                             "below it step time stays flat, as the MISO A100 7g step times show "
-                                            "(training-measurements.md A4: RN50 bs64..256 28.3..31.4 ms)"}
+                                            "(docs/SOURCES.md#mig-vgpu: RN50 bs64..256 28.3..31.4 ms)"}
         total_p = 0
         total_m = 0
         for l in m["layers"]:

@@ -16,12 +16,12 @@
 namespace vgsim::sim::training {
 
 // SMs one NCCL channel occupies while a collective runs: 1. NCCL's device kernel is launched with one CTA per channel
-// (grid = nChannels, enqueue.cc) of 512-640 threads (nccl-model.md 1.6: Simple up to 512 + a sync warp, LL 512,
-// LL128 640) and tens of KiB of shared memory, so one CTA fills one SM's scheduling slots [assumption: no compute
+// (grid = nChannels, enqueue.cc) of 512-640 threads (docs/SOURCES.md#nccl-tuning: Simple up to 512 + a sync warp, LL
+// 512, LL128 640) and tens of KiB of shared memory, so one CTA fills one SM's scheduling slots [assumption: no compute
 // CTA co-resides on that SM]. 0 switches the slowdown off. Settable: --set compute.nccl_sm_per_channel=X.
 constexpr double kDefaultNcclSmPerChannel = 1.0;
 // [assumption] cap on the share of SMs NCCL can take from compute (64 channels on a small MIG slice would otherwise
-// stop compute); NCCL's own hard cap is MAXCHANNELS = 64 (nccl-model.md 1.6).
+// stop compute); NCCL's own hard cap is MAXCHANNELS = 64 (docs/SOURCES.md#nccl-tuning).
 constexpr double kMaxNcclSmShare = 0.9;
 
 // Share of the compute SMs a collective with `channels` channels takes: channels x sm_per_channel / sms, in [0, 0.9].

@@ -44,7 +44,7 @@ models::CpuNodeSpec cpu_node_spec(const topo::Cluster& cluster, const topo::Cata
 
 // Validates and resolves (InputError naming the option or file, the value and the expectation). Settings defaults
 // for CPU workers before the spec's: framework horovod, precision fp32, horovod.requests ready (an op runs when its
-// input is computed: there is no device queue for the host to run ahead of, horovod-internals.md section 4).
+// input is computed: there is no device queue for the host to run ahead of, docs/SOURCES.md#horovod).
 CpuTrainingJob resolve_cpu_job(const JobSpec& spec, const topo::Catalog& catalog);
 
 // The same job on another node count (scaling tables); every other parameter kept.

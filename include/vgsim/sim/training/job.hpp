@@ -25,7 +25,7 @@
 namespace vgsim::sim::training {
 
 // [assumption] per-GPU batch when neither a scenario nor --set gives one: 64, the tf_cnn_benchmarks / Horovod 2017
-// batch (workloads.md summary table 2, training-measurements.md A3).
+// batch (docs/SOURCES.md#workload-specs, docs/SOURCES.md#horovod-tcp-rdma).
 constexpr std::int64_t kDefaultBatchPerGpu = 64;
 // Iterations simulated; the last one is reported as the steady state.
 constexpr int kDefaultIterations = 3;

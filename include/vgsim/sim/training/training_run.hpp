@@ -87,11 +87,12 @@ struct ExposureCause {
 
 struct TrainingResult {
   std::uint32_t ranks = 1, nodes = 1, gpus_per_node = 1;
-  models::ComputeResult compute;            // one micro-step on one rank (layers in backward order)
-  std::int64_t micro_steps = 1;             // grad_accumulation_steps
-  std::vector<IterationRecord> iterations;  // with Horovod ticks: the records of the first tick phase's run
-  std::string transports;                   // Communicator::describe_transports(), "" for one GPU
-  std::string nccl_net;                     // Communicator::describe_net(), "" on one node
+  models::ComputeResult compute;               // one micro-step on one rank (layers in backward order)
+  std::int64_t micro_steps = 1;                // grad_accumulation_steps
+  std::vector<IterationRecord> iterations;     // with Horovod ticks: the records of the first tick phase's run
+  std::string transports;                      // Communicator::describe_transports(), "" for one GPU
+  std::vector<std::string> transport_reasons;  // Communicator::transport_reasons(): "why: ..." lines
+  std::string nccl_net;                       // Communicator::describe_net(), "" on one node
   // Steady state = the last iteration; with Horovod ticks, the mean over the tick phases' last iterations (every
   // figure below averaged the same way; rates = work / mean iteration time, the long-run rate).
   std::vector<TickPhaseSample> tick_phases;  // empty without ticks (DDP, framework none, one rank)

@@ -3,7 +3,7 @@
 // endpoints (mode "vgpu") share a GPU; every other endpoint (bare metal, passthrough, MIG instance: neighbours never
 // interfere) runs its work at once, back to back. Per shared GPU: round robin in endpoint order with slice
 // `time_slice`; the first `switch_cost` of a slice given to a context other than the last one that ran is lost.
-// Policies (NVIDIA vGPU knowledge base, training-measurements.md A4): best_effort (only contexts with work get slices;
+// Policies (NVIDIA vGPU knowledge base, docs/SOURCES.md#mig-vgpu): best_effort (only contexts with work get slices;
 // a context that runs out of work yields at once), equal_share (a periodic grid of slices over the attached contexts,
 // reserved even when idle), fixed_share (the grid covers every vGPU on the GPU, attached or not). Not a model of MPS or
 // MIG. Units: Time (ps). Deterministic: events are ordered by the engine.
@@ -25,7 +25,7 @@ const char* to_string(VgpuPolicy p);
 VgpuPolicy parse_vgpu_policy(const std::string& s);  // "best_effort" | "equal_share" | "fixed_share"; UnitError else
 
 // [recalled / verify] 2 ms: the upper end of the "about 1-2 ms" default slice of Equal/Fixed Share
-// (training-measurements.md A4, NVIDIA vGPU knowledge base); tunable like NVML's timeslice.
+// (docs/SOURCES.md#mig-vgpu, NVIDIA vGPU knowledge base); tunable like NVML's timeslice.
 constexpr Time kDefaultTimeSlice = Time{2'000'000'000};
 // [assumption] 50 us lost per switch to another context (save/restore of the GPU context). No measurement in the
 // references (A4: "treat the scheduler overhead as a parameter ... to fit against the Mask R-CNN 1-7-VM curve").
@@ -36,7 +36,7 @@ struct VgpuSchedulerOptions {
   VgpuPolicy policy = VgpuPolicy::BestEffort;  // NVIDIA's default on all architectures (A4)
   Time time_slice = kDefaultTimeSlice;
   Time switch_cost = kDefaultSwitchCost;
-  std::string policy_source = "default: best_effort (NVIDIA's default scheduler, training-measurements.md A4)";
+  std::string policy_source = "default: best_effort (NVIDIA's default scheduler, docs/SOURCES.md#mig-vgpu)";
   std::string time_slice_source = "default [recalled / verify]: 2 ms (A4: about 1-2 ms for Equal/Fixed Share)";
   std::string switch_cost_source = "default [assumption]: 50 us per context switch (no measurement in the references)";
 };

@@ -63,7 +63,7 @@ struct GenOptions {
 // std::invalid_argument for a schedule that is not streamed and InputError beyond `max_transfers` (0 = no limit).
 CollectiveSchedule materialize(const CollectiveSchedule& streamed_header, std::uint64_t max_transfers = 0);
 
-// NCCL's per-protocol buffer geometry (reference/nccl-model.md section 1.6; enqueue.cc chunk rule):
+// NCCL's per-protocol buffer geometry (docs/SOURCES.md#nccl-tuning; enqueue.cc chunk rule):
 //   Simple: BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB per step; ring allreduce/allgather/reducescatter use
 //           CHUNKSTEPS 4 -> 2 MiB chunks, 8/4 = 2 slots; broadcast/reduce/tree use 1 step -> 512 KiB, 8 slots.
 //   LL:     buffer 512 KiB / 8 = 64 KiB of lines per step, half of it payload -> 32 KiB chunks, 8 slots.
@@ -81,7 +81,7 @@ Bytes call_slice_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t 
 std::uint32_t default_slots(Op op, Algo algo, Proto proto);
 // The unit the proxy hands over at a time (net.cc: one isend/irecv per SLICESTEPS steps; the GPU advances tail per
 // slice): ring allreduce/allgather/reducescatter Simple SLICESTEPS 2 of CHUNKSTEPS 4 -> 1 MiB; every other
-// (algo, proto) one chunk (nccl-net-path-by-version.md section 3).
+// (algo, proto) one chunk (docs/SOURCES.md#nccl-paths).
 Bytes default_slice_bytes(Op op, Algo algo, Proto proto);
 
 // Dispatch on (op, algo). ranks_per_node must divide ranks (node-major ranks). Throws std::invalid_argument on

@@ -1,4 +1,4 @@
-// NCCL's own cost model (src/graph/tuning.cc, enqueue.cc; reference/nccl-model.md sections 1.1-1.6 and 2):
+// NCCL's own cost model (src/graph/tuning.cc, enqueue.cc; docs/SOURCES.md#nccl-tuning):
 // per (collective, algorithm, protocol) a latency (us) and an algorithm bandwidth (GB/s), time = lat + bytes /
 // (1000 * bw) with latCount = 1, the argmin selection (or NCCL_ALGO / NCCL_PROTO forcing), channel trimming for small
 // messages, and nccl-tests' busbw factors and size conventions. Every constant is a named, overridable parameter
@@ -75,8 +75,8 @@ struct NcclTuning {
   std::vector<std::pair<std::string, std::string>> sources;
 
   // NCCL's defaults for `version` ("2.4" .. "2.30", a patch level like "2.18.3" is accepted): the version's own
-  // constants where reference/nccl-horovod/nccl-tuning-by-version.md gives them (2.5.6, 2.6.4, 2.8.4, 2.12.12,
-  // 2.18.3) or reference/nccl-model.md (2.30 HEAD), else the nearest known version's, said in `approximation`.
+  // constants where docs/SOURCES.md#nccl-versions gives them (2.5.6, 2.6.4, 2.8.4, 2.12.12,
+  // 2.18.3) or docs/SOURCES.md#nccl-tuning (2.30 HEAD), else the nearest known version's, said in `approximation`.
   // Throws UnitError naming the supported range (2.3 and older are refused).
   static NcclTuning defaults(const std::string& version = "2.30");
 

@@ -3,7 +3,7 @@
 // separate entry point from generate(): coll::Algo stays NCCL's Ring/Tree; the schedule's algo field is Ring and
 // its meaning is in OmpiSchedule::algorithm. Each transfer is one MPI message of its `bytes`; `reduces[t]` says the
 // receiver combines those bytes into its buffer on arrival (the per-byte reduction cost gamma of Thakur et al. 2005,
-// nccl-model.md section 4). Not here: costs or the engine (calibrate/alpha_beta_replay). Units: bytes.
+// docs/SOURCES.md#cost-models). Not here: costs or the engine (calibrate/alpha_beta_replay). Units: bytes.
 #pragma once
 
 #include <cstdint>

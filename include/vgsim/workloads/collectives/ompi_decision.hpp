@@ -1,7 +1,7 @@
 // Which Open MPI coll/tuned algorithm runs (issue 15): the fixed decision rules of each release, forcing with
 // coll_tuned_use_dynamic_rules, and coll_base's internal fallbacks (which apply even to a forced algorithm). Facts and
-// line numbers: data/measured/osu-openmpi/README.md and docs in the .cpp (copied from the mpi-cpu reference,
-// openmpi.md sections 1.4-1.6, strength A unless marked). Domain layer: no costs, no engine.
+// line numbers: data/measured/osu-openmpi/README.md and docs in the .cpp (docs/SOURCES.md#open-mpi,
+// strength A unless marked). Domain layer: no costs, no engine.
 #pragma once
 
 #include <cstdint>

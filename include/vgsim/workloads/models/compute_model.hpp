@@ -5,7 +5,7 @@
 // The matmul (conv/linear) kernel is a roofline; the memory-bound kernels after it (BN, activations, adds, softmax,
 // LN) run one after another, so their time adds. FLOPs_eff: 3x3 stride-1 convolutions on the FP32 CUDA-core path
 // count 1/kWinogradFactor of their direct FLOPs (cuDNN Winograd). Below saturation a layer takes as long as at the
-// saturation batch (MISO A100 step times, training-measurements.md A4). Pure arithmetic, no engine.
+// saturation batch (MISO A100 step times, docs/SOURCES.md#mig-vgpu). Pure arithmetic, no engine.
 // Units: FLOP/s, Bandwidth (bytes/s), Time (ps); "work" is samples or tokens (the model's unit) per micro-step.
 #pragma once
 #include <optional>
@@ -41,11 +41,12 @@ struct GpuComputeSpec {
 // predicts DLE PyTorch's 2,470 img/s (training-cases.csv dle-rn50-pyt-amp-1).
 constexpr double kDefaultEffTensorFp16 = 0.30;
 // Tensor-core TF32: 0.21 [assumption, fitted] to DLE TF1 ResNet-50 TF32 bs256 on an A100-SXM-40GB, 909 img/s
-// (training-measurements.md A5; NOT a development-set row). Lower than FP16: TF32 operands are 4 B, so the same
-// kernel moves twice the bytes per FLOP through shared memory and L2.
+// (docs/SOURCES.md#single-gpu-throughput; NOT a development-set row). Lower than FP16: TF32 operands are 4 B, so the
+// same kernel moves twice the bytes per FLOP through shared memory and L2.
 constexpr double kDefaultEffTensorTf32 = 0.21;
 // FP32 on CUDA cores (FMA; also TF32/BF16 requests on GPUs without those units): 0.58 [assumption, fitted] to DLE
-// PyTorch ResNet-50 FP32 bs256 on a V100-16GB, 367 img/s (training-measurements.md A5; NOT a development-set row).
+// PyTorch ResNet-50 FP32 bs256 on a V100-16GB, 367 img/s (docs/SOURCES.md#single-gpu-throughput; NOT a development-set
+// row).
 constexpr double kDefaultEffFma = 0.58;
 // Kept for callers that want one number: the tensor-core FP16 efficiency.
 constexpr double kDefaultEffCompute = kDefaultEffTensorFp16;

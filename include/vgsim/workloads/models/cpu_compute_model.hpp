@@ -46,8 +46,8 @@ struct CpuNodeSpec {
 
 // cpu.eff_compute 0.73 and cpu.optimizer_bandwidth 17 GB/s [fitted together to SIX figures]: ResNet-50 and VGG-19
 // training on 2 x Xeon Gold 6148 with MKL-DNN v0.11 at batch 64 / 128 / 256 (81.69 / 82.35 / 84.08 and 28.46 / 29.83
-// / 30.44 img/s, PaddlePaddle benchmark/IntelOptimizedPaddle.md @ ea46de65; shared/reference/mpi-cpu/
-// cpu-training.md lines 16-17, grade A), one process on all 40 cores at the catalog's AVX-512 clock (2.2 GHz, grade
+// / 30.44 img/s, PaddlePaddle benchmark/IntelOptimizedPaddle.md @ ea46de65;
+// docs/SOURCES.md#cpu-training, grade A), one process on all 40 cores at the catalog's AVX-512 clock (2.2 GHz, grade
 // D); least squares on the relative errors gives 0.734 and 17.0 GB/s (rms 0.9 %); rounded to 0.73
 // (fitted rows +0.2..+1.5 / -0.6..-1.3 %). Held out, same file: GoogLeNet -0.7 / -3.0 / -3.0 %, AlexNet +0.7 / +5.6 /
 // -0.4 %. Fitting on GoogLeNet + AlexNet instead gives 0.752 and 15.5 GB/s and predicts ResNet-50 + VGG-19 within 3 %.
@@ -66,15 +66,15 @@ constexpr double kDefaultCpuOptimizerBandwidthGBps = 17.0;
 constexpr double kDefaultCpuEffMemory = 0.75;
 // cpu.serial_fraction 0 [ASSUMPTION]: MKL-DNN's kernels parallel over all threads (Amdahl serial part none). Bounded
 // by 0.048, what PaddlePaddle Fluid + MKLML's thread scaling implies (2.64 img/s on 1 core, 33.99 on 32: issue
-// #11620, cpu-training.md line 18), a stack 2.5x slower than MKL-DNN on the same node.
+// #11620, docs/SOURCES.md#cpu-training), a stack 2.5x slower than MKL-DNN on the same node.
 constexpr double kDefaultCpuSerialFraction = 0.0;
 // cpu.oversubscription_efficiency 0.5 [ASSUMPTION]: when threads x ranks > cores, OpenMP threads time-share cores and
 // their barriers spin (KMP_BLOCKTIME 200 ms default, TF r1 performance guide): half the cores' work gets done. No
 // published figure; bounded (0, 1] (1 = free time sharing).
 constexpr double kDefaultCpuOversubscriptionEfficiency = 0.5;
 // cpu.comm_cores_per_rank 1 [ASSUMPTION]: while a collective runs, Horovod's background thread and Open MPI's
-// progress (blocking collectives poll; the reduction runs on the calling thread, openmpi.md section 3) keep one core
-// busy per rank; compute loses it when threads x ranks leave no idle core.
+// progress (blocking collectives poll; the reduction runs on the calling thread, docs/SOURCES.md#open-mpi) keep one
+// core busy per rank; compute loses it when threads x ranks leave no idle core.
 constexpr double kDefaultCpuCommCores = 1.0;
 // tf.lookups_per_unit 2 [derived]: embedding rows looked up per work unit of a token model whose unit is one target
 // token with its matching source token (transformer_big.json "input"): one source and one target lookup.

@@ -25,7 +25,7 @@ const char* to_string(Scaling s);
 // Horovod tensor fusion (workloads.md B8; horovod docs/tensor-fusion.rst, horovod/common/operations.cc).
 struct HorovodSettings {
   // "2017-2020": 64 MiB / 5 ms (docs' 64 MB; older operations.cc cycle 5 ms) -- the default, because the Horovod
-  // results in the development set are 2017 (training-measurements.md A3). "current": 128 MiB / 1 ms (newer
+  // results in the development set are 2017 (docs/SOURCES.md#horovod-tcp-rdma). "current": 128 MiB / 1 ms (newer
   // operations.cc SetTensorFusionThresholdBytes(128*1024*1024), SetCycleTimeMs(1)).
   std::string era = "2017-2020";
   Bytes fusion_threshold = 64 * MiB;  // 0 disables fusion
@@ -33,7 +33,7 @@ struct HorovodSettings {
   bool fp16_compression = false;  // hvd.Compression.fp16: gradients travel as 2-byte elements
   bool sparse_as_dense = false;   // sparse (embedding) gradients allreduced densely instead of allgathered
   bool hierarchical_allreduce = false;
-  // When a gradient's allreduce request reaches Horovod's queue (horovod-internals.md sections 4 and 7, Horovod
+  // When a gradient's allreduce request reaches Horovod's queue (docs/SOURCES.md#horovod, Horovod
   // 0.9-0.21 operations.cc / mpi_ops.cc). "dispatch" (default): the framework's op runs (ComputeAsync, TF1 graph mode
   // as in tf_cnn_benchmarks; TF2 tapes and Keras likewise enqueue all gradients at once) when the producing kernel is
   // *enqueued*, so with the CPU ahead of the GPU every request of a backward pass is queued before the first

@@ -36,8 +36,8 @@ for t in d["host_templates"].values(): t["nvlink_bridges"] = []
 d["description"] = "r750xa-1x-100gbe with H100 PCIe and no NVLink bridges (Lambda H100 PCIe row)"
 write("test-1x-h100pcie", d)
 
-# Horovod 2017 README cluster: 4 servers x 4 Pascal GPUs, 25 Gbit/s RoCE-capable network (training-measurements.md
-# A3). ASSUMPTION (not stated by the source): P100 PCIe 16GB, no NVLink, Xeon Gold 6148 stand-in CPUs, one 25 GbE
+# Horovod 2017 README cluster: 4 servers x 4 Pascal GPUs, 25 Gbit/s RoCE-capable network (docs/SOURCES.md#horovod-tcp-rdma).
+# ASSUMPTION (not stated by the source): P100 PCIe 16GB, no NVLink, Xeon Gold 6148 stand-in CPUs, one 25 GbE
 # port per server, GPUs on CPU root ports as in the R750xa preset.
 d = load("r750xa-4x-25gbe"); set_gpu(d, "p100-pcie-16gb")
 for t in d["host_templates"].values():

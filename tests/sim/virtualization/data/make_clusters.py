@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Writes the A100-40GB MIG test clusters (one R750xa, gpu0 in MIG mode with ONE instance of each profile of the MISO
-# table, training-measurements.md A4) from the r750xa-vm-mig-7g preset: the GPU model becomes a100-pcie-40gb.
+# table, docs/SOURCES.md#mig-vgpu) from the r750xa-vm-mig-7g preset: the GPU model becomes a100-pcie-40gb.
 import json, os
 here = os.path.dirname(os.path.abspath(__file__))
 src = json.load(open(os.path.join(here, "../../../../topologies/presets/r750xa-vm-mig-7g.json")))
