@@ -92,7 +92,7 @@ struct TrainingResult {
   std::vector<IterationRecord> iterations;     // with Horovod ticks: the records of the first tick phase's run
   std::string transports;                      // Communicator::describe_transports(), "" for one GPU
   std::vector<std::string> transport_reasons;  // Communicator::transport_reasons(): "why: ..." lines
-  std::string nccl_net;                       // Communicator::describe_net(), "" on one node
+  std::string nccl_net;                        // Communicator::describe_net(), "" on one node
   // Steady state = the last iteration; with Horovod ticks, the mean over the tick phases' last iterations (every
   // figure below averaged the same way; rates = work / mean iteration time, the long-run rate).
   std::vector<TickPhaseSample> tick_phases;  // empty without ticks (DDP, framework none, one rank)
