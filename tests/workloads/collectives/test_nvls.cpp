@@ -147,7 +147,7 @@ TEST_CASE("NCCL's NVLS model: lat = intraLat, busBw = intra x 0.85 x 15/16 x 2, 
   CHECK(latency_us(u, Op::AllReduce, Algo::NVLS, Proto::Simple, c) == Approx(5.0));
   const auto params = t.list();
   CHECK(std::any_of(params.begin(), params.end(), [](const NcclTuning::Param& p) {
-    return p.name == "nccl.nvls_efficiency.hopper" && p.source.find("1.5") != std::string::npos;
+    return p.name == "nccl.nvls_efficiency.hopper" && p.source.find("docs/SOURCES.md#nccl-tuning") != std::string::npos;
   }));
 }
 
@@ -334,6 +334,7 @@ TEST_CASE("NCCL's NVLS Tree model: lat = intraLat + 2 log2(N) interLat, [derived
   CHECK(latency_us(u, Op::AllReduce, Algo::NVLSTree, Proto::Simple, c) == Approx(25.0 + 2 * 10.0));
   const auto params = t.list();
   CHECK(std::any_of(params.begin(), params.end(), [](const NcclTuning::Param& p) {
-    return p.name == "nccl.hw_latency.net.nvlstree.simple" && p.source.find("1.3") != std::string::npos;
+    return p.name == "nccl.hw_latency.net.nvlstree.simple" &&
+           p.source.find("docs/SOURCES.md#nccl-tuning") != std::string::npos;
   }));
 }
