@@ -159,8 +159,11 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
       pre, sizeof pre,
       "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: %d "
       "validation: %d graph: %d",
-      std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : a.np ? 1 : gpn, static_cast<long long>(r.min),
-      static_cast<long long>(r.max),
+      std::max<std::uint32_t>(1, a.nthreads),
+      a.ngpus ? a.ngpus
+      : a.np  ? 1
+              : gpn,
+      static_cast<long long>(r.min), static_cast<long long>(r.max),
       (r.step > 0 ? std::to_string(r.step) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
       a.warmup, a.iters, agg_iters(a.ignored), a.check, graph_launches(a.ignored));
   header.notes.push_back(pre);
@@ -182,8 +185,9 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
         " (memory bandwidth / 2; sim/one_rank_copy.hpp); both groups show the out-of-place copy");
   } else {
     header.notes.push_back("transports: " + comm.describe_transports());
-    header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
-                           (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+    header.notes.push_back(
+        "channels: " + std::to_string(comm.shape().channels) +
+        (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
   }
   if (opt.fold_channels)
     header.notes.push_back(
@@ -256,7 +260,8 @@ std::vector<RowGroup> row_groups(const CollectiveArgs& a, const sim::Communicato
                                  const std::string& redop, const SizeRange& range) {
   const auto& eps = comm.cluster().endpoints();
   std::uint32_t min_sm = ~0u;
-  for (std::uint32_t e : comm.rank_to_endpoint()) min_sm = std::min(min_sm, comm.cluster().gpu_model(eps[e].gpu).sm_version);
+  for (std::uint32_t e : comm.rank_to_endpoint())
+    min_sm = std::min(min_sm, comm.cluster().gpu_model(eps[e].gpu).sm_version);
   const int minor = comm.options().nccl.minor;
   // allgather / reducescatter: S is the total array; alltoall: S = count per peer x ranks (nccl-tests alltoall.cu).
   const bool per_rank_count = op == coll::Op::AllGather || op == coll::Op::ReduceScatter || op == coll::Op::AllToAll;
@@ -292,7 +297,8 @@ std::vector<sim::NcclTestsRow> print_rows(const RowContext& x, const std::vector
     sim::write_nccl_tests_head(std::cout, header);
     std::cout.flush();
   });
-  const bool per_rank_count = x.op == coll::Op::AllGather || x.op == coll::Op::ReduceScatter || x.op == coll::Op::AllToAll;
+  const bool per_rank_count =
+      x.op == coll::Op::AllGather || x.op == coll::Op::ReduceScatter || x.op == coll::Op::AllToAll;
   std::vector<sim::NcclTestsRow> rows;
   for (const auto& g : groups)
     for (Bytes size : g.sizes) {
@@ -318,17 +324,18 @@ std::pair<std::string, std::string> collective_and_reduction(const std::vector<s
   for (const std::string& v : ops) {
     std::string& slot = is_reduction(v) ? redop : collective;
     if (!slot.empty() && slot != v)
-      throw InputError("", "--op", is_reduction(v) ? "two reductions given" : "two collectives given",
-                       slot + " and " + v,
-                       "at most one collective (allreduce, allgather, ...) and one reduction (sum, prod, max, min, avg, "
-                       "mulsum or all), e.g. --op reducescatter -o all");
+      throw InputError(
+          "", "--op", is_reduction(v) ? "two reductions given" : "two collectives given", slot + " and " + v,
+          "at most one collective (allreduce, allgather, ...) and one reduction (sum, prod, max, min, avg, "
+          "mulsum or all), e.g. --op reducescatter -o all");
     slot = v;
   }
   return {collective.empty() ? "allreduce" : collective, redop.empty() ? "sum" : redop};
 }
 
+// A note on stderr, '#'-led like the table's comments, so a log of both streams still reads as an nccl-tests log.
 void note(const CollectiveArgs& a, const std::string& text) {
-  if (!a.quiet && !text.empty()) std::cerr << "vgsim: note: " << text << "\n";
+  if (!a.quiet && !text.empty()) std::cerr << "# vgsim: note: " << text << "\n";
 }
 
 void run(const CollectiveArgs& a) {

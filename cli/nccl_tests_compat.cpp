@@ -100,8 +100,8 @@ Bytes parse_nccl_tests_size(const std::string& option, const std::string& text) 
     if (unit == 'g' || unit == 'G') scale = 1024.0 * 1024 * 1024;
     char* end = nullptr;
     const double v = scale > 0 ? std::strtod(number.c_str(), &end) : 0;
-    if (scale > 0 && end && *end == '\0' && std::isdigit(static_cast<unsigned char>(number.back())) &&
-        v * scale >= 0 && v * scale < 9.2e18)  // Bytes is a signed 64-bit count
+    if (scale > 0 && end && *end == '\0' && std::isdigit(static_cast<unsigned char>(number.back())) && v * scale >= 0 &&
+        v * scale < 9.2e18)  // Bytes is a signed 64-bit count
       return static_cast<Bytes>(v * scale + 0.5);
   }
   try {
@@ -142,7 +142,8 @@ struct RedopInfo {
   int since_minor;
 };
 // src/common.cu test_opnames, in order (avg from NCCL 2.10, PreMulSum "mulsum" from 2.11).
-constexpr std::array<RedopInfo, 6> kRedops{{{"sum", 0}, {"prod", 0}, {"max", 0}, {"min", 0}, {"avg", 10}, {"mulsum", 11}}};
+constexpr std::array<RedopInfo, 6> kRedops{
+    {{"sum", 0}, {"prod", 0}, {"max", 0}, {"min", 0}, {"avg", 10}, {"mulsum", 11}}};
 }  // namespace
 
 std::int64_t type_size(const std::string& type) {
@@ -151,8 +152,8 @@ std::int64_t type_size(const std::string& type) {
   std::vector<std::string> names;
   for (const auto& t : kTypes) names.emplace_back(t.name);
   const std::string hint = did_you_mean(type, names);
-  throw InputError("", "-d/--type", "unknown data type" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"),
-                   type, type_names() + " (nccl-tests' names)");
+  throw InputError("", "-d/--type", "unknown data type" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), type,
+                   type_names() + " (nccl-tests' names)");
 }
 
 std::vector<std::string> data_types(const std::string& datatype, int nccl_minor, std::uint32_t min_sm_version) {
@@ -167,7 +168,8 @@ std::vector<std::string> data_types(const std::string& datatype, int nccl_minor,
 }
 
 bool is_reduction(const std::string& name) {
-  return name == "all" || std::any_of(kRedops.begin(), kRedops.end(), [&](const RedopInfo& r) { return name == r.name; });
+  return name == "all" ||
+         std::any_of(kRedops.begin(), kRedops.end(), [&](const RedopInfo& r) { return name == r.name; });
 }
 
 std::vector<std::string> reductions(const std::string& redop, int nccl_minor) {
@@ -223,8 +225,9 @@ RankLayout layout_from_processes(const RankRequest& q, const topo::Cluster& clus
     per_node = std::min<std::uint64_t>(q.np, fit);
     if (q.np % per_node != 0)
       throw InputError("", "--np", "the last node would hold fewer ranks than the others", spelled,
-                       "a multiple of " + num(per_node) + " processes (vgsim places the same number of ranks on every "
-                       "node), or --nodes to spread them evenly");
+                       "a multiple of " + num(per_node) +
+                           " processes (vgsim places the same number of ranks on every "
+                           "node), or --nodes to spread them evenly");
   }
   return {static_cast<std::uint32_t>(nodes), static_cast<std::uint32_t>(per_node * per_process), ""};
 }
@@ -239,8 +242,8 @@ RankLayout rank_layout(const RankRequest& q, const topo::Cluster& cluster) {
                     : q.ngpus       ? q.ngpus * std::max<std::uint32_t>(1, q.nthreads)
                                     : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
   if (q.ngpus && !q.gpus_per_node && l.nodes > 1)
-    l.note = "-g " + num(q.ngpus) + " -t " + num(q.nthreads) + " without --np: one process per node, " +
-             num(l.nodes) + " node(s) x " + num(l.gpus_per_node) + " GPU(s) = " + num(l.nodes * l.gpus_per_node) +
+    l.note = "-g " + num(q.ngpus) + " -t " + num(q.nthreads) + " without --np: one process per node, " + num(l.nodes) +
+             " node(s) x " + num(l.gpus_per_node) + " GPU(s) = " + num(l.nodes * l.gpus_per_node) +
              " ranks (nccl-tests' rank count is mpirun -np x -t x -g: --np N simulates `mpirun -np N`)";
   return l;
 }

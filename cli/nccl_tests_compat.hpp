@@ -49,7 +49,7 @@ std::vector<std::string> reductions(const std::string& redop, int nccl_minor);
 struct RankRequest {
   std::uint32_t np = 0;  // 0 = no --np
   std::uint32_t nthreads = 1;
-  std::uint32_t ngpus = 0;  // 0 = no -g (nccl-tests' default is 1)
+  std::uint32_t ngpus = 0;                     // 0 = no -g (nccl-tests' default is 1)
   std::uint32_t nodes = 0, gpus_per_node = 0;  // 0 = not given
 };
 struct RankLayout {

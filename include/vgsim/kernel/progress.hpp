@@ -36,9 +36,9 @@ class ProgressLine {
 };
 
 // A ProgressLine drawn by a timer thread, for runs whose single steps are long (one size of a 512-rank
-// collective can take a minute): every `period` (and only then) the thread rewrites the line with the latest state and its elapsed
-// time, so a run that has lasted `delay` shows it even while no step finishes. No thread is started when the line is
-// not shown. Output to stdout goes through output(), which erases the line first and keeps the thread from
+// collective can take a minute): every `period` (and only then) the thread rewrites the line with the latest state and
+// its elapsed time, so a run that has lasted `delay` shows it even while no step finishes. No thread is started when
+// the line is not shown. Output to stdout goes through output(), which erases the line first and keeps the thread from
 // redrawing it until the output is written, so stdout is exactly what it would be without the ticker.
 class ProgressTicker {
  public:
