@@ -16,6 +16,7 @@
 #include "catalog_option.hpp"
 #include "collective_mpi.hpp"
 #include "nccl_options.hpp"
+#include "nccl_tests_compat.hpp"
 #include "vgsim/calibrate/calibration_profile.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
@@ -23,6 +24,7 @@
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/sim/nccl_knobs.hpp"
 #include "vgsim/sim/nccl_tests_report.hpp"
+#include "vgsim/sim/one_rank_copy.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/collectives/schedule_json.hpp"
 
@@ -34,7 +36,8 @@ constexpr std::size_t kDumpTransfers = 1000000;
 
 struct CollectiveArgs {
   std::string cluster = "r750xa-4x-100gbe";
-  std::string op = "allreduce";
+  // -o/--op, repeatable: the collective (default allreduce) and/or nccl-tests' reduction (default sum, or all).
+  std::vector<std::string> ops;
   std::uint32_t nodes = 0, gpus_per_node = 0;  // 0 = all
   std::string min_bytes = "8", max_bytes = "128M";
   double factor = 2.0;
@@ -47,13 +50,15 @@ struct CollectiveArgs {
   bool fold_channels = false;  // CommOptions::fold_channels (an opt-in approximation)
   std::string dtype = "float";
   std::string calibration;  // calibration profile JSON (vgsim calibrate fit)
-  // nccl-tests habits (so a command line copied from a log runs unchanged): -i step bytes (linear sizes), -g GPUs and
-  // -t threads per process (GPUs per node when --gpus-per-node is not given), -n / -w iterations and -c check
-  // (accepted; a simulation is deterministic and moves no data), -o the reduction.
+  // nccl-tests habits (so a command line copied from a log runs unchanged; cli/nccl_tests_compat.hpp): -i step bytes
+  // (linear sizes), --np processes (mpirun -np) of -t threads x -g GPUs (without --np: -g x -t GPUs per node), -n / -w
+  // iterations and -c check (printed in the preamble; a simulation is deterministic and moves no data), -o the
+  // reduction, and the options that do not change a simulation (accepted, named in one stderr note).
   std::string step_bytes;
-  std::uint32_t ngpus = 0, nthreads = 1;
+  std::uint32_t ngpus = 0, nthreads = 1, np = 0;
   int iters = 20, warmup = 5, check = 1;
-  std::string redop = "sum";
+  IgnoredNcclTestsOptions ignored;
+  bool quiet = false;  // no notes and no progress line on stderr (warnings and errors still print)
   // --library mpi: Open MPI on CPU buffers (collective_mpi.hpp), OSU's output format.
   std::string library = "nccl", mpi_algo, mpi_profile;
   std::uint32_t ranks_per_node = 1;
@@ -66,15 +71,6 @@ auto option_value(const std::string& option, const std::string& value, F parse) 
   } catch (const UnitError& e) {
     throw InputError("", option, "bad value", "'" + value + "'", e.what());
   }
-}
-
-std::int64_t type_size(const std::string& dtype) {
-  if (dtype == "float" || dtype == "int32" || dtype == "uint32") return 4;
-  if (dtype == "half" || dtype == "bfloat16") return 2;
-  if (dtype == "double" || dtype == "int64" || dtype == "uint64") return 8;
-  if (dtype == "int8" || dtype == "uint8") return 1;
-  throw InputError("", "--type", "unknown data type", dtype,
-                   "float, half, bfloat16, double, int8, uint8, int32, int64");
 }
 
 // NCCL's model and knobs for the run: the release's tables, the calibration profile (if any), --set overrides (after
@@ -117,11 +113,11 @@ struct SizeRange {
 };
 SizeRange size_range(const CollectiveArgs& a) {
   SizeRange r;
-  r.min = option_value("-b", a.min_bytes, parse_bytes);
-  r.max = option_value("-e", a.max_bytes, parse_bytes);
+  r.min = parse_nccl_tests_size("-b", a.min_bytes);
+  r.max = parse_nccl_tests_size("-e", a.max_bytes);
   if (r.min <= 0 || r.max < r.min)
     throw InputError("", "-b/-e", "bad size range", a.min_bytes + ".." + a.max_bytes, "0 < min <= max");
-  r.step = a.step_bytes.empty() ? 0 : option_value("-i", a.step_bytes, parse_bytes);
+  r.step = a.step_bytes.empty() ? 0 : parse_nccl_tests_size("-i", a.step_bytes);
   if (!a.step_bytes.empty() && r.step <= 0)
     throw InputError("", "-i", "bad step", a.step_bytes, "a size > 0 (nccl-tests -i: sizes grow by this many bytes)");
   if (r.step == 0 && !(a.factor > 1.0))
@@ -166,12 +162,15 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
   char pre[256];
   std::snprintf(
       pre, sizeof pre,
-      "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: 1 "
-      "validation: %d graph: 0",
-      std::max<std::uint32_t>(1, a.nthreads), a.ngpus ? a.ngpus : gpn, static_cast<long long>(r.min),
-      static_cast<long long>(r.max),
+      "nThread %u nGpus %u minBytes %lld maxBytes %lld step: %s warmup iters: %d iters: %d agg iters: %d "
+      "validation: %d graph: %d",
+      std::max<std::uint32_t>(1, a.nthreads),
+      a.ngpus ? a.ngpus
+      : a.np  ? 1
+              : gpn,
+      static_cast<long long>(r.min), static_cast<long long>(r.max),
       (r.step > 0 ? std::to_string(r.step) + "(bytes)" : std::to_string(a.factor).substr(0, 4) + "(factor)").c_str(),
-      a.warmup, a.iters, a.check);
+      a.warmup, a.iters, agg_iters(a.ignored), a.check, graph_launches(a.ignored));
   header.notes.push_back(pre);
   header.notes.push_back("Using devices (simulated: vgsim, no GPU was used)");
   const auto& eps = cluster.endpoints();
@@ -180,11 +179,23 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
                            " device " + std::to_string(rank % gpn) + " [simulated] " +
                            cluster.gpus()[eps[comm.rank_to_endpoint()[rank]].gpu].model);
   if (!opt.nccl.approximation.empty()) header.notes.push_back("NCCL model: " + opt.nccl.approximation);
-  header.notes.push_back("transports: " + comm.describe_transports());
-  if (const std::string net = comm.describe_net(); !net.empty()) header.notes.push_back("nccl net: " + net);
-  add_why_notes(header, comm);
-  header.notes.push_back("channels: " + std::to_string(comm.shape().channels) +
-                         (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+  if (comm.ranks() == 1) {
+    const topo::GpuEndpoint& ep = eps[comm.rank_to_endpoint()[0]];
+    char copy[64];
+    std::snprintf(copy, sizeof copy, "%.1f GB/s", sim::one_rank_copy_bytes_per_s(cluster.gpu_model(ep.gpu), ep) / 1e9);
+    header.notes.push_back(
+        "one rank: NCCL runs no algorithm, each call is a device-local copy (NVIDIA/nccl src/enqueue.cc, nRanks == 1: "
+        "ncclLaunchOneRank, a cudaMemcpyAsync out of place, nothing in place): " +
+        std::to_string(static_cast<int>(sim::kOneRankLaunchLatencyUs)) + " us + bytes / " + copy +
+        " (memory bandwidth / 2; sim/one_rank_copy.hpp); both groups show the out-of-place copy");
+  } else {
+    header.notes.push_back("transports: " + comm.describe_transports());
+    if (const std::string net = comm.describe_net(); !net.empty()) header.notes.push_back("nccl net: " + net);
+    add_why_notes(header, comm);
+    header.notes.push_back(
+        "channels: " + std::to_string(comm.shape().channels) +
+        (opt.channels ? " (forced)" : " (from the route bottleneck; trimmed per size as NCCL does)"));
+  }
   if (opt.fold_channels)
     header.notes.push_back(
         "channel fold: on (approximation) -- each ring or tree of several channels ran its representative channels "
@@ -196,20 +207,20 @@ sim::NcclTestsHeader header_of(const CollectiveArgs& a, const topo::Cluster& clu
   return header;
 }
 
-// One size: the simulated call as an nccl-tests row (the calibration profile's residual factor applied).
+// One size: the simulated call as an nccl-tests row (the calibration profile's residual factor applied). The time
+// does not depend on the data type or the reduction (vgsim models neither), so each size is simulated once and its
+// row reused for every type and reduction of -d all / -o all.
 struct RowContext {
   const CollectiveArgs& a;
   const sim::Communicator& comm;
   coll::Op op;
-  std::string redop;
-  std::int64_t tsize;
-  bool per_rank_count;
   std::uint32_t nodes, gpn;
   const std::optional<calibrate::CalibrationProfile>& profile;
   // The profile's calibrated plan choice (issue 15: monotone in size) for calls of NCCL's own choice: one
   // communicator per plan, built when first used.
   const topo::Cluster& cluster;
   std::map<std::string, std::unique_ptr<sim::Communicator>>& planned;
+  std::map<Bytes, sim::NcclTestsRow>& simulated;  // by size
 };
 const sim::Communicator& comm_for(const RowContext& x, Bytes size) {
   if (!x.profile || !x.a.nccl.algo.empty() || !x.a.nccl.proto.empty()) return x.comm;
@@ -223,17 +234,13 @@ const sim::Communicator& comm_for(const RowContext& x, Bytes size) {
   }
   return *c;
 }
-sim::NcclTestsRow row_of(const RowContext& x, Bytes size) {
+const sim::NcclTestsRow& simulated_row(const RowContext& x, Bytes size) {
+  auto it = x.simulated.find(size);
+  if (it != x.simulated.end()) return it->second;
   const coll::Op op = x.op;
   const sim::CollectiveResult r = sim::simulate_collective(comm_for(x, size), op, size, x.a.root);
   sim::NcclTestsRow row;
   row.size = size;
-  row.count = x.per_rank_count ? size / x.tsize / x.comm.ranks() : size / x.tsize;
-  row.type = x.a.dtype;
-  row.redop =
-      (op == coll::Op::AllGather || op == coll::Op::Broadcast || op == coll::Op::SendRecv || op == coll::Op::AllToAll)
-          ? "none"
-          : x.redop;
   row.root = (op == coll::Op::Broadcast || op == coll::Op::Reduce) ? static_cast<int>(x.a.root) : -1;
   row.time = r.time;
   if (x.profile)  // residual factor of the calibrated series (1 where the profile has none for this call)
@@ -246,58 +253,124 @@ sim::NcclTestsRow row_of(const RowContext& x, Bytes size) {
   row.algo = coll::to_string(r.plan.algo);
   row.proto = coll::to_string(r.plan.proto);
   row.channels = r.plan.channels;
-  return row;
+  return x.simulated.emplace(size, row).first->second;
+}
+
+// One table of nccl-tests rows: a data type x reduction (nccl-tests runs types outer, reductions inner, all in one
+// table) and its sizes, whole elements of the type.
+struct RowGroup {
+  std::string type, redop;
+  std::int64_t type_bytes;
+  std::vector<Bytes> sizes;
+};
+std::vector<RowGroup> row_groups(const CollectiveArgs& a, const sim::Communicator& comm, coll::Op op,
+                                 const std::string& redop, const SizeRange& range) {
+  const auto& eps = comm.cluster().endpoints();
+  std::uint32_t min_sm = ~0u;
+  for (std::uint32_t e : comm.rank_to_endpoint())
+    min_sm = std::min(min_sm, comm.cluster().gpu_model(eps[e].gpu).sm_version);
+  const int minor = comm.options().nccl.minor;
+  // allgather / reducescatter: S is the total array; alltoall: S = count per peer x ranks (nccl-tests alltoall.cu).
+  const bool per_rank_count = op == coll::Op::AllGather || op == coll::Op::ReduceScatter || op == coll::Op::AllToAll;
+  const bool reduces = op == coll::Op::AllReduce || op == coll::Op::Reduce || op == coll::Op::ReduceScatter;
+  std::vector<RowGroup> groups;
+  for (const std::string& type : data_types(a.dtype, minor, min_sm))
+    for (const std::string& r : reduces ? reductions(redop, minor) : std::vector<std::string>{"none"}) {
+      const std::int64_t tsize = type_size(type);
+      groups.push_back({type, r, tsize, sizes_of(range, a.factor, tsize * (per_rank_count ? comm.ranks() : 1))});
+    }
+  return groups;
 }
 
 // The largest size runs first: the resource guard (--max-transfers) grows with the size, so a refused size stops the
-// command before any row is printed (no half table). Then rows stream as sizes finish, as nccl-tests prints.
-std::vector<sim::NcclTestsRow> print_rows(const RowContext& x, const std::vector<Bytes>& sizes,
+// command before any row is printed (no half table). Then rows stream as sizes finish, as nccl-tests prints; the
+// progress line (stderr, on a terminal, after 2 s, redrawn every 2 s by a timer) says which size is running.
+std::vector<sim::NcclTestsRow> print_rows(const RowContext& x, const std::vector<RowGroup>& groups,
                                           const sim::NcclTestsHeader& header) {
-  std::optional<sim::NcclTestsRow> largest;
-  if (!sizes.empty()) largest = row_of(x, sizes.back());
-  sim::write_nccl_tests_head(std::cout, header);
-  std::cout.flush();
-  std::vector<sim::NcclTestsRow> rows;
-  ProgressLine progress("vgsim collective");  // on a terminal, after 2 s
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    rows.push_back(k + 1 == sizes.size() ? *largest : row_of(x, sizes[k]));
-    progress.done();  // the row goes where the progress line was
-    sim::write_nccl_tests_row(std::cout, rows.back());
-    std::cout.flush();
-    progress.update(std::to_string(rows.size()) + " of " + std::to_string(sizes.size()) + " sizes done");
+  ProgressTicker progress("vgsim collective", x.a.quiet ? ProgressLine::Show::Never : ProgressLine::Show::OnTerminal);
+  std::size_t total = 0;
+  Bytes largest = 0;
+  for (const auto& g : groups)
+    if (!g.sizes.empty()) total += g.sizes.size(), largest = std::max(largest, g.sizes.back());
+  auto state = [&](std::size_t done, Bytes size) {
+    return std::to_string(done) + " of " + std::to_string(total) + " rows done, simulating " + std::to_string(size) +
+           " B on " + std::to_string(x.comm.ranks()) + " ranks";
+  };
+  if (largest > 0) {
+    progress.set(state(0, largest));
+    simulated_row(x, largest);
   }
-  progress.done();
-  sim::write_nccl_tests_tail(std::cout, rows);
+  progress.output([&] {
+    sim::write_nccl_tests_head(std::cout, header);
+    std::cout.flush();
+  });
+  const bool per_rank_count =
+      x.op == coll::Op::AllGather || x.op == coll::Op::ReduceScatter || x.op == coll::Op::AllToAll;
+  std::vector<sim::NcclTestsRow> rows;
+  for (const auto& g : groups)
+    for (Bytes size : g.sizes) {
+      progress.set(state(rows.size(), size));
+      sim::NcclTestsRow row = simulated_row(x, size);
+      row.type = g.type;
+      row.redop = g.redop;
+      row.count = per_rank_count ? size / g.type_bytes / x.comm.ranks() : size / g.type_bytes;
+      rows.push_back(row);
+      progress.output([&] {
+        sim::write_nccl_tests_row(std::cout, rows.back());
+        std::cout.flush();
+      });
+    }
+  progress.output([&] { sim::write_nccl_tests_tail(std::cout, rows); });
   return rows;
 }
 
+// -o/--op given once or twice: a collective (allreduce, allgather, ...) and/or nccl-tests' reduction (sum, prod, max,
+// min, avg, mulsum, all); a reduction alone names all_reduce_perf's allreduce, the program a copied line names.
+std::pair<std::string, std::string> collective_and_reduction(const std::vector<std::string>& ops) {
+  std::string collective, redop;
+  for (const std::string& v : ops) {
+    std::string& slot = is_reduction(v) ? redop : collective;
+    if (!slot.empty() && slot != v)
+      throw InputError(
+          "", "--op", is_reduction(v) ? "two reductions given" : "two collectives given", slot + " and " + v,
+          "at most one collective (allreduce, allgather, ...) and one reduction (sum, prod, max, min, avg, "
+          "mulsum or all), e.g. --op reducescatter -o all");
+    slot = v;
+  }
+  return {collective.empty() ? "allreduce" : collective, redop.empty() ? "sum" : redop};
+}
+
+// A note on stderr, '#'-led like the table's comments, so a log of both streams still reads as an nccl-tests log.
+void note(const CollectiveArgs& a, const std::string& text) {
+  if (!a.quiet && !text.empty()) std::cerr << "# vgsim: note: " << text << "\n";
+}
+
 void run(const CollectiveArgs& a) {
+  const auto [op_name, redop] = collective_and_reduction(a.ops);
+  const std::string ignored = ignored_options_note(a.ignored);  // checks the values first
   if (a.library == "mpi" && a.fold_channels)
     throw InputError("", "--fold-channels", "the channel fold applies to NCCL's rings and trees", "--library mpi",
                      "no --fold-channels with --library mpi");
-  if (a.library == "mpi")
+  if (a.library == "mpi" && a.np)
+    throw InputError("", "--np", "--library mpi places ranks by --nodes and --ranks-per-node", std::to_string(a.np),
+                     "--nodes N --ranks-per-node R with --library mpi");
+  if (a.library == "mpi" && (a.dtype == "all" || redop == "all"))
+    throw InputError("", a.dtype == "all" ? "-d/--type" : "--op", "one table per type or reduction is nccl-tests'",
+                     "all with --library mpi", "one data type (OSU's tables count bytes) with --library mpi");
+  if (a.library == "mpi") {
+    note(a, ignored);
     return run_mpi_collective(
-        {a.cluster, a.op, a.nodes, a.ranks_per_node, a.mpi_algo, a.sets, a.mpi_profile, a.json_out},
+        {a.cluster, op_name, a.nodes, a.ranks_per_node, a.mpi_algo, a.sets, a.mpi_profile, a.json_out},
         sizes_of(size_range(a), a.factor, type_size(a.dtype)));
+  }
   const topo::Catalog catalog = topo::Catalog::load_default();
   const topo::Cluster cluster = topo::Cluster::resolve(a.cluster, catalog);
-  const std::uint32_t nodes = a.nodes ? a.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
-  // nccl-tests runs g GPUs x t threads per process; one process per node unless --gpus-per-node says otherwise.
-  const std::uint32_t gpn = a.gpus_per_node ? a.gpus_per_node
-                            : a.ngpus       ? a.ngpus * std::max<std::uint32_t>(1, a.nthreads)
-                                            : static_cast<std::uint32_t>(cluster.hosts()[0].gpus.size());
+  const RankLayout layout = rank_layout({a.np, a.nthreads, a.ngpus, a.nodes, a.gpus_per_node}, cluster);
+  const std::uint32_t nodes = layout.nodes, gpn = layout.gpus_per_node;
   std::optional<calibrate::CalibrationProfile> profile;
   sim::CommOptions opt = comm_options(a, profile);
-  // -o/--op: nccl-tests' reduction (sum, prod, min, max, avg) or, for vgsim, the collective (allreduce, ...).
-  static const std::vector<std::string> kRedops = {"sum", "prod", "min", "max", "avg"};
-  std::string redop = a.redop, op_name = a.op;
-  if (std::find(kRedops.begin(), kRedops.end(), a.op) != kRedops.end()) {
-    redop = a.op;
-    op_name = "allreduce";  // the op of all_reduce_perf, the program a copied command line names
-  }
   const coll::Op op = option_value("--op", op_name, coll::parse_op);
   const SizeRange range = size_range(a);
-  const std::int64_t tsize = type_size(a.dtype);
 
   opt.max_transfers = a.max_transfers;
   if (opt.channels && (*opt.channels < 1 || *opt.channels > 64))
@@ -308,19 +381,22 @@ void run(const CollectiveArgs& a) {
     throw InputError("", "-r/--root", "root is not a rank of the communicator", std::to_string(a.root),
                      "0.." + std::to_string(comm.ranks() - 1));
   const sim::NcclTestsHeader header = header_of(a, cluster, comm, op, nodes, gpn, range, profile);
-
-  // allgather / reducescatter: S is the total array; alltoall: S = count per peer x ranks (nccl-tests alltoall.cu).
-  const bool per_rank_count = op == coll::Op::AllGather || op == coll::Op::ReduceScatter || op == coll::Op::AllToAll;
-  const std::vector<Bytes> sizes = sizes_of(range, a.factor, tsize * (per_rank_count ? comm.ranks() : 1));
+  const std::vector<RowGroup> groups = row_groups(a, comm, op, redop, range);
+  note(a, ignored);
+  note(a, layout.note);
   if (profile)  // a profile applied outside what it was fitted on: one warning per fact
     for (const auto& w : calibrate::coverage_warnings(*profile, cluster.name(), nodes, gpn, comm.describe_transports()))
       std::cerr << "vgsim: warning: " << w << "\n";
   std::map<std::string, std::unique_ptr<sim::Communicator>> planned;
-  const RowContext context{a, comm, op, redop, tsize, per_rank_count, nodes, gpn, profile, cluster, planned};
-  const std::vector<sim::NcclTestsRow> rows = print_rows(context, sizes, header);
+  std::map<Bytes, sim::NcclTestsRow> simulated;
+  const RowContext context{a, comm, op, nodes, gpn, profile, cluster, planned, simulated};
+  const std::vector<sim::NcclTestsRow> rows = print_rows(context, groups, header);
   if (!a.json_out.empty()) write_file_atomically(a.json_out, sim::nccl_tests_json(header, rows).dump(2) + "\n");
-  if (!a.dump_schedule.empty() && !sizes.empty()) {  // the largest size's step schedule, streamed ones stored
-    const sim::CallPlan plan = comm_for(context, sizes.back()).plan(op, sizes.back(), a.root);
+  Bytes largest = 0;
+  for (const auto& g : groups)
+    if (!g.sizes.empty()) largest = std::max(largest, g.sizes.back());
+  if (!a.dump_schedule.empty() && largest > 0) {  // the largest size's step schedule, streamed ones stored
+    const sim::CallPlan plan = comm_for(context, largest).plan(op, largest, a.root);
     const coll::CollectiveSchedule stored =
         plan.schedule->streamed ? coll::materialize(*plan.schedule, a.max_transfers) : coll::CollectiveSchedule{};
     write_file_atomically(a.dump_schedule,
@@ -334,19 +410,28 @@ void add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* c = app.add_subcommand("collective", "Simulate an nccl-tests style sweep of one collective");
   c->add_option("--cluster", args->cluster, "cluster preset name or JSON file")->capture_default_str();
-  c->add_option(
-       "-o,--op", args->op,
-       "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall), or nccl-tests' "
-       "reduction (sum, prod, min, max, avg: an allreduce with that reduction)")
-      ->capture_default_str();
-  c->add_option("--nodes", args->nodes, "hosts to use (default: all)");
+  c->add_option("-o,--op", args->ops,
+                "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall; default "
+                "allreduce) and/or nccl-tests' reduction (sum, prod, max, min, avg, mulsum, or all: one group of rows "
+                "per reduction; alone, an allreduce with it); give -o twice for both, e.g. --op reduce -o all");
+  c->add_option("--nodes", args->nodes, "hosts to use (default: all; with --np: the nodes the processes spread over)");
   c->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per host (default: all of the first host)");
-  c->add_option("-b,--minbytes", args->min_bytes, "smallest size (nccl-tests -b)")->capture_default_str();
+  c->add_option("--np", args->np,
+                "processes, as mpirun -np: ranks = np x -t x -g, filling each node's GPUs before the next (without "
+                "--np, one process per node)")
+      ->check(CLI::Range(1u, 1u << 20));
+  c->add_option("-b,--minbytes", args->min_bytes, "smallest size (nccl-tests -b: 8, 1k, 1m, 1g or 64MiB)")
+      ->capture_default_str();
   c->add_option("-e,--maxbytes", args->max_bytes, "largest size (nccl-tests -e)")->capture_default_str();
   c->add_option("-f,--stepfactor", args->factor, "multiplicative size step (nccl-tests -f)")->capture_default_str();
-  c->add_option("-d,--datatype,--type", args->dtype, "data type (nccl-tests -d)")->capture_default_str();
+  c->add_option("-d,--datatype,--type", args->dtype,
+                "data type (nccl-tests -d: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, "
+                "f8e4m3, f8e5m2, or all: one group of rows per type)")
+      ->capture_default_str();
   c->add_option("-i,--stepbytes", args->step_bytes, "linear size step in bytes instead of -f (nccl-tests -i)");
-  c->add_option("-g,--ngpus", args->ngpus, "GPUs per process (nccl-tests -g): GPUs per node unless --gpus-per-node")
+  c->add_option("-g,--ngpus", args->ngpus,
+                "GPUs per process (nccl-tests -g; default 1 with --np); without --np, -g x -t GPUs per node unless "
+                "--gpus-per-node")
       ->check(CLI::Range(1u, 1u << 20));  // nccl-tests refuses 0 GPUs: so does vgsim (it used to mean "default")
   c->add_option("-t,--nthreads", args->nthreads, "threads per process (nccl-tests -t), each with -g GPUs")
       ->check(CLI::Range(1u, 1u << 20));
@@ -354,6 +439,9 @@ void add_collective_command(CLI::App& app) {
   c->add_option("-w,--warmup_iters", args->warmup, "accepted for nccl-tests command lines");
   c->add_option("-c,--check", args->check, "accepted for nccl-tests command lines (no data moves: #wrong is N/A)");
   c->add_option("-r,--root", args->root, "root rank for broadcast/reduce")->capture_default_str();
+  add_ignored_nccl_tests_options(c, args->ignored);
+  c->add_flag("--quiet", args->quiet,
+              "stdout's table only: no notes and no progress line on stderr (warnings and errors still print)");
   c->add_option("--max-transfers", args->max_transfers,
                 "refuse a size whose schedule needs more step transfers (~64 B each; 0 = no limit)")
       ->capture_default_str();

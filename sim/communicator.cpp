@@ -36,6 +36,7 @@
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/one_rank_copy.hpp"
 #include "vgsim/topologies/path_reasons.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
@@ -262,7 +263,41 @@ void check_forced(coll::Algo algo, coll::Op op, const coll::CommShape& shape, st
 }
 }  // namespace
 
+namespace {
+// One rank: NCCL runs no algorithm (enqueue.cc: "single rank communicators, collectives are issued as
+// ncclMemcpyAsyncs"; updateCollCostTable gives Ring/Simple cost 0), so neither NCCL_ALGO nor NCCL_PROTO matters. The
+// plan is an empty schedule whose base latency is the device-local copy (one_rank_copy.hpp); the executors finish an
+// empty schedule after its base latency (+ CommOptions::launch_overhead), so the engine, the analytical fidelity and
+// every caller see that time.
+CallPlan one_rank_plan(const topo::Cluster& cluster, std::uint32_t endpoint, const CommOptions& options, coll::Op op,
+                       Bytes size, std::uint32_t root) {
+  CallPlan plan;
+  plan.op = op;
+  plan.algo = coll::Algo::Ring;
+  plan.proto = coll::Proto::Simple;
+  plan.channels = 1;
+  plan.size = size;
+  plan.model_time_us = 0.0;
+  const topo::GpuEndpoint& ep = cluster.endpoints()[endpoint];
+  plan.costs.base_latency = one_rank_copy_time(cluster.gpu_model(ep.gpu), ep, size);
+  plan.costs.launch_overhead = options.launch_overhead;
+  plan.channel_gpus = {{endpoint}};
+  coll::CollectiveSchedule s;
+  s.op = op;
+  s.algo = plan.algo;
+  s.proto = plan.proto;
+  s.ranks = 1;
+  s.channels = 1;
+  s.size = size;
+  s.ranks_per_node = 1;
+  s.root = root;
+  plan.schedule = std::make_shared<const coll::CollectiveSchedule>(std::move(s));
+  return plan;
+}
+}  // namespace
+
 CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
+  if (ranks() == 1) return one_rank_plan(cluster_, rank_to_endpoint_[0], options_, op, size, root);
   const coll::NcclTuning& t = options_.nccl;
   coll::Allowed allowed;  // the registry's default set (an opt-in algorithm only when forced)
   if (options_.algo) allowed.algos = std::uint64_t{1} << options_.algo->id;

@@ -44,4 +44,40 @@ void ProgressLine::done() {
   shown_width_ = 0;
 }
 
+ProgressTicker::ProgressTicker(std::string label, ProgressLine::Show show, std::chrono::milliseconds delay,
+                               std::chrono::milliseconds period)
+    : line_(std::move(label), show, delay), period_(period) {
+  if (line_.enabled()) thread_ = std::thread([this] { tick_loop(); });
+}
+
+ProgressTicker::~ProgressTicker() {
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(output_mu_);
+  line_.done();
+}
+
+void ProgressTicker::set(const std::string& state) {
+  if (!line_.enabled()) return;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  state_ = state;  // drawn by the next tick: the line changes at most once a period
+}
+
+void ProgressTicker::tick_loop() {
+  std::unique_lock<std::mutex> lock(state_mu_);
+  while (!wake_.wait_for(lock, period_, [this] { return stop_; })) {
+    const std::string state = state_;
+    lock.unlock();
+    {
+      std::lock_guard<std::mutex> out(output_mu_);
+      if (!state.empty()) line_.update(state, true);
+    }
+    lock.lock();
+  }
+}
+
 }  // namespace vgsim

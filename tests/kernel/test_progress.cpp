@@ -72,3 +72,38 @@ TEST_CASE("a progress line appears only after its delay, rewrites itself and is 
   CHECK(limited.find("vgsim test: a") != std::string::npos);
   CHECK(limited.find("vgsim test: b") == std::string::npos);
 }
+
+TEST_CASE("a progress ticker redraws its line on a timer while a step runs, and output() writes on a clean line",
+          "[kernel]") {
+  using vgsim::ProgressTicker;
+  // Period 20 ms, no delay, shown always: during 150 ms with no call at all the timer draws the state about 7 times
+  // (at least 2 with slack for a loaded machine); output() erases the line before writing and the destructor erases
+  // it once more, so the text written through output() is never glued to a progress line.
+  const std::string shown = stderr_of([] {
+    ProgressTicker t("vgsim test", ProgressLine::Show::Always, std::chrono::milliseconds(0),
+                     std::chrono::milliseconds(20));
+    t.set("simulating 8 B");
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    t.output([] {
+      std::fputs("ROW\n", stderr);
+      std::fflush(stderr);
+    });
+  });
+  std::size_t draws = 0;
+  for (std::size_t at = shown.find("\rvgsim test: simulating 8 B, "); at != std::string::npos;
+       at = shown.find("\rvgsim test: simulating 8 B, ", at + 1))
+    ++draws;
+  CHECK(draws >= 2);
+  const std::size_t row = shown.find("ROW\n");
+  REQUIRE(row != std::string::npos);
+  CHECK(row > 0);
+  CHECK(shown[row - 1] == '\r');  // the eraser "\r<spaces>\r" just before the row
+
+  // Not shown: no thread, nothing written, however long it runs.
+  CHECK(stderr_of([] {
+          ProgressTicker t("vgsim test", ProgressLine::Show::Never, std::chrono::milliseconds(0),
+                           std::chrono::milliseconds(5));
+          t.set("hidden");
+          std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        }).empty());
+}
