@@ -799,7 +799,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
     const std::uint32_t pa = t.nic_choice[la], pb = t.nic_choice[lb];
     if (pa == kNone)
       throw std::invalid_argument("vgsim: P2P and SHM disabled and host '" + h.name + "' has no NIC for " + ga.name);
-    const bool rdma = !o.ib_disable && t.nics[t.ports[pa].nic].rdma;
+    const bool rdma = !o.sockets_forced() && t.nics[t.ports[pa].nic].rdma;
     p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
     p.link_class = LinkClass::Net;
     p.type = PathType::NET;
@@ -822,7 +822,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
                          " are on different hosts",
                      "[]", "at least one NIC in the template of every host whose GPUs talk to other hosts");
   }
-  const bool rdma = !o.ib_disable && ta.nics[ta.ports[pa].nic].rdma && tb.nics[tb.ports[pb].nic].rdma;
+  const bool rdma = !o.sockets_forced() && ta.nics[ta.ports[pa].nic].rdma && tb.nics[tb.ports[pb].nic].rdma;
   p.transport = rdma ? Transport::NetIB : Transport::NetSocket;
   p.type = PathType::NET;
   p.link_class = LinkClass::Net;

@@ -173,9 +173,8 @@ Side side_of(const Cluster::Impl& m, const GpuEndpoint& e, const PathOptions& o)
 
 Net net_between(const Cluster::Impl& m, const Side& a, const Side& b, const PathOptions& o) {
   Net n{m, a, b};
-  const bool forced_socket = o.net == "Socket" || o.net == "socket" || o.net == "SOCKET";
-  n.rdma = !o.ib_disable && !forced_socket && a.rdma_nic && b.rdma_nic && a.net_ib && b.net_ib &&
-           a.mode != SideMode::Vmxnet3 && b.mode != SideMode::Vmxnet3;
+  n.rdma = !o.sockets_forced() && a.rdma_nic && b.rdma_nic && a.net_ib && b.net_ib && a.mode != SideMode::Vmxnet3 &&
+           b.mode != SideMode::Vmxnet3;
   n.same_host = a.host == b.host;
   n.hairpin_vswitch = n.same_host && (a.mode == SideMode::Vmxnet3 || b.mode == SideMode::Vmxnet3);
   n.host_copy = n.same_host && !n.hairpin_vswitch && a.mode == SideMode::Pvrdma && b.mode == SideMode::Pvrdma;

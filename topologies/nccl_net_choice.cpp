@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "vgsim/topologies/cluster.hpp"
+
 namespace vgsim::topo {
 
 namespace {
@@ -84,12 +86,12 @@ void socket_threads(NetChoice& c, const NetInterface& first, const NetChoiceKnob
   if (nt > 0 && nt * ns > 64) ns = 64 / nt;
   c.socket_threads = nt;
   c.sockets_per_thread = ns;
+  const bool from_env = k.socket_nthreads != -2 || k.nsocks_perthread != -2;
+  const std::string why = from_env
+                              ? "NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD"
+                              : "NCCL 2." + std::to_string(k.nccl_minor) + " default for a " + first.vendor + " NIC";
   c.rules.push_back("socket threads " + std::to_string(nt) + " x " + std::to_string(ns) + " sockets per thread (" +
-                    (k.socket_nthreads != -2 || k.nsocks_perthread != -2
-                         ? std::string("NCCL_SOCKET_NTHREADS / "
-                                       "NCCL_NSOCKS_PERTHREAD")
-                         : "NCCL 2." + std::to_string(k.nccl_minor) + " default for a " + first.vendor + " NIC") +
-                    "; net_socket.cc ncclNetSocketGetNsockNthread)");
+                    why + "; net_socket.cc ncclNetSocketGetNsockNthread)");
 }
 
 }  // namespace
@@ -112,6 +114,8 @@ RdmaPortState parse_rdma_port_state(const std::string& s) {
   if (s == "unmapped") return RdmaPortState::Unmapped;
   throw std::invalid_argument("'" + s + "' is not an RDMA port state (active, down or unmapped)");
 }
+
+bool PathOptions::sockets_forced() const { return ib_disable || lower(net) == "socket"; }
 
 std::vector<std::uint32_t> nccl_find_interfaces(const std::vector<NetInterface>& ifs, const NetChoiceKnobs& knobs,
                                                 std::vector<std::string>& rules) {
@@ -189,16 +193,23 @@ NetChoice choose_nccl_net(const std::vector<NetInterface>& ifs, const std::vecto
                                 (skipped.empty() ? std::string() : " (" + skipped + ")") +
                                 ": NCCL fails to initialise (net.cc: the forced transport has 0 devices)");
   c.transport = NetKind::Socket;
-  if (knobs.ib_disable)
+  if (knobs.ib_disable) {
     c.rules.push_back("NCCL_IB_DISABLE=1: NET/Socket (net.cc)");
-  else if (forced == "socket")
+    c.socket_fix = "without NCCL_IB_DISABLE (--ib-disable) the RDMA port would carry IB verbs";
+  } else if (forced == "socket") {
     c.rules.push_back("NCCL_NET=Socket (net.cc)");
-  else if (ports.empty())
+    c.socket_fix = "without NCCL_NET=Socket (--net Socket) the RDMA port would carry IB verbs";
+  } else if (ports.empty()) {
     c.rules.push_back("no RDMA device: NET/IB has 0 devices and is rejected, NCCL falls back to NET/Socket (net.cc)");
-  else
+    c.socket_fix = "an RDMA device (RoCE or InfiniBand, or a VF or PVRDMA adapter in a VM) would carry IB verbs";
+  } else {
     c.rules.push_back("no ACTIVE RDMA port (" + skipped +
                       "): NET/IB logs 'No device found.' at INFO level and is rejected; NCCL falls back to "
                       "NET/Socket silently (net_ib.cc, net.cc)");
+    c.socket_fix =
+        "an ACTIVE port (the RDMA device mapped to its netdev, link up: see ibdev2netdev) would carry IB verbs";
+  }
+  c.socket_rule = c.rules.back();
   // The socket transport uses every interface found as its own device (net_socket.cc ncclNetSocketInit).
   c.devices = found;
   for (std::uint32_t i : found)

@@ -70,9 +70,9 @@ bool is_none_hypervisor(const NetSide& s) { return s.vm && s.vm->overheads.hyper
 // Why NET runs over TCP sockets rather than IB verbs.
 void socket_reasons(const Cluster& c, const NetSide& s, const PathOptions& o, std::vector<PathReason>& out) {
   const std::string what = "TCP sockets, not IB verbs";
-  if (o.ib_disable) {
-    out.push_back(
-        {what, "NCCL_IB_DISABLE=1 (--ib-disable)", kIbRule, "without --ib-disable the RDMA NIC would use IB"});
+  if (o.sockets_forced()) {  // the knob, in NCCL's words (nccl_net_choice.cpp)
+    const NetChoice ch = c.nccl_net(*c.find_endpoint(s.e.name), o);
+    out.push_back({what, ch.socket_rule, kIbRule, ch.socket_fix});
     return;
   }
   if (s.vm && s.vm->nic_mode == "vmxnet3") {
@@ -80,9 +80,14 @@ void socket_reasons(const Cluster& c, const NetSide& s, const PathOptions& o, st
                    "NIC mode pvrdma, sriov or passthrough would use IB"});
     return;
   }
-  if (s.nic != UINT32_MAX && !c.nics()[s.nic].rdma)
+  if (s.nic != UINT32_MAX && !c.nics()[s.nic].rdma) {
     out.push_back({what, "NIC " + c.nics()[s.nic].model + " has no RDMA", kIbRule,
                    "an RDMA NIC (RoCE or InfiniBand) would carry IB verbs"});
+    return;
+  }
+  // Otherwise NCCL's own choice in that OS rejected NET/IB (an RDMA port down or not mapped to its netdev).
+  const NetChoice ch = c.nccl_net(*c.find_endpoint(s.e.name), o);
+  if (ch.transport == NetKind::Socket) out.push_back({what, ch.socket_rule, kIbRule, ch.socket_fix});
 }
 
 // Why GPUDirect RDMA is not in use on one side of an IB-verbs route.

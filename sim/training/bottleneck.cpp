@@ -18,7 +18,8 @@ IterationBottleneck iteration_bottleneck(const TrainingResult& r) {
   if (r.exposure.empty()) {
     consider("communication", r.exposed_communication);
   } else {
-    for (const auto& c : r.exposure) consider(c.name, c.time);
+    for (const auto& c : r.exposure)
+      if (c.name != "interaction") consider(c.name, c.time);  // not a cause: what the causes do together
   }
   b.share = std::clamp(b.share, 0.0, 1.0);
   if (!r.resources.empty()) {  // sorted by utilisation over the iteration (desc): the same order during comm

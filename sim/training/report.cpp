@@ -163,9 +163,19 @@ void write_training_summary(std::ostream& out, const TrainingJob& job, const Tra
     out << "      of which NCCL SMs " << format_time(r.nccl_slowdown) << " (backward slowed while collectives ran)\n";
   if (!r.exposure.empty() && r.exposed_communication.ps > 0) {
     out << "      by cause          ";
-    for (std::size_t k = 0; k < r.exposure.size(); ++k)
+    const ExposureCause* interaction = nullptr;
+    for (std::size_t k = 0; k < r.exposure.size(); ++k) {
+      if (r.exposure[k].name == "interaction") {
+        interaction = &r.exposure[k];
+        continue;
+      }
       out << (k ? ", " : "") << r.exposure[k].name << " " << format_time(r.exposure[k].time);
+    }
     out << "\n";
+    if (interaction && interaction->time.ps != 0)  // the causes' parts are each alone; what they do together
+      out << "      interaction       " << (interaction->time.ps > 0 ? "+" : "") << format_time(interaction->time)
+          << " (the causes together " << (interaction->time.ps > 0 ? "cost more" : "cost less")
+          << " than their parts alone; exposure.hpp)\n";
   }
   out << "    communication busy   "
       << " " << format_time(r.communication_busy);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vgsim/kernel/parallel_for.hpp"
@@ -52,4 +53,25 @@ TEST_CASE("parallel_for rethrows the exception of the lowest failing index") {
       CHECK(std::string(e.what()) == "index 300");
     }
   }
+}
+
+TEST_CASE("a parallel_for inside a body runs inline on that thread, in index order") {
+  // Expectation: 8 outer items on 4 threads, each running an inner parallel_for of 16 items with 4 threads asked for:
+  // every inner body runs on the outer body's thread with worker 0, its indices in order 0..15 (a sequential loop),
+  // (the flag that makes it inline is per thread and is cleared when the outer body returns).
+  std::vector<int> ok(8, 0);
+  parallel_for(8, 4, [&](unsigned, std::size_t i) {
+    const auto outer = std::this_thread::get_id();
+    std::vector<std::size_t> seen;
+    bool same_thread = true, worker_zero = true;
+    parallel_for(16, 4, [&](unsigned w, std::size_t j) {
+      same_thread = same_thread && std::this_thread::get_id() == outer;
+      worker_zero = worker_zero && w == 0;
+      seen.push_back(j);
+    });
+    bool ordered = seen.size() == 16;
+    for (std::size_t j = 0; ordered && j < seen.size(); ++j) ordered = seen[j] == j;
+    ok[i] = same_thread && worker_zero && ordered;
+  });
+  for (int x : ok) CHECK(x == 1);
 }

@@ -84,7 +84,7 @@ TEST_CASE("transport reasons: the communicator asks path_reasons about its ring 
   tcp.path.ib_disable = true;
   const auto tcp_lines = sim::Communicator(cluster, sim::place_ranks(cluster, 2, 1), tcp).transport_reasons();
   REQUIRE(tcp_lines.size() == 1);
-  CHECK(tcp_lines[0].find("NCCL_IB_DISABLE=1 (--ib-disable)") != std::string::npos);
+  CHECK(tcp_lines[0].find("NCCL_IB_DISABLE=1: NET/Socket") != std::string::npos);
 }
 
 TEST_CASE("GPUDirect on is never slower than off, and sockets are never faster than RDMA") {

@@ -2,15 +2,14 @@
 // in src/graph/paths.cc ncclTopoCheckGdr (read = the sending side), applied by hand to each preset's GPUs.
 #include <catch2/catch.hpp>
 
+#include "default_catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 using namespace vgsim::topo;
 
+using vgsim::topo::test::cat;
+
 namespace {
-const Catalog& catalog() {
-  static const Catalog c = Catalog::load_default();
-  return c;
-}
 
 bool crosses_kind(const Cluster& c, const Path& p, const std::string& kind) {
   for (auto r : p.resources)
@@ -23,7 +22,7 @@ TEST_CASE("NCCL_NET_GDR_READ default: pre-Ampere PCIe GPUs without an NVLink pee
   // hvd17: 4 x P100 PCIe (sm 6.0) per host, no NVLink, one 25 GbE NIC on socket 0; gpu0-NIC is PHB, so
   // NCCL_NET_GDR_LEVEL=SYS puts GDR in reach. Rule: sm < 80 and no NVLink peer among 4 GPUs -> no GDR read, in every
   // version; the receiving side still writes GPU memory directly.
-  const Cluster c = Cluster::resolve("hvd17-4x4-p100-25gbe", catalog());
+  const Cluster c = Cluster::resolve("hvd17-4x4-p100-25gbe", cat());
   PathOptions o;
   o.gdr_level = PathType::SYS;
   const std::uint32_t a = *c.find_gpu("host0/gpu0"), b = *c.find_gpu("host1/gpu0");
@@ -42,7 +41,7 @@ TEST_CASE("NCCL_NET_GDR_READ default: pre-Ampere PCIe GPUs without an NVLink pee
 
 TEST_CASE("NCCL_NET_GDR_READ default: Ampere from 2.19, or an NVLink peer, reads directly; 0 turns it off") {
   // r750xa: A100 PCIe (sm 8.0) in NVLink-bridged pairs; both reasons hold in 2.30, the NVLink one alone in 2.18.
-  const Cluster c = Cluster::resolve("r750xa-2x-100gbe", catalog());
+  const Cluster c = Cluster::resolve("r750xa-2x-100gbe", cat());
   PathOptions o;
   o.gdr_level = PathType::SYS;
   const std::uint32_t a = *c.find_gpu("host0/gpu0"), b = *c.find_gpu("host1/gpu0");
@@ -59,7 +58,7 @@ TEST_CASE("NVIDIA/nccl#371's V100 PCIe nodes: GDR reads off by default from 2.6,
   // 8 x V100 PCIe (sm 7.0, no NVLink) per node, GPU0-3 PIX to the HCA: GPU0 is within the default GDR level PXB, so
   // receives use GDR; sends use it only when reads are allowed (data/measured/nccl371-gdr-read.csv: 6.12 GB/s busbw
   // by default with 2.7.8, 9.23 with NCCL_NET_GDR_READ=1).
-  const Cluster c = Cluster::resolve("nccl371-2x8xv100pcie", catalog());
+  const Cluster c = Cluster::resolve("nccl371-2x8xv100pcie", cat());
   PathOptions o;
   o.nccl_minor = 7;
   const std::uint32_t a = *c.find_gpu("host0/gpu0"), b = *c.find_gpu("host1/gpu0");

@@ -5,16 +5,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "default_catalog.hpp"
 #include "vgsim/topologies/path_reasons.hpp"
 
 using namespace vgsim;
 using namespace vgsim::topo;
 
+using vgsim::topo::test::cat;
+
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load_default();
-  return c;
-}
 Json my_cluster_json() {
   std::ifstream in(std::string(VGSIM_SOURCE_DIR) + "/docs/examples/my-cluster.json");
   REQUIRE(in.good());
@@ -115,7 +114,7 @@ TEST_CASE("--ib-disable and a NIC without RDMA: NET over TCP sockets, with the I
   auto r = path_reasons(c, a, b, ib_off);
   REQUIRE(r.size() == 1);
   CHECK(r[0].what == "TCP sockets, not IB verbs");
-  CHECK(has(r[0].why, "NCCL_IB_DISABLE=1 (--ib-disable)"));
+  CHECK(has(r[0].why, "NCCL_IB_DISABLE=1: NET/Socket"));
   CHECK(has(r[0].rule, "net_ib.cc"));
 
   Json j = my_cluster_json();

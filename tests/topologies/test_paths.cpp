@@ -2,16 +2,15 @@
 // cluster with PCIe switches. Expected routes are written out from the layout each preset documents.
 #include <catch2/catch.hpp>
 
+#include "default_catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 using namespace vgsim;
 using namespace vgsim::topo;
 
+using vgsim::topo::test::cat;
+
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load_default();
-  return c;
-}
 std::vector<std::string> names(const Cluster& c, const Path& p) {
   std::vector<std::string> out;
   for (auto r : p.resources) out.push_back(c.resources()[r].name);

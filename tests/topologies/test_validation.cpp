@@ -2,16 +2,15 @@
 // what was expected, and must be an InputError (never a crash).
 #include <catch2/catch.hpp>
 
+#include "default_catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 using namespace vgsim;
 using namespace vgsim::topo;
 
+using vgsim::topo::test::cat;
+
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load_default();
-  return c;
-}
 
 // A valid two-host cluster; each test breaks one thing in it.
 Json base() {

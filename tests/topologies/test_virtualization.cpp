@@ -3,16 +3,15 @@
 // presets document (gpu0/gpu1 on socket 0, gpu2/gpu3 on socket 1, NIC on socket 0, no PCIe switch, pairs bridged).
 #include <catch2/catch.hpp>
 
+#include "default_catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 using namespace vgsim;
 using namespace vgsim::topo;
 
+using vgsim::topo::test::cat;
+
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load_default();
-  return c;
-}
 std::vector<std::string> names(const Cluster& c, const Path& p) {
   std::vector<std::string> out;
   for (auto r : p.resources) out.push_back(c.resources()[r].name);

@@ -6,16 +6,15 @@
 #endif
 #include <catch2/catch.hpp>
 
+#include "default_catalog.hpp"
 #include "vgsim/topologies/cluster.hpp"
 
 using namespace vgsim;
 using namespace vgsim::topo;
 
+using vgsim::topo::test::cat;
+
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load_default();
-  return c;
-}
 
 // One host, two bridged A100 PCIe 40GB on socket 0 and a NIC; `vms` go on the host template.
 Json with_vms(const std::string& vms, const std::string& hypervisor = R"({"type": "esxi-7.0.3"})") {

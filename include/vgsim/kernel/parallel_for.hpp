@@ -6,7 +6,8 @@
 // thread, so a caller can keep per-thread state; results must be written by index, which keeps them independent of
 // the schedule. An exception from body stops handing out indices and is rethrown after every thread has stopped: the
 // one of the lowest failing index, which is what a sequential loop would have thrown (every lower index was handed
-// out before it and ran).
+// out before it and ran). A parallel_for called from inside a body runs inline on that thread (body(0, i) in index
+// order), so nested parallel work never multiplies the threads.
 #pragma once
 
 #include <cstddef>

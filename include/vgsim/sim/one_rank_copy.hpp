@@ -13,7 +13,8 @@
 namespace vgsim::sim {
 
 // Per call: the host-side cost of issuing one cudaMemcpyAsync, 6 us = the midpoint of the 5-7 us per call measured
-// by Wu et al., "DualPath" (arXiv:2602.21548, 2026), section 5.2 [assumption: their copies, not NCCL's call path].
+// by Wu et al., "DualPath" (arXiv:2602.21548, 2026), section 5.2 [assumption: their copies, not NCCL's call path;
+// grade C: the figure was read in a summary of the paper, not checked in the paper itself].
 constexpr double kOneRankLaunchLatencyUs = 6.0;
 // Device-memory traffic per byte copied: one read plus one write (the CUDA samples' bandwidthTest counts its
 // device-to-device bandwidth as 2 x bytes / time for the same reason).

@@ -42,6 +42,9 @@ struct PathOptions {
   std::string socket_ifname;           // NCCL_SOCKET_IFNAME ("" = unset: nccl_net_choice.hpp's default order)
   int nccl_minor = 30;                 // NCCL 2.<minor> (the interface and socket-thread rules by version)
   int gdr_read = -2;                   // NCCL_NET_GDR_READ: 0 sends staged, 1 GDR sends, -2 NCCL's default (gdr_read())
+
+  // NCCL_IB_DISABLE=1 or NCCL_NET=Socket (any case, as NCCL compares it): the net transport is sockets everywhere.
+  bool sockets_forced() const;
 };
 
 struct ResourceInfo {

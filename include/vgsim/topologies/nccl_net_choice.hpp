@@ -50,6 +50,8 @@ struct NetChoice {
   std::vector<std::uint32_t> devices;      // NetKind::IB: indices into the RDMA ports; Socket: into the interfaces
   std::optional<std::uint32_t> bootstrap;  // index into the interfaces: the first one ncclFindInterfaces returns
   std::vector<std::string> rules;          // the rules that decided, in order, each naming its NCCL source
+  // NetKind::Socket: the rule that rejected NET/IB (one of `rules`) and what would bring IB back.
+  std::string socket_rule, socket_fix;
   // Socket transport only: helper threads x sockets per thread of each connection (NCCL's defaults by version and
   // NIC vendor unless the knobs set them) and the speed NCCL believes each device has (Gb/s, device order).
   int socket_threads = 0, sockets_per_thread = 1;

@@ -46,6 +46,12 @@ TEST_CASE("an unmapped RDMA port: NET/Socket on the vmxnet3 vNIC through the vsw
                                            "bootstrap on ens192"));
   CHECK_THAT(r.nccl_net, Catch::Contains("mlx5_0 (port unmapped)"));
   CHECK_THAT(r.nccl_net, Catch::Contains("falls back to NET/Socket silently"));
+  // The why-line names the same rule and the fix (path_reasons takes it from the net choice).
+  bool why = false;
+  for (const auto& w : r.transport_reasons)
+    why = why || (w.find("no ACTIVE RDMA port (mlx5_0 (port unmapped))") != std::string::npos &&
+                  w.find("ibdev2netdev") != std::string::npos);
+  CHECK(why);
   // The mapped VF: NET/IB on mlx5_0 with GPUDirect RDMA (PHB within NCCL_NET_GDR_LEVEL=PHB).
   const TrainingJob m = seed("r750xa-vm-2x-100gbe-gdr", 2);
   CHECK(m.cluster->endpoint_path(0, 1, m.comm.path).gdr);
@@ -75,6 +81,11 @@ TEST_CASE("NCCL_IB_DISABLE in an SR-IOV VM: sockets on the fastest interface; NC
   TrainingJob k = seed("r750xa-vm-2x-100gbe-gdr", 2);
   k.comm.path.net = "Socket";
   CHECK(k.cluster->endpoint_path(0, 1, k.comm.path).transport == topo::Transport::NetSocket);
+  // On bare metal too: Cluster::path honours NCCL_NET=Socket as it does NCCL_IB_DISABLE.
+  topo::PathOptions o;
+  o.net = "Socket";
+  const TrainingJob b = seed("r750xa-2x-100gbe", 2);
+  CHECK(b.cluster->path(0, b.cluster->hosts()[1].gpus[0], o).transport == topo::Transport::NetSocket);
 }
 
 TEST_CASE("an unmapped port is never faster than a mapped one; a faster NIC never slows the fallback",

@@ -89,9 +89,9 @@ TEST_CASE("GPUDirect RDMA is never slower than host staging on the same path", "
 }
 
 TEST_CASE("the exposed-communication breakdown sums to the exposed time", "[training][network]") {
-  // Expectation: sum over causes (interference, framework, host_staging, socket_cpu, network) of the cause's time ==
-  // exposed_communication, to the picosecond (a sequential decomposition whose last part is the remainder), and the
-  // causes come in kExposureCauses order.
+  // Expectation: sum over the six lines (interference, framework, host_staging, socket_cpu, network, interaction) ==
+  // exposed_communication, to the picosecond (Shapley values rounded by largest remainder, or each cause alone with
+  // the rest as interaction), and the lines come in kExposureCauses order.
   struct Case {
     std::string cluster, model, nccl;
     std::uint32_t nodes, gpn;

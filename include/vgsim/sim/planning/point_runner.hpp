@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "vgsim/sim/planning/plan.hpp"
+#include "vgsim/sim/training/exposure.hpp"
 #include "vgsim/topologies/catalog.hpp"
 
 namespace vgsim::sim::llm {
@@ -38,7 +39,7 @@ struct PointResult {
   double efficiency = 0;  // throughput / (ranks x 1-GPU throughput); 0 for large-model (LLM) points
   double iteration_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_busy_ms = 0;
   // exposed_comm_ms by cause, in training::kExposureCauses order (sums to exposed_comm_ms)
-  std::array<double, 5> exposed_cause_ms{};
+  std::array<double, training::kExposureCauses.size()> exposed_cause_ms{};
   // What limits the iteration (training/bottleneck.hpp): "compute" or an exposure cause, with its share of the
   // iteration; and the busiest resource with its utilisation while the NCCL stream was busy ("" for one GPU).
   std::string bottleneck;

@@ -81,7 +81,7 @@ struct TickPhaseSample {
 
 // One cause's share of the exposed communication (exposure.hpp: explain_exposure).
 struct ExposureCause {
-  std::string name;  // interference, framework, host_staging, socket_cpu, network
+  std::string name;  // interference, framework, host_staging, socket_cpu, network, interaction (signed)
   Time time{0};
 };
 
