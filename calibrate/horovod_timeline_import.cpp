@@ -8,6 +8,7 @@
 
 #include "vgsim/calibrate/bus_bandwidth.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 #include "vgsim/kernel/json_input.hpp"
 
 namespace vgsim::calibrate {
@@ -15,7 +16,7 @@ namespace vgsim::calibrate {
 namespace {
 
 std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in = open_input(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file", "", "a readable Horovod timeline (HOROVOD_TIMELINE)");
   std::ostringstream s;
   s << in.rdbuf();
@@ -211,7 +212,7 @@ std::vector<Measurement> measurements_of(const std::map<std::pair<double, double
 }  // namespace
 
 bool looks_like_horovod_timeline(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   if (!in) return false;
   char head[4096] = {};
   in.read(head, sizeof head - 1);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "vgsim/kernel/atomic_file.hpp"
+#include "vgsim/kernel/input_files.hpp"
 #include "vgsim/kernel/json_input.hpp"
 
 namespace vgsim::calibrate {
@@ -178,7 +179,7 @@ std::vector<Measurement> parse_jsonl(const std::string& text, const std::string&
 }
 
 std::vector<Measurement> read_jsonl(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in = open_input(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file", "", "a readable JSON-lines file");
   std::ostringstream ss;
   ss << in.rdbuf();

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 
 namespace vgsim::calibrate {
 
@@ -81,7 +82,7 @@ std::string recompute(const MegatronLog& log, std::int64_t layers_per_stage) {
 }  // namespace
 
 MegatronLog read_megatron_log(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   if (!in) throw InputError(path, "", "cannot open file", "", "a readable Megatron-LM training log");
   MegatronLog log;
   log.file = path;

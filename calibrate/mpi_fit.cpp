@@ -15,6 +15,7 @@
 #include "vgsim/calibrate/fit.hpp"
 #include "vgsim/calibrate/osu_import.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 #include "vgsim/kernel/json_input.hpp"
 
 namespace vgsim::calibrate {
@@ -22,7 +23,7 @@ namespace vgsim::calibrate {
 namespace {
 
 std::string network_of(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   std::string line;
   static const std::regex header("network ([A-Za-z0-9_.+-]+)");
   while (std::getline(in, line)) {
@@ -258,7 +259,7 @@ std::string mpi_fit_json(const std::string& network, const MpiFit& fit) {
 }
 
 std::vector<std::string> read_mpi_fit_sets(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   if (!in) throw InputError(path, "", "cannot open file", "", "an MPI fit profile (vgsim calibrate fit-mpi --out)");
   Json j;
   try {
@@ -281,7 +282,7 @@ std::vector<std::string> read_mpi_fit_sets(const std::string& path) {
 
 std::vector<std::string> mpi_profile_warnings(const std::string& path, const sim::MpiConfig& config, std::int64_t nodes,
                                               std::int64_t rpn) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   Json j;
   try {
     j = Json::parse(in);

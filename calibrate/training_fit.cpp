@@ -10,6 +10,7 @@
 #include "detail/golden_section.hpp"
 #include "vgsim/calibrate/llm_fit.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 #include "vgsim/sim/planning/analytical.hpp"
 #include "vgsim/sim/training/job.hpp"
 #include "vgsim/sim/training/training_run.hpp"
@@ -151,7 +152,7 @@ double median_abs_error(std::vector<double> v) {
 }
 
 std::vector<TrainingCase> read_training_cases(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   if (!in) throw InputError(path, "", "cannot open file", "", "a readable training measurements CSV");
   std::string line;
   int ln = 0;

@@ -28,6 +28,7 @@
 #include "vgsim/calibrate/training_fit.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 #include "vgsim/kernel/progress.hpp"
 #include "vgsim/kernel/units.hpp"
 
@@ -143,7 +144,7 @@ void run_import_megatron(const MegatronImportArgs& a) {
 }
 
 bool looks_like_osu(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   if (!in) throw InputError(path, "", "cannot open file", "", "a readable nccl-tests or OSU output file");
   std::string line;
   for (int i = 0; i < 40 && std::getline(in, line); ++i)

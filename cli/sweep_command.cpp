@@ -16,6 +16,7 @@
 
 #include "calibration_option.hpp"
 #include "catalog_option.hpp"
+#include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
 #ifdef VGSIM_HAVE_MPI
@@ -63,6 +64,8 @@ sim::planning::SweepOptions sweep_options(const SweepArgs& a) {
   o.progress = !a.quiet && (a.progress || ::isatty(STDERR_FILENO));
   if (a.resume && a.out.empty())
     throw InputError("", "--resume", "--resume needs --out (the results file to resume)", "", "--out results.csv");
+  // Before any point runs (and before its journal exists): a folder, a special file or the plan itself as --out.
+  if (!a.out.empty()) check_output_path(a.out, "--out");
   return o;
 }
 

@@ -33,9 +33,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/nic_ring_order.hpp"
 #include "vgsim/sim/one_rank_copy.hpp"
 #include "vgsim/topologies/path_reasons.hpp"
 #include "vgsim/workloads/collectives/algorithm_registry.hpp"
@@ -145,11 +147,26 @@ Communicator::Communicator(const topo::Cluster& cluster, std::vector<std::uint32
     return eps[e].vm.empty() ? std::uint64_t{eps[e].host} : (std::uint64_t{1} << 32) | eps[e].vm_index;
   };
 
+  // Each node's ring order (nodes built from one template with the same GPUs share it: computed once per layout).
+  node_ring_order_.resize(nodes_);
+  if (nodes_ > 1) {
+    std::map<std::string, std::vector<std::uint32_t>> by_layout;
+    for (std::uint32_t nd = 0; nd < nodes_; ++nd) {
+      const std::vector<std::uint32_t> node(rank_to_endpoint_.begin() + nd * ranks_per_node_,
+                                            rank_to_endpoint_.begin() + (nd + 1) * ranks_per_node_);
+      std::string key = cluster.hosts()[eps[node[0]].host].template_name + (eps[node[0]].vm.empty() ? "" : "/vm");
+      for (std::uint32_t e : node) key += "," + std::to_string(cluster.gpus()[eps[e].gpu].index_in_host);
+      auto it = by_layout.find(key);
+      if (it == by_layout.end()) it = by_layout.emplace(key, nic_ring_order(cluster, node, options_.path)).first;
+      node_ring_order_[nd] = it->second;
+    }
+  }
+
   // Ring-neighbour routes decide the link classes and the bottlenecks NCCL's search would find.
   bool all_nvlink = true;
   double intra = 1e300, inter = 1e300;
   for (std::uint32_t r = 0; r < ranks(); ++r) {
-    const std::uint32_t a = rank_to_endpoint_[r], b = rank_to_endpoint_[(r + 1) % ranks()];
+    const std::uint32_t a = ring_endpoint(r, 0), b = ring_endpoint((r + 1) % ranks(), 0);
     if (a == b) continue;
     topo::Path p = cluster.endpoint_path(a, b, options_.path);
     if (node_of(a) == node_of(b)) {
@@ -369,10 +386,8 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
         op == coll::Op::AllToAll ? 0 : static_cast<std::uint32_t>(std::uint64_t{ch} * ranks_per_node_ / channels);
     auto& map = plan.channel_gpus[ch];
     map.resize(ranks());
-    for (std::uint32_t r = 0; r < ranks(); ++r) {
-      const std::uint32_t node = r / ranks_per_node_, local = r % ranks_per_node_;
-      map[r] = rank_to_endpoint_[node * ranks_per_node_ + (local + shift) % ranks_per_node_];
-    }
+    for (std::uint32_t r = 0; r < ranks(); ++r)
+      map[r] = op == coll::Op::AllToAll ? rank_to_endpoint_[r] : ring_endpoint(r, shift);
   }
 
   coll::GenOptions gen;
@@ -390,6 +405,13 @@ CallPlan Communicator::plan(coll::Op op, Bytes size, std::uint32_t root) const {
   plan.fold_channels = options_.fold_channels && plan.schedule->streamed && channels > 1 &&
                        !coll::nvls_tree_streamable(*plan.schedule);  // NVLS Tree is not folded (channel_fold.hpp)
   return plan;
+}
+
+std::uint32_t Communicator::ring_endpoint(std::uint32_t r, std::uint32_t shift) const {
+  const std::uint32_t node = r / ranks_per_node_, local = r % ranks_per_node_;
+  if (node >= node_ring_order_.size() || node_ring_order_[node].empty())
+    return rank_to_endpoint_[node * ranks_per_node_ + (local + shift) % ranks_per_node_];
+  return rank_to_endpoint_[node * ranks_per_node_ + node_ring_order_[node][local]];
 }
 
 Communicator::P2pGeometry Communicator::p2p_geometry() const {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 
 namespace vgsim::calibrate::detail {
 
@@ -78,7 +79,7 @@ std::string basename_of(const std::string& path) {
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in = open_input(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file", "", what);
   std::ostringstream ss;
   ss << in.rdbuf();

@@ -8,10 +8,25 @@
 #include <fstream>
 
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/kernel/input_files.hpp"
 
 namespace vgsim {
 
 namespace {
+// Refuses a target the atomic rename would destroy: anything but a regular file (a device node, FIFO or socket would be
+// replaced by a regular file; /dev/full as an output path once was), and a file this process read as an input.
+void refuse_destructive(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st))
+    throw InputError(path, option, "is not a regular file (a device, FIFO or socket)", "",
+                     "the path of a regular file or of a new file: outputs are written to a temporary file and renamed "
+                     "over the path, which would replace it");
+  if (is_input_file(path))
+    throw InputError(path, option, "is an input of this command", "",
+                     "an output path that is not one of the command's input files (it would be overwritten)");
+}
+
 std::string temp_of(const std::string& path) { return path + ".tmp." + std::to_string(static_cast<long>(::getpid())); }
 
 // Writes `content` to the temporary file of `path`; throws InputError (and leaves no temporary) on failure.
@@ -37,6 +52,7 @@ void write_files_atomically(const std::vector<OutputFile>& outputs) {
       if (t->path == o.path)
         throw InputError("", o.option, "two outputs name the same file", o.path,
                          "different paths for " + t->option + " and " + o.option);
+    refuse_destructive(o.path, o.option);
     todo.push_back(&o);
   }
   std::vector<std::string> written;
@@ -60,6 +76,7 @@ void check_output_path(const std::string& path, const std::string& option) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(path, option, "is a folder", "", "the path of a file to write");
+  refuse_destructive(path, option);
   const std::string tmp = temp_of(path);
   const bool existed = std::filesystem::exists(tmp, ec);
   {
@@ -70,6 +87,7 @@ void check_output_path(const std::string& path, const std::string& option) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  refuse_destructive(path, "");
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

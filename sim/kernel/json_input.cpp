@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "vgsim/kernel/input_files.hpp"
+
 namespace vgsim {
 
 namespace {
@@ -54,7 +56,7 @@ Json parse_json_text(const std::string& text, const std::string& file) {
 }
 
 Json load_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in = open_input(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file", "", "a readable JSON file");
   std::ostringstream ss;
   ss << in.rdbuf();

@@ -5,6 +5,7 @@
 # `cmake --build BUILD_DIR --target validation-report`, which builds what it runs first.
 # Deterministic: the same sources, data and build give a byte-identical file (no timings, no dates; order is the
 # tests' order). A printed table whose format changed is an error here, not a silently missing section.
+import csv
 import os
 import re
 import subprocess
@@ -298,9 +299,10 @@ def seed_section(vgsim, tmp):
            "batch 1024 per GPU, AMP, Horovod, on 1, 2 and 4 Dell R750xa hosts (one A100 each). The only measured "
            "input is the single-GPU throughput (Dell's 2,757.21 img/s, `compute.measured_throughput`, row "
            "seed-rn50-1gpu-vm of data/measured/training-cases.csv); the rest is simulated. Exposed communication is "
-           "split by cause (sequential counterfactuals that sum to it). The last column is the same plan under "
+           "split by cause (counterfactual re-simulations: Shapley values, or each cause alone plus an interaction line; "
+           "they sum to it). The last column is the same plan under "
            "`--fidelity analytical` (closed forms instead of the engine), relative to the engine.", ""]
-    causes = ["interference", "framework", "host_staging", "socket_cpu", "network"]
+    causes = ["interference", "framework", "host_staging", "socket_cpu", "network", "interaction"]
     rows, diffs = [], []
     for s, a in zip(step, analytical):
         if s["error"] or a["error"] or s["point_id"] != a["point_id"]:
@@ -313,7 +315,7 @@ def seed_section(vgsim, tmp):
                     + (f"{float(a['throughput']):.1f}", pct(diff, 2)))
     out += md_table(["design", "nodes", "img/s", "efficiency", "iteration ms", "exposed ms"]
                     + [f"{c} ms" for c in causes] + ["analytical img/s", "analytical vs engine"],
-                    "lrrrrrrrrrrrr", rows)
+                    "lrrrrrrrrrrrrr", rows)
     out += ["", f"Median |analytical - engine| / engine: {median(diffs):.2f} %; largest "
             f"{max(diffs):.2f} %.", "", "The sweep's design effects (its last lines):", ""]
     effects = [line.strip() for line in step_out.splitlines() if "instead of" in line]
@@ -390,6 +392,40 @@ MPI_CV_NOISE = re.compile(r"^(\S+)\s+noise floor of the repeated runs \(median \
 MPI_FIT_NET = re.compile(r"^# network (\S+): (\d+) points, RMS relative error ([\d.]+) % \(catalog\) -> ([\d.]+) % \(fit\)$")
 MPI_FIT_SET = re.compile(r"^--set (\S+)=(\S+)  # catalog (\S+?)(, not measured.*)?$")
 MPI_NOT_MEASURED = re.compile(r"^# not measured \((.+)\): (.+)$")
+
+
+# ---- GPUDirect RDMA reads off and on, NVIDIA/nccl#371 (vgsim collective) ----
+
+def gdr_read_section(vgsim, tmp):
+    path = os.path.join(MEASURED, "nccl371-gdr-read.csv")
+    with open(path, encoding="utf-8") as f:
+        cases = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    out = ["## GPUDirect RDMA reads off and on: NVIDIA/nccl#371, 2 x 8 V100 PCIe", "",
+           f"Measured: `{rel(path)}` (busbw as the reporter gave it, message size not stated), simulated on preset "
+           "`nccl371-2x8xv100pcie` with `vgsim collective --cluster nccl371-2x8xv100pcie -g 8 --np 2 -b 512M -e 512M "
+           "--nccl-version V [--gdr-read 1]`; asserted within 15 % each by tests/cli/test_gdr_read_replay.cpp. "
+           "Mechanism: on a PCIe-only host NCCL's default stages sends through host memory (NCCL_NET_GDR_READ off "
+           "without NVLink, 2.5.6 and 2.7.8 alike); from 2.6 the ring search enters and leaves each node through GPUs "
+           "under the HCA's switch (include/vgsim/sim/nic_ring_order.hpp), so that switch's uplink carries both the "
+           "ring's crossing to the other switch and the staged send; 2.5's rank-order ring leaves from GPU7 and "
+           "spreads them over two uplinks.", ""]
+    rows = []
+    for c in cases:
+        args = [vgsim, "collective", "--cluster", "nccl371-2x8xv100pcie", "-g", "8", "--np", "2", "-b", "512M",
+                "-e", "512M", "--nccl-version", c["nccl_version"]]
+        if c["gdr_read"] != "default":
+            args += ["--gdr-read", c["gdr_read"]]
+        got = None
+        for line in run(args).splitlines():
+            cols = line.split()
+            if len(cols) >= 8 and cols[0] == "536870912":
+                got = float(cols[7])
+        if got is None:
+            raise ReportError(f"nccl#371: no 512 MiB row for NCCL {c['nccl_version']}")
+        want = float(c["busbw_GBps"])
+        rows.append((c["nccl_version"], c["gdr_read"], f"{want:.2f}", f"{got:.2f}", pct(100.0 * (got - want) / want)))
+    out += md_table(["NCCL", "NCCL_NET_GDR_READ", "measured busbw GB/s", "simulated GB/s", "error"], "llrrr", rows)
+    return out + [""]
 
 
 def mpi_case(exe, prefix):
@@ -796,7 +832,7 @@ def report(build):
     vgsim = find_executable(build, "vgsim")
     with tempfile.TemporaryDirectory(prefix="vgsim-validation-") as tmp:
         body = (replay_section(build) + calibrated_section(build) + nvls_section(vgsim, tmp)
-                + nvls_tree_section(vgsim, tmp) + mpi_section(build) + training_section(build)
+                + nvls_tree_section(vgsim, tmp) + gdr_read_section(vgsim, tmp) + mpi_section(build) + training_section(build)
                 + cpu_compute_section(build) + llm_section(build) + mig_section(build) + seed_section(vgsim, tmp)
                 + cpu_scaling_section(vgsim, tmp))
     head = ["# vgsim validation report", "",

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "vgsim/kernel/data_root.hpp"
+#include "vgsim/kernel/input_files.hpp"
 #include "vgsim/kernel/json_input.hpp"
 #include "vgsim/kernel/units.hpp"
 
@@ -157,7 +158,7 @@ bool is_transformer_shape_file(const std::string& workload) {
   if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return false;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path);
+  std::ifstream in = open_input(path);
   const Json j = Json::parse(in, nullptr, false);
   return j.is_object() && j.contains("shapes");
 }

@@ -1,6 +1,7 @@
 // Writes an output file all at once: the content goes to "<path>.tmp.<pid>" and is renamed over <path> only when
 // complete, so a failed run never leaves a half-written output in place of a good one. Errors throw InputError
-// naming the path.
+// naming the path. Every writer below refuses, before it writes, a target that is not a regular file (a device node,
+// FIFO or socket, which the rename would replace) and a file this process read as an input (input_files.hpp).
 #pragma once
 
 #include <string>

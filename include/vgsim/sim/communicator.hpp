@@ -124,6 +124,11 @@ class Communicator {
   CommOptions options_;
   std::uint32_t nodes_ = 1;
   std::uint32_t ranks_per_node_ = 1;
+  // Per node: the ring's visit order of its local ranks when it must enter and leave through the GPUs nearest the
+  // NIC (nic_ring_order.hpp; every channel then takes it), empty = the rank order rotated per channel.
+  std::vector<std::vector<std::uint32_t>> node_ring_order_;
+  // The endpoint at ring position r of a channel whose rotation is `shift` (channel_gpus).
+  std::uint32_t ring_endpoint(std::uint32_t r, std::uint32_t shift) const;
   coll::CommShape shape_;
   double total_intra_GBps_ = 0, total_inter_GBps_ = 0;  // ring-neighbour route bottlenecks
   std::optional<topo::Path> intra_path_, inter_path_;   // a ring-neighbour path of each kind, for descriptions
