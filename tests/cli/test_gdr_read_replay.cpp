@@ -52,7 +52,8 @@ TEST_CASE("NVIDIA/nccl#371: GDR read off and on, by NCCL version, within 15 % ea
     std::getline(f, gdr_read, ',');
     std::getline(f, measured, ',');
     const double want = std::stod(measured);
-    std::string args = "collective --cluster nccl371-2x8xv100pcie -g 8 --np 2 -b 512M -e 512M --nccl-version " + version;
+    std::string args =
+        "collective --cluster nccl371-2x8xv100pcie -g 8 --np 2 -b 512M -e 512M --nccl-version " + version;
     if (gdr_read != "default") args += " --gdr-read " + gdr_read;
     const auto r = test::run_vgsim(args);
     REQUIRE(r.status == 0);

@@ -54,7 +54,8 @@ TEST_CASE("an output path that is an input of the same command is refused and th
   const std::string link = dir + "/hard.json";
   std::filesystem::remove(link);
   std::filesystem::create_hard_link(cluster, link);
-  for (const std::string& out : {cluster, dir + "/../" + std::filesystem::path(dir).filename().string() + "/c.json", link}) {
+  for (const std::string& out :
+       {cluster, dir + "/../" + std::filesystem::path(dir).filename().string() + "/c.json", link}) {
     const auto r = vgsim::test::run_vgsim("collective --cluster " + cluster + " -b 1K -e 1K --json " + out);
     INFO(out << ": " << r.out);
     CHECK(r.status == 2);
