@@ -27,6 +27,7 @@
 #include "vgsim/sim/one_rank_copy.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
 #include "vgsim/workloads/collectives/schedule_json.hpp"
+#include "whole_number_check.hpp"
 
 namespace vgsim::cli {
 
@@ -414,8 +415,10 @@ void add_collective_command(CLI::App& app) {
                 "the collective (allreduce, allgather, reducescatter, broadcast, reduce, sendrecv, alltoall; default "
                 "allreduce) and/or nccl-tests' reduction (sum, prod, max, min, avg, mulsum, or all: one group of rows "
                 "per reduction; alone, an allreduce with it); give -o twice for both, e.g. --op reduce -o all");
-  c->add_option("--nodes", args->nodes, "hosts to use (default: all; with --np: the nodes the processes spread over)");
-  c->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per host (default: all of the first host)");
+  c->add_option("--nodes", args->nodes, "hosts to use (default: all; with --np: the nodes the processes spread over)")
+      ->check(cli::whole_number_at_least(1));
+  c->add_option("--gpus-per-node", args->gpus_per_node, "GPUs per host (default: all of the first host)")
+      ->check(cli::whole_number_at_least(1));
   c->add_option("--np", args->np,
                 "processes, as mpirun -np: ranks = np x -t x -g, filling each node's GPUs before the next (without "
                 "--np, one process per node)")
@@ -444,7 +447,8 @@ void add_collective_command(CLI::App& app) {
               "stdout's table only: no notes and no progress line on stderr (warnings and errors still print)");
   c->add_option("--max-transfers", args->max_transfers,
                 "refuse a size whose schedule needs more step transfers (~64 B each; 0 = no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::whole_number_at_least(0));
   add_nccl_options(c, args->nccl);
   add_catalog_option(c);
   c->add_option("--set", args->sets, "override an NCCL model parameter: name=value (see vgsim params)");

@@ -19,6 +19,7 @@
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
+#include "whole_number_check.hpp"
 #ifdef VGSIM_HAVE_MPI
 #include <exception>
 #include <optional>
@@ -173,7 +174,8 @@ void add_sweep_command(CLI::App& app) {
                 "points and writes the results)");
   c->add_option("--max-points", a->max_points,
                 "refuse plans of more points (each holds about 3.8 KiB until the CSV is written; 0 = no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::whole_number_at_least(0));
   c->add_flag("--quiet", a->quiet, "no progress on stderr");
   c->add_flag("--progress", a->progress, "progress and ETA on stderr even when it is not a terminal (e.g. mpirun)");
   c->callback([a] { run(*a); });

@@ -20,6 +20,7 @@
 #include "vgsim/sim/training/report.hpp"
 #include "vgsim/sim/training/scenarios.hpp"
 #include "vgsim/sim/training/training_run.hpp"
+#include "whole_number_check.hpp"
 
 namespace vgsim::cli {
 
@@ -165,8 +166,9 @@ void add_train_command(CLI::App& app) {
                 "global_batch=, schedule=, virtual_stages=, sequence_parallel=, recompute=");
   c->add_flag("--search-plans", a->search_plans,
               "large-model job: try every tp x pp x dp x micro-batch x schedule x ZeRO plan that fits and rank them");
-  c->add_option("--nodes", a->nodes, "hosts to use (default: all)");
-  c->add_option("--gpus-per-node", a->gpus_per_node, "GPUs per host (default: all of the first host)");
+  c->add_option("--nodes", a->nodes, "hosts to use (default: all)")->check(cli::whole_number_at_least(1));
+  c->add_option("--gpus-per-node", a->gpus_per_node, "GPUs per host (default: all of the first host)")
+      ->check(cli::whole_number_at_least(1));
   c->add_option("--set", a->sets,
                 "override: training settings (batch_per_gpu=256, precision=amp, framework=horovod, "
                 "horovod.fusion_threshold=64MiB, ddp.bucket_cap_mb=50, grad_accumulation_steps=4, scaling=strong, "
@@ -178,7 +180,8 @@ void add_train_command(CLI::App& app) {
   c->add_option("--calibration", a->calibration, "training profile (vgsim calibrate fit-training) to apply");
   c->add_option("--max-transfers", a->max_transfers,
                 "refuse a collective whose schedule needs more step transfers (~64 B each; 0 = no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::whole_number_at_least(0));
   add_fold_channels_flag(c, a->fold_channels);
   c->add_option("--trace", a->trace_out, "write a Chrome trace (Perfetto) of every iteration");
   add_nccl_options(c, a->nccl);
