@@ -40,8 +40,50 @@ Json parse_json_text(const std::string& text, const std::string& file) {
     }
     return "line " + std::to_string(line) + ", column " + std::to_string(col);
   };
+  // Duplicate keys: nlohmann keeps the last one silently (a GPU with "model" twice became another GPU; issue 40).
+  // The parser callback sees every key of every object in order; a second one in the same object is refused with
+  // the JSON path of the object and the key.
+  struct Level {
+    std::string path;
+    std::set<std::string> keys;
+    std::string last_key;
+    bool is_array = false;
+    std::size_t index = 0;
+  };
+  std::vector<Level> stack;
+  auto child_path = [&]() {
+    if (stack.empty()) return std::string("$");
+    Level& top = stack.back();
+    return top.is_array ? top.path + "[" + std::to_string(top.index++) + "]" : top.path + "." + top.last_key;
+  };
+  const Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+    using E = Json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        stack.push_back(Level{child_path(), {}, "", event == E::array_start, 0});
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!stack.empty()) stack.pop_back();
+        break;
+      case E::key: {
+        Level& top = stack.back();
+        const std::string key = parsed.get<std::string>();
+        if (!top.keys.insert(key).second)
+          throw InputError(file, top.path + "." + key, "duplicate key (JSON keeps only one of them)", key,
+                           "each key once per object");
+        top.last_key = key;
+        break;
+      }
+      case E::value:
+        if (!stack.empty() && stack.back().is_array) ++stack.back().index;
+        break;
+    }
+    return true;
+  };
   try {
-    return Json::parse(text);
+    return Json::parse(text, check);
   } catch (const Json::parse_error& e) {
     throw InputError(file, where(e.byte), "not valid JSON (" + std::string(e.what()) + ")");
   } catch (const Json::out_of_range& e) {
