@@ -87,22 +87,7 @@ void check_output_path(const std::string& path, const std::string& option) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  refuse_destructive(path, "");
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, "", "cannot create output file", "", "a writable location");
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(path, "", "cannot write output file", "", "a writable location with free space");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError(path, "", "cannot move the finished output into place", "", "a writable location");
-  }
+  write_files_atomically({OutputFile{"", path, content}});
 }
 
 }  // namespace vgsim

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "../run_command.hpp"
@@ -24,6 +26,14 @@ inline CliRun run_vgsim(const std::string& args) {
 // <temp dir>/<prefix>-<pid>-<name>
 inline std::string temp_path(const std::string& prefix, const std::string& name) {
   return (std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+// The whole content of a file ("" when it cannot be read).
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace vgsim::test

@@ -15,12 +15,7 @@ namespace {
 
 std::string tmp(const std::string& name) { return vgsim::test::temp_path("vgsim-out", name); }
 
-std::string read(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const std::string& p) { return vgsim::test::read_file(p); }
 
 }  // namespace
 

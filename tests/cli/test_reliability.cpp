@@ -27,12 +27,7 @@ using vgsim::test::run_vgsim;
 
 std::string tmp_path(const std::string& name) { return vgsim::test::temp_path("vgsim-rel", name); }
 
-std::string read(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const std::string& p) { return vgsim::test::read_file(p); }
 
 void write(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 

@@ -42,8 +42,8 @@ TEST_CASE("Shapley values of small games, exactly", "[training][exposure]") {
   CHECK(shapley_ps({0, 10, 3, 20}, 2) == std::vector<std::int64_t>{14, 6});
   // A negative marginal: v({1}) = -6, v({2}) = 10, v({1,2}) = 2 -> phi_1 = (-6 + 2 - 10) / 2 = -7, phi_2 = 9.
   CHECK(shapley_ps({0, -6, 10, 2}, 2) == std::vector<std::int64_t>{-7, 9});
-  // Three symmetric players, v = 0, 0, 0 for singles, 1 for pairs and the whole set... v(all) = 100: each gets 100/3,
-  // floors 33, the 1 ps left to the first: (34, 33, 33). Masks: 1,2,4 singles; 3,5,6 pairs; 7 all.
+  // Three symmetric players: v = 0 for each single (masks 1, 2, 4), 1 for each pair (3, 5, 6), 100 for all three (7).
+  // Symmetry gives each 100/3: floors 33, the 1 ps left to the first (equal remainders): (34, 33, 33).
   CHECK(shapley_ps({0, 0, 0, 1, 0, 1, 1, 100}, 3) == std::vector<std::int64_t>{34, 33, 33});
   // A dummy player (adds nothing anywhere) gets 0: player 2 (bit 2) in v(S) = 30 if player 0 in S.
   CHECK(shapley_ps({0, 30, 0, 30, 0, 30, 0, 30}, 3) == std::vector<std::int64_t>{30, 0, 0});
@@ -77,7 +77,6 @@ TEST_CASE("a negative Shapley value turns into each cause alone plus a signed in
   TrainingResult full;
   full.exposed_communication = Time::from_ms(10);
   full.resources = {{"sock", "socket-threads", 1.0, 1.0, 0.1}};
-  full.compute = simulate_training(job).compute;  // gradient groups for the waits test
   const TrainingRunner runner = [&](const TrainingJob& j) {
     const bool waits = j.framework_waits;
     const bool sockets = j.comm.capacity_scale.count("socket-threads") == 0;
