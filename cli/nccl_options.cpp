@@ -34,6 +34,8 @@ void add_nccl_options(CLI::App* c, sim::NcclKnobs& k) {
   c->add_option_function<int>(
        "--gdr-read", [&k](int v) { k.gdr_read = v == 1; }, help("nccl.gdr_read") + " (NCCL_NET_GDR_READ=0|1)")
       ->check(CLI::Range(0, 1));
+  c->add_option("--socket-nthreads", k.socket_nthreads, help("nccl.socket_nthreads"));
+  c->add_option("--nsocks-perthread", k.nsocks_perthread, help("nccl.nsocks_perthread"));
   c->add_option("--nccl-version", k.version,
                 help("nccl.version") + "; vgsim params --nccl-version V says what is approximated")
       ->capture_default_str();

@@ -82,6 +82,10 @@ std::string path_words(const topo::Path& p) {
          : p.gdr_receive_only ? " with GPUDirect RDMA on receives, sends staged (NCCL_NET_GDR_READ off)"
                               : " host-staged (no GPUDirect)";
   s += ", bottleneck " + format_bandwidth(p.bottleneck);
+  if (p.transport == topo::Transport::NetSocket && p.socket_streams > 0)
+    s += "; each connection " + std::to_string(p.socket_streams) + " TCP stream" + (p.socket_streams > 1 ? "s" : "") +
+         " (" + (p.socket_helpers ? std::to_string(p.socket_helpers) + " helper threads" : "the proxy thread") +
+         ") capped at " + format_bandwidth(p.connection_cap);
   return s;
 }
 

@@ -9,7 +9,7 @@
 namespace vgsim::sim {
 
 namespace {
-Route to_route(const topo::Path& p) {
+Route to_route(const topo::Path& p, double stream_scale) {
   Route r;
   r.resources.assign(p.resources.begin(), p.resources.end());
   r.latency = p.latency;
@@ -19,6 +19,7 @@ Route to_route(const topo::Path& p) {
   r.gdr = p.gdr;
   r.bottleneck = p.bottleneck;
   r.staged_s_per_byte = p.staged_s_per_byte;
+  r.connection_cap_bytes_per_s = p.connection_cap.bytes_per_s * stream_scale;
   return r;
 }
 }  // namespace
@@ -26,6 +27,7 @@ Route to_route(const topo::Path& p) {
 Fabric::Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions options,
                const std::map<std::string, double>& capacity_scale)
     : cluster_(cluster), sim_(sim), options_(options) {
+  if (auto it = capacity_scale.find("socket-stream"); it != capacity_scale.end()) stream_scale_ = it->second;
   if (sim.resource_count() != 0)
     throw std::logic_error("Fabric: the simulator must be empty so resource ids match cluster indices");
   for (const auto& r : cluster.resources()) {
@@ -39,7 +41,7 @@ const Route& Fabric::route(std::uint32_t ep_a, std::uint32_t ep_b) {
   const std::uint64_t key = (static_cast<std::uint64_t>(ep_a) << 32) | ep_b;
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  return cache_.emplace(key, to_route(cluster_.endpoint_path(ep_a, ep_b, options_))).first->second;
+  return cache_.emplace(key, to_route(cluster_.endpoint_path(ep_a, ep_b, options_), stream_scale_)).first->second;
 }
 
 const Route& Fabric::switch_route(std::uint32_t ep, bool to_switch) {
@@ -53,7 +55,7 @@ const Route& Fabric::switch_route(std::uint32_t ep, bool to_switch) {
                      e.name + " (" + e.mode + ")",
                      "a bare-metal or passthrough GPU listed under the host's \"nvswitch\"");
   }
-  return switch_cache_.emplace(key, to_route(*p)).first->second;
+  return switch_cache_.emplace(key, to_route(*p, stream_scale_)).first->second;
 }
 
 ResourceId Fabric::scaled_resource(ResourceId id, double divisor) {

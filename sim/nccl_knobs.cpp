@@ -18,6 +18,17 @@ auto parsed(const std::string& origin, const std::string& option, const std::str
     throw InputError(origin, option, "bad value", "'" + value + "'", e.what());
   }
 }
+// NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD as written: "" or "auto" -> -2 (NCCL's default), else a whole number
+// in [lo, hi] (NCCL's MAX_THREADS 16, MAX_SOCKETS 64; net_socket.cc).
+int socket_count(const std::string& origin, const char* name, const std::string& v, int lo, int hi) {
+  if (v.empty() || v == "auto") return -2;
+  const bool digits = v.size() <= 3 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int n = digits ? std::stoi(v) : -1;
+  if (!digits || n < lo || n > hi)
+    throw InputError(origin, name, "not a socket thread or socket count", "'" + v + "'",
+                     "auto or a whole number " + std::to_string(lo) + ".." + std::to_string(hi));
+  return n;
+}
 }  // namespace
 
 void NcclKnobs::merge(const NcclKnobs& over) {
@@ -34,6 +45,8 @@ void NcclKnobs::merge(const NcclKnobs& over) {
   if (!over.net.empty()) net = over.net;
   if (over.gdr_read) gdr_read = over.gdr_read;
   if (!over.socket_ifname.empty()) socket_ifname = over.socket_ifname;
+  if (!over.socket_nthreads.empty()) socket_nthreads = over.socket_nthreads;
+  if (!over.nsocks_perthread.empty()) nsocks_perthread = over.nsocks_perthread;
 }
 
 topo::PathType parse_path_level(const std::string& value, const std::string& nccl_version) {
@@ -109,6 +122,8 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
   }
   opt.path.socket_ifname = socket_ifname;
   if (gdr_read) opt.path.gdr_read = *gdr_read ? 1 : 0;
+  opt.path.socket_nthreads = socket_count(origin, "nccl.socket_nthreads", socket_nthreads, 0, 16);
+  opt.path.nsocks_perthread = socket_count(origin, "nccl.nsocks_perthread", nsocks_perthread, 1, 64);
 }
 
 void NcclKnobs::set(const std::string& name, const Json& value) {
@@ -139,6 +154,10 @@ void NcclKnobs::set(const std::string& name, const Json& value) {
     socket_ifname = text() == "auto" ? "" : text();
   else if (name == "nccl.gdr_read")
     gdr_read = text() == "auto" ? std::optional<bool>() : std::optional<bool>(text() == "1");
+  else if (name == "nccl.socket_nthreads")
+    socket_nthreads = value.is_string() ? text() : std::to_string(value.get<long long>());
+  else if (name == "nccl.nsocks_perthread")
+    nsocks_perthread = value.is_string() ? text() : std::to_string(value.get<long long>());
   else
     throw std::logic_error("not an NCCL knob: " + name);
 }
@@ -174,6 +193,10 @@ const std::vector<ParamDecl>& nccl_knob_params() {
           "NCCL default (auto): from 2.19 on for compute capability >= 8.0; otherwise only for a GPU with an "
           "NVLink peer or alone in its node (src/graph/paths.cc ncclTopoCheckGdr)");
     gdr_read.choices = {"auto", "0", "1"};
+    const char* threads_default =
+        "NCCL default (auto): 2.4 one helper thread x 1 socket; from 2.5 none (the proxy thread drives the control "
+        "socket) for a generic NIC; AWS (0x1d0f) 2 x 8; GCP gVNIC (0x1ae0) 4 x 1 from 2.5 (src/transport/net_socket.cc "
+        "ncclNetSocketGetNsockNthread)";
     return std::vector<ParamDecl>{
         d("nccl.version", ParamType::Text, "an NCCL release 2.4 .. 2.30 (a patch level such as 2.18.3 accepted)",
           "default: 2.30 (the HEAD tables of nccl_tuning.cpp)"),
@@ -198,6 +221,13 @@ const std::vector<ParamDecl>& nccl_knob_params() {
           "auto = unset",
           "NCCL default: unset (ib* first, else every interface but docker*, lo*, virbr*; src/misc/socket.cc)"),
         gdr_read,
+        d("nccl.socket_nthreads", ParamType::Text,
+          "NCCL_SOCKET_NTHREADS: helper threads per socket connection, 0-16 (0: the proxy thread sends on the "
+          "control socket); auto = unset",
+          threads_default),
+        d("nccl.nsocks_perthread", ParamType::Text,
+          "NCCL_NSOCKS_PERTHREAD: TCP sockets per helper thread, 1-64 (threads x sockets at most 64); auto = unset",
+          threads_default),
     };
   }();
   return decls;

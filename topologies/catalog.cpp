@@ -218,6 +218,9 @@ void Catalog::read_object(JsonReader& r, Batch& b) {
     m.pcie_lanes = pr.lanes;
     m.rdma = n.boolean("rdma");
     m.devices = n.has("devices") ? static_cast<std::uint32_t>(n.integer("devices", 1, 64)) : 1;
+    m.pci_vendor = n.opt_string("pci_vendor").value_or("generic");
+    if (m.pci_vendor != "aws" && m.pci_vendor != "gcp" && m.pci_vendor != "generic")
+      n.fail("pci_vendor", "not a PCI vendor NCCL's socket transport knows", "\"aws\", \"gcp\" or \"generic\"");
     m.source = required_source(n);
     n.finish();
     nics_[m.key] = std::move(m);

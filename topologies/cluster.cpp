@@ -169,7 +169,8 @@ struct Wiring {
   std::map<std::string, Vertex> attach_points;
   std::map<Vertex, std::string> point_gen;
   std::map<std::string, std::uint32_t> gpu_index;
-  std::vector<bool> bridged;  // per GPU
+  std::vector<bool> bridged;                // per GPU: in at least one NVLink bridge
+  std::vector<std::uint32_t> bridge_links;  // per GPU: NVLink links its bridges use
 };
 
 void claim(Wiring& w, JsonReader& d, const std::string& n) {
@@ -315,10 +316,9 @@ BridgeDecl read_bridge(const Json& entry, const std::string& file, const std::st
 void add_bridge(Template& t, const Catalog& cat, Wiring& w, const std::string& file, const BridgeDecl& d) {
   const std::string& p = d.path;
   const std::uint32_t a = gpu_ref(t, w, file, p, d.a), b = gpu_ref(t, w, file, p, d.b);
-  for (std::uint32_t x : {a, b})
-    if (w.bridged[x])
-      throw InputError(file, p, "impossible wiring: GPU '" + t.gpu_names[x] + "' is already in another bridge",
-                       json_snippet(*d.json), "each GPU bridged to at most one partner");
+  if (t.bridge_res.count({a, b}))
+    throw InputError(file, p, "impossible wiring: GPUs '" + d.a + "' and '" + d.b + "' are already bridged",
+                     json_snippet(*d.json), "one entry per GPU pair (its \"links\" count the links)");
   const GpuModel& ma = cat.gpu(t.gpu_models[a]);
   const GpuModel& mb = cat.gpu(t.gpu_models[b]);
   const std::uint32_t max_links = std::min(ma.nvlink_links, mb.nvlink_links);
@@ -329,6 +329,17 @@ void add_bridge(Template& t, const Catalog& cat, Wiring& w, const std::string& f
   if (n > max_links)
     throw InputError(file, p + ".links", "more NVLink links than the GPU models have", std::to_string(n),
                      "at most " + std::to_string(max_links));
+  // A mesh (e.g. DGX-1's hybrid cube-mesh) is several bridges per GPU within its link count.
+  for (std::uint32_t x : {a, b}) {
+    const std::uint32_t links = cat.gpu(t.gpu_models[x]).nvlink_links;
+    if (w.bridge_links[x] + n > links)
+      throw InputError(file, p,
+                       "impossible wiring: GPU '" + t.gpu_names[x] + "' would have " +
+                           std::to_string(w.bridge_links[x] + n) + " NVLink links in all its bridges",
+                       json_snippet(*d.json),
+                       "at most the " + std::to_string(links) + " links of its catalog model over all its bridges");
+    w.bridge_links[x] += n;
+  }
   w.bridged[a] = w.bridged[b] = true;
   const Bandwidth per = std::min(ma.nvlink_nccl_per_link, mb.nvlink_nccl_per_link);
   const Bandwidth cap = per * static_cast<double>(n);
@@ -348,6 +359,7 @@ void add_bridge(Template& t, const Catalog& cat, Wiring& w, const std::string& f
 // NVLink bridges: each joins exactly two distinct GPUs, and a GPU has at most one bridge partner.
 void read_nvlink_bridges(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
   w.bridged.assign(t.gpu_names.size(), false);
+  w.bridge_links.assign(t.gpu_names.size(), 0);
   if (!r.has("nvlink_bridges")) return;
   const Json& arr = r.json()["nvlink_bridges"];
   r.allow("nvlink_bridges");
@@ -407,7 +419,7 @@ void read_nics(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
     const Vertex v = boost::add_vertex(NodeProp{NodeKind::Nic, n, t.g[parent].socket}, t.g);
     add_pcie_link(t, cat, v, parent, n, m.pcie_gen, m.pcie_lanes, w.point_gen[parent]);
     const auto ni = static_cast<std::uint32_t>(t.nics.size());
-    t.nics.push_back(NicDev{n, m.key, v, t.g[parent].socket, ports, m.port_speed, m.rdma, m.devices});
+    t.nics.push_back(NicDev{n, m.key, v, t.g[parent].socket, ports, m.port_speed, m.rdma, m.devices, m.pci_vendor});
     for (std::uint32_t p = 0; p < ports; ++p) {
       const std::string pn = n + "/port" + std::to_string(p);
       const std::string src = "line rate of catalog " + m.key + " (" + fmt_gbps(m.port_speed) + " per direction)";
@@ -433,9 +445,14 @@ void read_nics(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
 //  - latency 15 us: ASSUMPTION, kernel TCP stack cost per message one way (send syscall, softirq, receive wake-up);
 //    netperf TCP_RR round trips on 10-25 GbE are a few tens of us (docs/SOURCES.md#vm-network: "tens to hundreds of
 //    us").
+//  - per_stream 25 Gb/s: ASSUMPTION, bounded 15-35 Gb/s, what one TCP connection sustains on a tuned 100G host
+//    (ESnet fasterdata, "Performance Expectations for a 100G Host", 2024; docs/SOURCES.md#socket-streams). A
+//    connection of NCCL's socket transport runs on its sockets (net_socket.cc: the control socket alone, or
+//    threads x sockets per thread), so it moves at most sockets x per_stream (Path::connection_cap).
 struct SocketThreads {
   std::int64_t threads = 1;
   Bandwidth per = Bandwidth::from_GBps(5.0);
+  Bandwidth per_stream = Bandwidth::from_Gbps(25.0);
   double payload_eff = 1448.0 / 1538.0;
   Time lat = Time::from_s(15e-6);
   std::string src =
@@ -454,6 +471,7 @@ SocketThreads read_socket_threads(JsonReader& r) {
       s.payload_eff = *e;
     }
     if (auto l = st->opt_time("latency")) s.lat = *l;
+    if (st->has("per_stream")) s.per_stream = st->bandwidth("per_stream");
     s.src = "cluster file socket_threads (" + std::to_string(s.threads) + " x " + fmt_gbps(s.per) +
             ", wire payload efficiency " + std::to_string(s.payload_eff) +
             "): " + st->opt_string("source").value_or("no source given");
@@ -466,6 +484,7 @@ SocketThreads read_socket_threads(JsonReader& r) {
 void add_socket_resources(Template& t, const SocketThreads& s) {
   t.socket_thread_count = static_cast<std::uint32_t>(s.threads);
   t.per_thread = s.per;
+  t.per_stream = s.per_stream;
   t.socket_latency = s.lat;
   t.threads_source = s.src;
   const Bandwidth cap = s.per * static_cast<double>(s.threads);
@@ -730,6 +749,17 @@ std::pair<bool, bool> gdr_legs(const Cluster& c, const Cluster::Impl& m, Path& p
 }
 }  // namespace
 
+namespace {
+// A bare-metal socket connection (Path::connection_cap) whose listener runs on template `tb` (the sender on `ta`,
+// the same template when null); whether the proxy threads move its bytes themselves (no helper threads).
+bool proxy_moves_data(const Cluster::Impl& m, const detail::Template& tb, const PathOptions& o, Path& p,
+                      const detail::Template* ta = nullptr) {
+  const NetChoice listener = m.host_net(tb, o);
+  Cluster::Impl::set_socket_connection(p, listener, ta ? *ta : tb, tb);
+  return listener.socket_threads == 0;
+}
+}  // namespace
+
 Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const {
   const Impl& m = *impl_;
   if (a >= m.gpus.size() || b >= m.gpus.size()) throw std::out_of_range("vgsim: Cluster::path: GPU index out of range");
@@ -804,8 +834,9 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
     p.link_class = LinkClass::Net;
     p.type = PathType::NET;
     const auto [gdr_a, gdr_b] = gdr_legs(*this, m, p, a, b, h.port_base + pa, h.port_base + pb, rdma, o);
-    m.host_leg(p, a, pa, gdr_a, !rdma, false);
-    m.host_leg(p, b, pb, gdr_b, !rdma, true);
+    const bool proxy = !rdma && proxy_moves_data(m, t, o, p);
+    m.host_leg(p, a, pa, gdr_a, proxy, false);
+    m.host_leg(p, b, pb, gdr_b, proxy, true);
     return finish(p);
   }
 
@@ -827,7 +858,8 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   p.type = PathType::NET;
   p.link_class = LinkClass::Net;
   const auto [gdr_a, gdr_b] = gdr_legs(*this, m, p, a, b, ha.port_base + pa, hb.port_base + pb, rdma, o);
-  m.host_leg(p, a, pa, gdr_a, !rdma, false);
+  const bool proxy = !rdma && proxy_moves_data(m, tb, o, p, &ta);
+  m.host_leg(p, a, pa, gdr_a, proxy, false);
   if (!rdma) p.latency += std::max(ta.socket_latency, tb.socket_latency);  // kernel TCP stack, per message
   if (!rdma) p.resources.push_back(ha.res_base + ta.ports[pa].tcp_tx);
   p.resources.push_back(ha.res_base + ta.ports[pa].tx);
@@ -842,7 +874,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   p.latency += m.link_latency;
   p.resources.push_back(hb.res_base + tb.ports[pb].rx);
   if (!rdma) p.resources.push_back(hb.res_base + tb.ports[pb].tcp_rx);
-  m.host_leg(p, b, pb, gdr_b, !rdma, true);
+  m.host_leg(p, b, pb, gdr_b, proxy, true);
   return finish(p);
 }
 

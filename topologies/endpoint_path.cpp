@@ -27,6 +27,7 @@ struct Side {
   SideMode mode = SideMode::Bare;
   bool ats = true, rdma_nic = true, none = false;
   bool net_ib = true;  // a VM: NCCL's net choice in the guest is NET/IB (nccl_net_choice.hpp)
+  NetChoice net;       // NCCL's net choice in the side's OS (the guest's, or the bare-metal host's)
   const detail::VmState* st = nullptr;
   const VirtOverheads* ov = nullptr;
 };
@@ -116,6 +117,8 @@ NetChoiceKnobs net_knobs(const PathOptions& o) {
   k.net = o.net;
   k.socket_ifname = o.socket_ifname;
   k.nccl_minor = o.nccl_minor;
+  k.socket_nthreads = o.socket_nthreads;
+  k.nsocks_perthread = o.nsocks_perthread;
   return k;
 }
 
@@ -134,9 +137,9 @@ std::uint32_t socket_device(const NetChoice& ch) {
 // vNIC goes through the host's vswitch (on the VM's NIC port as its uplink [assumption: the VM network's port group
 // uses that port]); NET/Socket on the VF's netdev goes straight to the port.
 void guest_net(const VmInfo& vm, const PathOptions& o, Side& s) {
-  const NetChoice ch = choose_nccl_net(vm.interfaces, vm.rdma_ports, net_knobs(o));
-  s.net_ib = ch.transport == NetKind::IB;
-  if (!s.net_ib && vm.interfaces[socket_device(ch)].kind == "vmxnet3") s.mode = SideMode::Vmxnet3;
+  s.net = choose_nccl_net(vm.interfaces, vm.rdma_ports, net_knobs(o));
+  s.net_ib = s.net.transport == NetKind::IB;
+  if (!s.net_ib && vm.interfaces[socket_device(s.net)].kind == "vmxnet3") s.mode = SideMode::Vmxnet3;
 }
 
 Side side_of(const Cluster::Impl& m, const GpuEndpoint& e, const PathOptions& o) {
@@ -151,6 +154,7 @@ Side side_of(const Cluster::Impl& m, const GpuEndpoint& e, const PathOptions& o)
       throw InputError(m.file.empty() ? m.name : m.file, "$.host_templates." + t.name + ".nics",
                        "host '" + m.hosts[e.host].name + "' has no NIC, but " + e.name + " talks to another host", "[]",
                        "at least one NIC in the template of every host whose GPUs talk to other hosts");
+    s.net = m.host_net(t, o);
   } else {
     const VmInfo& vm = m.vms[e.vm_index];
     s.vm = e.vm_index;
@@ -195,6 +199,11 @@ HostSide host_side(const Cluster::Impl& m, const Side& s) {
   return HostSide{h, t, t.gpu_v[s.lgpu], t.nics[t.ports[s.port].nic].v, t.socket_v[sock], sock};
 }
 
+// Whether each side's proxy thread moves a socket connection's bytes itself: when the listening (receiving) side's
+// NCCL has no helper threads (net_socket.cc: nSocks 0, the control socket carries the data); with helper threads
+// they do, per connection (Path::connection_cap), and the proxy only posts.
+bool proxy_moves_data(const Net& n) { return n.b.net.socket_threads == 0; }
+
 // The socket I/O capacity of a side (one proxy thread per rank carries both directions).
 std::uint32_t socket_threads(const Cluster::Impl& m, const Side& s) {
   const Template& t = m.templates[m.insts[s.host].tmpl];
@@ -223,7 +232,7 @@ void staged_send(const Net& n, Path& p, const Side& s) {
   n.m.staged_copy(p, up, g.h.res_base);
   p.resources.push_back(g.h.res_base + g.t.memory_res[g.sock]);
   if (n.host_copy) return;
-  if (p.transport == Transport::NetSocket) p.resources.push_back(socket_threads(n.m, s));
+  if (p.transport == Transport::NetSocket && proxy_moves_data(n)) p.resources.push_back(socket_threads(n.m, s));
   if (s.mode == SideMode::Vmxnet3) p.resources.push_back(n.m.host_virt[s.host].vswitch);
   if (n.to_nic) n.m.append(p, detail::pcie_route(g.t.g, g.sv, g.nv), g.h.res_base);
 }
@@ -240,7 +249,7 @@ void staged_receive(const Net& n, Path& p, const Side& s) {
   }
   if (n.to_nic) n.m.append(p, detail::pcie_route(g.t.g, g.nv, g.sv), g.h.res_base);
   if (s.mode == SideMode::Vmxnet3 && !n.hairpin_vswitch) p.resources.push_back(n.m.host_virt[s.host].vswitch);
-  if (p.transport == Transport::NetSocket) p.resources.push_back(socket_threads(n.m, s));
+  if (p.transport == Transport::NetSocket && proxy_moves_data(n)) p.resources.push_back(socket_threads(n.m, s));
   p.resources.push_back(g.h.res_base + g.t.memory_res[g.sock]);
   const detail::HostRoute down = detail::pcie_route(g.t.g, g.sv, g.gv);
   n.m.append(p, down, g.h.res_base);
@@ -309,6 +318,9 @@ Path net_path(const Cluster& c, const Net& n, const PathOptions& o) {
   if (!n.same_host) cross_fabric(n, p);
   host_leg(n, p, n.b, n.hairpin_vswitch ? Leg::Staged : lb, true);
   add_virt_latency(n, p);
+  if (p.transport == Transport::NetSocket)
+    Cluster::Impl::set_socket_connection(p, n.b.net, n.m.templates[n.m.insts[n.a.host].tmpl],
+                                         n.m.templates[n.m.insts[n.b.host].tmpl]);
   return with_bottleneck(n.m, p);
 }
 
@@ -349,17 +361,24 @@ NetChoice Cluster::nccl_net(std::uint32_t ep, const PathOptions& o, std::vector<
   const GpuEndpoint& e = m.endpoints[ep];
   std::vector<NetInterface> ifs;
   std::vector<RdmaPort> ports;
-  if (e.vm_index != UINT32_MAX) {
-    ifs = m.vms[e.vm_index].interfaces;
-    ports = m.vms[e.vm_index].rdma_ports;
-  } else {
-    const Template& t = m.templates[m.insts[e.host].tmpl];
-    for (std::uint32_t p = 0; p < t.ports.size(); ++p) {
-      const detail::NicDev& nic = t.nics[t.ports[p].nic];
-      ifs.push_back(NetInterface{nic.name + "p" + std::to_string(t.ports[p].port), "ethernet", true, nic.speed.Gbps(),
-                                 "generic"});
-      if (nic.rdma) ports.push_back(RdmaPort{"mlx5_" + std::to_string(p), RdmaPortState::Active});
-    }
+  if (e.vm_index == UINT32_MAX) return m.host_net(m.templates[m.insts[e.host].tmpl], o, interfaces, rdma_ports);
+  ifs = m.vms[e.vm_index].interfaces;
+  ports = m.vms[e.vm_index].rdma_ports;
+  NetChoice ch = choose_nccl_net(ifs, ports, net_knobs(o));
+  if (interfaces) *interfaces = std::move(ifs);
+  if (rdma_ports) *rdma_ports = std::move(ports);
+  return ch;
+}
+
+NetChoice Cluster::Impl::host_net(const Template& t, const PathOptions& o, std::vector<NetInterface>* interfaces,
+                                  std::vector<RdmaPort>* rdma_ports) const {
+  std::vector<NetInterface> ifs;
+  std::vector<RdmaPort> ports;
+  for (std::uint32_t p = 0; p < t.ports.size(); ++p) {
+    const detail::NicDev& nic = t.nics[t.ports[p].nic];
+    ifs.push_back(NetInterface{nic.name + "p" + std::to_string(t.ports[p].port), "ethernet", true, nic.speed.Gbps(),
+                               nic.pci_vendor});
+    if (nic.rdma) ports.push_back(RdmaPort{"mlx5_" + std::to_string(p), RdmaPortState::Active});
   }
   NetChoice ch = choose_nccl_net(ifs, ports, net_knobs(o));
   if (interfaces) *interfaces = std::move(ifs);

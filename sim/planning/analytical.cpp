@@ -21,7 +21,8 @@ struct Connection {
   const Route* route;
   double payload = 0;  // bytes over the whole call
   double rate = 0;     // max-min fair wire rate, bytes/s
-  double cap = 0;      // its per-flow wire cap, bytes/s (StepCosts::max_rate_per_flow, / switch_efficiency on legs)
+  double cap = 0;      // its per-flow wire cap, bytes/s (StepCosts::max_rate_per_flow, / switch_efficiency on legs,
+                       // and the route's Route::connection_cap_bytes_per_s)
   double eff = 1;      // payload bytes per wire byte beyond the protocol's (StepCosts::switch_efficiency on legs)
   bool frozen = false;
   Bytes largest = 0;  // largest transfer on the connection (its store-and-forward unit when host-staged)
@@ -82,7 +83,8 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
                                                         : &fabric.route(map[t.src], map[t.dst]);
       const bool leg = t.src == coll::kSwitchRank || t.dst == coll::kSwitchRank;
       const double eff = leg ? plan.costs.switch_efficiency : 1.0;
-      conns.push_back({t.channel, t.src, t.dst, route, 0, 0, plan.costs.max_rate_per_flow / eff, eff});
+      conns.push_back({t.channel, t.src, t.dst, route, 0, 0,
+                       std::min(plan.costs.max_rate_per_flow / eff, route->connection_cap_bytes_per_s), eff});
     }
     conns[it->second].payload += static_cast<double>(t.bytes);
     conns[it->second].largest = std::max(conns[it->second].largest, t.bytes);

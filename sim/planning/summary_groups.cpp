@@ -12,8 +12,9 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 // The sweep plans' unprefixed NCCL knob spellings (job_parameters.cpp add_knob_aliases).
 const std::vector<std::string> kNcclAliases = {
-    "algo",        "proto",       "channels", "p2p_level",     "gdr_level", "ib_disable",  "p2p_disable",
-    "shm_disable", "gdr_disable", "net",      "socket_ifname", "gdr_read",  "nccl_version"};
+    "algo",          "proto",       "channels",        "p2p_level",        "gdr_level",
+    "ib_disable",    "p2p_disable", "shm_disable",     "gdr_disable",      "net",
+    "socket_ifname", "gdr_read",    "socket_nthreads", "nsocks_perthread", "nccl_version"};
 // A large model's parallelism layout (sim::llm::llm_workload_params): the same model and global batch, laid out
 // differently over the same GPUs.
 const std::vector<std::string> kLayoutKeys = {

@@ -306,6 +306,11 @@ std::pair<Json, std::string> knob_record(const TrainingJob& job, const NcclKnobs
     return {path.socket_ifname.empty() ? "auto" : path.socket_ifname, src(!kn.socket_ifname.empty())};
   if (n == "nccl.gdr_read")
     return {path.gdr_read < 0 ? "auto" : std::to_string(path.gdr_read), src(kn.gdr_read.has_value())};
+  if (n == "nccl.socket_nthreads")
+    return {path.socket_nthreads < 0 ? "auto" : std::to_string(path.socket_nthreads), src(!kn.socket_nthreads.empty())};
+  if (n == "nccl.nsocks_perthread")
+    return {path.nsocks_perthread < 0 ? "auto" : std::to_string(path.nsocks_perthread),
+            src(!kn.nsocks_perthread.empty())};
   return {path.gdr_disable, src(kn.gdr_disable.has_value())};  // nccl.gdr_disable
 }
 

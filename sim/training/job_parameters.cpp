@@ -33,8 +33,9 @@ void add(JobParameters& p, const std::vector<ParamDecl>& decls, ParamOwner owner
 
 // Sweep plans name the NCCL knobs without their prefix (written before the registry).
 void add_knob_aliases(JobParameters& p) {
-  for (const char* k : {"algo", "proto", "channels", "p2p_level", "gdr_level", "ib_disable", "p2p_disable",
-                        "shm_disable", "gdr_disable", "net", "socket_ifname", "gdr_read"})
+  for (const char* k :
+       {"algo", "proto", "channels", "p2p_level", "gdr_level", "ib_disable", "p2p_disable", "shm_disable",
+        "gdr_disable", "net", "socket_ifname", "gdr_read", "socket_nthreads", "nsocks_perthread"})
     p.registry.alias(k, std::string("nccl.") + k);
   p.registry.alias("nccl_version", "nccl.version");
 }
@@ -106,6 +107,8 @@ JobParameters job_parameters(const coll::NcclTuning& tuning, const topo::Cluster
   }
   std::set<std::string> kinds;
   for (const auto& r : cluster.resources()) kinds.insert(r.kind);
+  // Not a resource: each socket connection's TCP stream cap (topo::Path::connection_cap).
+  if (kinds.count("socket-threads")) kinds.insert("socket-stream");
   for (const auto& kind : kinds) {
     ParamDecl d = decl("", ParamType::Number, 0, 1000,
                        "capacity multiplier of every resource of this kind (e.g. an achievable fraction of line rate "

@@ -123,10 +123,16 @@ TEST_CASE("impossible wiring", "[validation]") {
     j["host_templates"]["h"]["nvlink_bridges"] = Json::parse(R"([["gpu0", "gpu0"]])");
     CHECK_THAT(error_of(j), Catch::Contains("same GPU twice"));
   }
-  SECTION("a GPU in two bridges") {
+  SECTION("a GPU in two bridges with more links than it has") {
+    // Each bridge takes the model's whole link count by default, so gpu1 would have twice its links.
     Json j = base();
     j["host_templates"]["h"]["nvlink_bridges"] = Json::parse(R"([["gpu0", "gpu1"], ["gpu1", "gpu2"]])");
-    CHECK_THAT(error_of(j), Catch::Contains("already in another bridge"));
+    CHECK_THAT(error_of(j), Catch::Contains("NVLink links in all its bridges"));
+  }
+  SECTION("one GPU pair bridged twice") {
+    Json j = base();
+    j["host_templates"]["h"]["nvlink_bridges"] = Json::parse(R"([["gpu0", "gpu1"], ["gpu1", "gpu0"]])");
+    CHECK_THAT(error_of(j), Catch::Contains("already bridged"));
   }
   SECTION("more bridge links than the GPU has") {
     Json j = base();

@@ -428,6 +428,46 @@ def gdr_read_section(vgsim, tmp):
     return out + [""]
 
 
+def socket_table_section(vgsim, tmp):
+    path = os.path.join(MEASURED, "nccl209-gcp-sockets.csv")
+    with open(path, encoding="utf-8") as f:
+        cases = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    out = ["## replay: NCCL over sockets on GCP, NVIDIA/nccl#209 (2 and 4 VMs, 1 and 8 V100 per VM)", "",
+           f"Measured: `{rel(path)}` (busbw, mean of the three runs given), simulated on preset "
+           "`gcp-n1-4x8xv100-32gbe` with `vgsim collective --cluster gcp-n1-4x8xv100-32gbe --nodes N --gpus-per-node G "
+           "-b 128M -e 128M --nccl-version 2.4 --socket-nthreads T --nsocks-perthread S` (each row's settings); "
+           "**known gap**: issue 39 asks for 15 % per row. tests/cli/test_socket_replay.cpp asserts the mechanism "
+           "(streams per connection, the wire bound, 2.4.7's tree on 2 NVLink nodes), not these errors. Why the "
+           "rows miss: on 1 GPU per VM each ring step waits for the whole 2 MiB chunk before it to arrive, so every "
+           "step of a loop adds a step latency (the store-and-forward of a 1 MiB slice through host memory on both "
+           "sides, kernel TCP and the fabric: a 2-rank loop takes about two chunk times plus two latencies), where "
+           "NCCL pipelines the 1 MiB slices inside a chunk and hides most of them; on 2 x 8 NCCL 2.4.7 runs a tree (init.cc ncclTreeThreshold: with NVLink on 2 nodes treebw = 1.5 x "
+           "ringbw, an infinite threshold), which vgsim runs near 2(n-1)/n x the wire while the table shows half the "
+           "wire (cause not known: NVIDIA/nccl#262 reports 2.4 rings on GCP V100s that ignore NVLink); the per-stream "
+           "rate of these VMs is not known (socket_threads.per_stream is the bare-metal default, 25 Gb/s), so no row "
+           "is stream-limited here.", ""]
+    rows = []
+    for c in cases:
+        args = [vgsim, "collective", "--cluster", "gcp-n1-4x8xv100-32gbe", "--nodes", c["nodes"], "--gpus-per-node",
+                c["gpus_per_node"], "-b", "128M", "-e", "128M", "--nccl-version", "2.4", "--socket-nthreads",
+                c["socket_nthreads"], "--nsocks-perthread", c["nsocks_perthread"]]
+        got = None
+        for line in run(args).splitlines():
+            cols = line.split()
+            if len(cols) >= 8 and cols[0] == "134217728":
+                got = float(cols[7]) * 8
+        if got is None:
+            raise ReportError(f"nccl#209: no 128 MiB row for {c['nodes']} x {c['gpus_per_node']}")
+        runs = [float(c[k]) for k in ("busbw_gbps_run1", "busbw_gbps_run2", "busbw_gbps_run3")]
+        want = sum(runs) / len(runs)
+        streams = int(c["socket_nthreads"]) * int(c["nsocks_perthread"])
+        rows.append((f"{c['nodes']} x {c['gpus_per_node']}", f"{c['socket_nthreads']} x {c['nsocks_perthread']} = "
+                     f"{streams}", f"{want:.1f}", f"{got:.1f}", pct(100.0 * (got - want) / want)))
+    out += md_table(["nodes x GPUs", "threads x sockets = streams", "measured busbw Gb/s", "simulated Gb/s", "error"],
+                    "llrrr", rows)
+    return out + [""]
+
+
 def mpi_case(exe, prefix):
     cases = [c for c in catch_cases(exe, "[osu]") if c.startswith(prefix)]
     if len(cases) != 1:
@@ -832,7 +872,8 @@ def report(build):
     vgsim = find_executable(build, "vgsim")
     with tempfile.TemporaryDirectory(prefix="vgsim-validation-") as tmp:
         body = (replay_section(build) + calibrated_section(build) + nvls_section(vgsim, tmp)
-                + nvls_tree_section(vgsim, tmp) + gdr_read_section(vgsim, tmp) + mpi_section(build) + training_section(build)
+                + nvls_tree_section(vgsim, tmp) + gdr_read_section(vgsim, tmp) + socket_table_section(vgsim, tmp)
+                + mpi_section(build) + training_section(build)
                 + cpu_compute_section(build) + llm_section(build) + mig_section(build) + seed_section(vgsim, tmp)
                 + cpu_scaling_section(vgsim, tmp))
     head = ["# vgsim validation report", "",

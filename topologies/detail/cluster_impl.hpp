@@ -40,7 +40,8 @@ struct NicDev {
   std::uint32_t socket = 0, ports = 0;
   Bandwidth speed;
   bool rdma = true;
-  std::uint32_t devices = 1;  // catalog NicModel::devices
+  std::uint32_t devices = 1;           // catalog NicModel::devices
+  std::string pci_vendor = "generic";  // catalog NicModel::pci_vendor
 };
 
 // One validated host template: graph, local resources and precomputed per-GPU facts (NIC choice).
@@ -67,6 +68,7 @@ struct Template {
   Bandwidth port_total;                           // sum of cabled port speeds
   std::uint32_t socket_thread_count = 4;          // NCCL socket helper threads (socket_threads.threads)
   Bandwidth per_thread;                           // socket_threads.per_thread
+  Bandwidth per_stream;                           // socket_threads.per_stream: one TCP connection's rate
   Time socket_latency{0};                         // socket_threads.latency: kernel TCP stack, per message, one way
   std::string threads_source;
   VirtDecl virt;  // template-level "hypervisor" / "vms"
@@ -142,6 +144,22 @@ struct Cluster::Impl {
   // the communicator's ranks on the node; `os_gpus` (the host's or VM's GPUs) stands for them [approximation: the
   // same when a job uses every GPU of its hosts or VMs].
   bool gdr_read(std::uint32_t gpu, const std::vector<std::uint32_t>& os_gpus, const PathOptions& o) const;
+
+  // NCCL's net choice on a bare-metal host: one socket interface per cabled NIC port ("ethernet", the catalog's
+  // speed and PCI vendor) and one ACTIVE RDMA port per cabled port of an RDMA NIC, in the template's NIC order.
+  NetChoice host_net(const Template& t, const PathOptions& o, std::vector<NetInterface>* interfaces = nullptr,
+                     std::vector<RdmaPort>* rdma_ports = nullptr) const;
+
+  // A socket connection's streams, helper threads and cap (Path::socket_streams, socket_helpers, connection_cap) on
+  // `p`: the counts are the listening (receiving) side's, which the sender adopts from its handle (net_socket.cc
+  // ncclNetSocketListen / Connect, v2.5.6-1 :263-278); the per-stream rate is the slower side's. Helper threads are
+  // not a limit here [assumption: each has a core of its own; the proxy-thread case is the socket-threads resource].
+  static void set_socket_connection(Path& p, const NetChoice& listener, const Template& ta, const Template& tb) {
+    p.socket_helpers = static_cast<std::uint32_t>(listener.socket_threads);
+    p.socket_streams = listener.socket_threads > 0 ? p.socket_helpers * listener.sockets_per_thread : 1;
+    const double stream = std::min(ta.per_stream.bytes_per_s, tb.per_stream.bytes_per_s);
+    p.connection_cap = Bandwidth{p.socket_streams * stream};
+  }
 
   // GPU -> NIC (send side) or NIC -> GPU (receive side, reverse=true) within one host.
   void host_leg(Path& p, std::uint32_t gpu, std::uint32_t port_local, bool gdr, bool sockets, bool receive) const {

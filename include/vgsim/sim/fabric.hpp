@@ -5,6 +5,7 @@
 // virtualization overheads) before registration.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -24,12 +25,16 @@ struct Route {
   bool gdr = false;
   Bandwidth bottleneck;
   double staged_s_per_byte = 0.0;  // store-and-forward through host memory (topo::Path::staged_s_per_byte)
+  // The most one connection's flow moves, bytes/s (topo::Path::connection_cap: a socket connection's streams); infinite
+  // for other transports.
+  double connection_cap_bytes_per_s = std::numeric_limits<double>::infinity();
 };
 
 class Fabric {
  public:
   // Registers all resources of `cluster` in `sim`. `capacity_scale` multiplies the capacity of every resource of a
-  // kind (e.g. {"socket-threads", 0.8}); kinds not listed keep their catalog capacity. Both must outlive the Fabric.
+  // kind (e.g. {"socket-threads", 0.8}); kinds not listed keep their catalog capacity; "socket-stream" scales the
+  // routes' per-connection socket caps (Route::connection_cap_bytes_per_s). Both must outlive the Fabric.
   Fabric(const topo::Cluster& cluster, Simulator& sim, topo::PathOptions options,
          const std::map<std::string, double>& capacity_scale = {});
 
@@ -51,6 +56,7 @@ class Fabric {
   const topo::Cluster& cluster_;
   Simulator& sim_;
   topo::PathOptions options_;
+  double stream_scale_ = 1.0;  // capacity_scale "socket-stream"
   std::unordered_map<std::uint64_t, Route> cache_;
   std::unordered_map<std::uint64_t, Route> switch_cache_;  // key: endpoint << 1 | to_switch
   std::map<std::pair<ResourceId, double>, ResourceId> scaled_;

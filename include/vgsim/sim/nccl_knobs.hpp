@@ -20,6 +20,9 @@ struct NcclKnobs {
   std::optional<bool> gdr_read;  // NCCL_NET_GDR_READ=1 / 0 (unset: NCCL's default by version, GPU and NVLink)
   std::string net;               // NCCL_NET: "IB" or "Socket" ("" = NCCL's choice: IB when a port is active)
   std::string socket_ifname;     // NCCL_SOCKET_IFNAME ("" = unset)
+  // NCCL_SOCKET_NTHREADS (0-16) and NCCL_NSOCKS_PERTHREAD (1-64) as written ("" or "auto" = NCCL's default by
+  // version and NIC vendor); checked in apply().
+  std::string socket_nthreads, nsocks_perthread;
   std::string version = "2.30";  // NCCL tuning tables (coll::NcclTuning::defaults)
 
   // Overlays every knob `over` sets on this one (a command line over a scenario file, say).
@@ -35,7 +38,7 @@ struct NcclKnobs {
 
 // The knobs as parameters, declared once here: nccl.version, nccl.algo, nccl.proto, nccl.channels, nccl.p2p_level,
 // nccl.gdr_level, nccl.ib_disable, nccl.p2p_disable, nccl.shm_disable, nccl.gdr_disable, nccl.net,
-// nccl.socket_ifname, nccl.gdr_read (the names scenario files'
+// nccl.socket_ifname, nccl.gdr_read, nccl.socket_nthreads, nccl.nsocks_perthread (the names scenario files'
 // "nccl" object and sweep plans use; the command line spells them --algo, --gdr-level, ... as nccl-tests does).
 const std::vector<ParamDecl>& nccl_knob_params();
 

@@ -48,7 +48,8 @@ inline Time delivery_latency(const Route& r, Bytes transfer_bytes, const StepCos
 }
 
 // The flow of one step transfer: its payload at the protocol's efficiency (and a switch leg's, `switch_eff`, 1 for
-// any other leg) over the route, capped per channel; its latency is charged after the bytes (delivery_latency).
+// any other leg) over the route, capped per channel (the protocol's cap and the route's per-connection cap, e.g. a
+// socket connection's TCP streams); its latency is charged after the bytes (delivery_latency).
 // Shared by CollectiveRun and the streamed ring and tree (ring_run.hpp, tree_run.hpp).
 inline FlowSpec step_flow(const Route& r, Bytes payload, const StepCosts& c, double switch_eff = 1.0) {
   FlowSpec spec;
@@ -56,7 +57,7 @@ inline FlowSpec step_flow(const Route& r, Bytes payload, const StepCosts& c, dou
   spec.hops = static_cast<std::uint32_t>(r.resources.size());
   spec.bytes = static_cast<double>(payload) / (c.payload_efficiency * switch_eff);
   spec.latency = Time{0};
-  spec.max_rate = c.max_rate_per_flow / switch_eff;
+  spec.max_rate = std::min(c.max_rate_per_flow / switch_eff, r.connection_cap_bytes_per_s);
   return spec;
 }
 

@@ -70,6 +70,9 @@ struct NicModel {
   // Physical network devices one port of this entry stands for (1 for a real card; 4 for a group a GPU stripes over,
   // e.g. p5's four EFA devices per GPU). NCCL opens at least one channel per device.
   std::uint32_t devices = 1;
+  // The PCI vendor NCCL's socket transport special-cases (net_socket.cc ncclNetSocketGetNsockNthread): "aws" (0x1d0f,
+  // ENA), "gcp" (0x1ae0, gVNIC) or "generic" (any other: its socket thread defaults).
+  std::string pci_vendor = "generic";
   std::string source;
 };
 

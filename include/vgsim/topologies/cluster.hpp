@@ -5,6 +5,7 @@
 // Units: capacities in Bandwidth (bytes/s), latencies in Time.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,8 @@ struct PathOptions {
   std::string socket_ifname;           // NCCL_SOCKET_IFNAME ("" = unset: nccl_net_choice.hpp's default order)
   int nccl_minor = 30;                 // NCCL 2.<minor> (the interface and socket-thread rules by version)
   int gdr_read = -2;                   // NCCL_NET_GDR_READ: 0 sends staged, 1 GDR sends, -2 NCCL's default (gdr_read())
+  int socket_nthreads = -2;            // NCCL_SOCKET_NTHREADS (0-16); -2 = NCCL's default by version and NIC vendor
+  int nsocks_perthread = -2;           // NCCL_NSOCKS_PERTHREAD (1-64); -2 = NCCL's default
 
   // NCCL_IB_DISABLE=1 or NCCL_NET=Socket (any case, as NCCL compares it): the net transport is sockets everywhere.
   bool sockets_forced() const;
@@ -68,6 +71,13 @@ struct Path {
   // arrived (NCCL net.cc / shm.cc: the tail pointer advances per step). Each staged copy adds step bytes / (slowest
   // link between the GPU and host memory) to the step's delivery: seconds per byte, summed over the staged copies.
   double staged_s_per_byte = 0.0;
+  // NET over sockets: one NCCL connection's TCP streams (the listening side's threads x sockets per thread, or its
+  // control socket alone when it has no helper threads; net_socket.cc) and helper threads, and the most the
+  // connection moves: streams x the per-stream rate (socket_threads.per_stream; scaled by the sim's
+  // capacity_scale "socket-stream"). Infinite elsewhere. A per-connection limit applied to each flow of the
+  // connection, not a shared resource.
+  std::uint32_t socket_streams = 0, socket_helpers = 0;
+  Bandwidth connection_cap{std::numeric_limits<double>::infinity()};
 };
 
 struct GpuInfo {

@@ -114,7 +114,9 @@ TEST_CASE("a dense shape's report is byte-identical to the one before MoE existe
   // else changed. And once for a new NCCL constant in its parameter list (nccl.bw_factor.nvls_tree_ratio_coeff,
   // session 33): one entry added, nothing else changed. And once for the NCCL constants' source strings (issue 38:
   // they cite docs/SOURCES.md#nccl-tuning instead of a file outside the repository): only "source" texts changed.
-  // And once for the NCCL knobs nccl.net, nccl.socket_ifname and nccl.gdr_read (issue 39): three entries added.
+  // And once for the NCCL knobs nccl.net, nccl.socket_ifname and nccl.gdr_read (issue 39): three entries added. And
+  // once for nccl.socket_nthreads, nccl.nsocks_perthread and capacity_scale.socket-stream (issue 39 item 3): three
+  // entries added, nothing else changed.
   const LlmJob j =
       resolve_llm_job(spec("dgx-a100", "llama2-7b", {"tp=4", "pp=2", "recompute=selective", "zero_stage=1"}), cat());
   std::ifstream f(std::string(VGSIM_DATA_DIR) + "/tests/sim/llm/data/llama2-7b-dense.json");
