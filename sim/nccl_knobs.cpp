@@ -122,8 +122,9 @@ void NcclKnobs::apply(CommOptions& opt, const std::string& origin) const {
   }
   opt.path.socket_ifname = socket_ifname;
   if (gdr_read) opt.path.gdr_read = *gdr_read ? 1 : 0;
-  opt.path.socket_nthreads = socket_count(origin, "nccl.socket_nthreads", socket_nthreads, 0, 16);
-  opt.path.nsocks_perthread = socket_count(origin, "nccl.nsocks_perthread", nsocks_perthread, 1, 64);
+  opt.path.socket_nthreads = socket_count(origin, "--socket-nthreads (nccl.socket_nthreads)", socket_nthreads, 0, 16);
+  opt.path.nsocks_perthread =
+      socket_count(origin, "--nsocks-perthread (nccl.nsocks_perthread)", nsocks_perthread, 1, 64);
 }
 
 void NcclKnobs::set(const std::string& name, const Json& value) {
