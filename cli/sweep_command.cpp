@@ -18,6 +18,7 @@
 #include "catalog_option.hpp"
 #include "vgsim/kernel/atomic_file.hpp"
 #include "vgsim/kernel/input_error.hpp"
+#include "vgsim/sim/planning/run_key.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
 #include "whole_number_check.hpp"
 #ifdef VGSIM_HAVE_MPI
@@ -61,6 +62,7 @@ sim::planning::SweepOptions sweep_options(const SweepArgs& a) {
   o.resume = a.resume;
   o.max_points = a.max_points;
   o.keep_journal = true;  // removed by run_and_report once the summary is out: a kill before that loses nothing
+  o.run_key = sim::planning::sweep_run_key();
   if (!a.fidelity.empty()) o.fidelity = parse_fidelity(a.fidelity);
   o.progress = !a.quiet && (a.progress || ::isatty(STDERR_FILENO));
   if (a.resume && a.out.empty())

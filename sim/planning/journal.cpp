@@ -16,7 +16,8 @@ namespace vgsim::sim::planning {
 
 namespace {
 
-const std::string kMagic = "vgsim-sweep-journal 1";
+const std::string kMagic = "vgsim-sweep-journal 2";
+const std::string kMagicV1 = "vgsim-sweep-journal 1";
 
 void write_all(int fd, const std::string& bytes, const std::string& path) {
   const char* p = bytes.data();
@@ -105,17 +106,19 @@ std::string header_line(const std::string& csv_header) {
 }
 }  // namespace
 
-std::string journal_text(const std::string& csv_header, const std::vector<PointResult>& results) {
-  std::string t = kMagic + "\n" + journal_frame('H', header_line(csv_header));
+std::string journal_text(const std::string& csv_header, const std::string& run_key,
+                         const std::vector<PointResult>& results) {
+  std::string t = kMagic + "\n" + journal_frame('H', header_line(csv_header)) + journal_frame('K', run_key);
   for (const auto& r : results) t += journal_frame('R', to_json(r).dump());
   return t;
 }
 
-SweepJournal::SweepJournal(std::string path, const std::string& csv_header, bool fresh) : path_(std::move(path)) {
+SweepJournal::SweepJournal(std::string path, const std::string& csv_header, const std::string& run_key, bool fresh)
+    : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0644);
   if (fd_ < 0) throw InputError(path_, "", "cannot open the sweep journal for writing", "", "a writable path");
   if (fresh) {
-    write_all(fd_, journal_text(csv_header, {}), path_);
+    write_all(fd_, journal_text(csv_header, run_key, {}), path_);
     ::fsync(fd_);
     fsync_folder_of(path_);
   }
@@ -141,7 +144,7 @@ void SweepJournal::close() {
   fd_ = -1;
 }
 
-JournalContents read_journal(const std::string& path, const std::string& csv_header) {
+JournalContents read_journal(const std::string& path, const std::string& csv_header, const std::string& run_key) {
   JournalContents out;
   std::ifstream in(path, std::ios::binary);
   if (!in) return out;
@@ -161,6 +164,9 @@ JournalContents read_journal(const std::string& path, const std::string& csv_hea
   };
   std::string line;
   if (!next_line(line)) return out;  // empty file: killed before the header was written
+  if (line == kMagicV1)
+    throw InputError(path, "line 1", "a journal of an older vgsim (format 1, which records no run key)", line,
+                     "'" + kMagic + "' (run without --resume: the sweep starts over)");
   if (line != kMagic) {
     if (line.size() && line[0] == '\0') return out;  // the magic line itself was torn: nothing finished
     throw InputError(path, "line 1", "not a vgsim sweep journal", vgsim::excerpt(line, 60),
@@ -174,6 +180,15 @@ JournalContents read_journal(const std::string& path, const std::string& csv_hea
   if (payload != header_line(csv_header))
     throw InputError(path, "line 2", "journal was written by a different plan (columns differ)",
                      vgsim::excerpt(payload, 60), "the columns of this plan, or run without --resume");
+  if (!next_line(line) || line[0] == '\0') return out;  // key torn: nothing finished
+  if (!unframe(line, 'K', payload, why))
+    throw InputError(path, "line 3", "damaged run key record (" + why + ")", vgsim::excerpt(line, 60),
+                     "an intact run key (remove the file, or run without --resume)");
+  if (payload != run_key)
+    throw InputError(path, "line 3", "journal was written by another run (its results would be mixed with this run's)",
+                     payload,
+                     "this run's key '" + run_key +
+                         "': the same --fidelity, --catalog directories and vgsim, or run without --resume");
   while (next_line(line)) {
     const bool torn = line[0] == '\0';
     std::string problem;

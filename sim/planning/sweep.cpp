@@ -125,7 +125,8 @@ PointResult parse_row(const std::vector<std::string>& header, const std::vector<
 // Rows of an earlier run (final CSV or journal) by point id; checks the header. Only complete rows count: a row must
 // end with its line end (each row is one write(), so a row without one was torn by a kill) and have exactly the
 // header's field count; anything else is dropped with a note on stderr and its point runs again.
-void read_previous(const std::string& path, const std::string& header, std::map<std::string, std::string>& rows) {
+void read_previous(const std::string& path, const std::string& header, const char* fidelity,
+                   std::map<std::string, std::string>& rows) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return;
   std::ostringstream ss;
@@ -137,8 +138,11 @@ void read_previous(const std::string& path, const std::string& header, std::map<
   if (line0 + "\n" != header)
     throw InputError(path, "header", "results file was written by a different plan (columns differ)",
                      "'" + line0.substr(0, 80) + "'", "the columns of this plan, or run without --resume");
-  const std::size_t fields = split_csv(header.substr(0, header.size() - 1)).size();
-  std::size_t pos = first + 1, dropped = 0;
+  const auto names = split_csv(header.substr(0, header.size() - 1));
+  const std::size_t fields = names.size();
+  const std::size_t fid_col =
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "fidelity") - names.begin());
+  std::size_t pos = first + 1, dropped = 0, row = 0;
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) {  // torn tail
@@ -149,10 +153,16 @@ void read_previous(const std::string& path, const std::string& header, std::map<
     pos = nl + 1;
     if (line.empty()) continue;
     const auto f = split_csv(line);
+    ++row;
     if (f.size() != fields) {
       ++dropped;
       continue;
     }
+    // A row computed at another fidelity would be mixed silently into this run's results (an error row has none).
+    if (fid_col < fields && !f[fid_col].empty() && f[fid_col] != fidelity)
+      throw InputError(path, "row " + std::to_string(row) + ", column fidelity",
+                       "results computed at another fidelity than this run's (" + std::string(fidelity) + ")",
+                       f[fid_col], "--fidelity " + f[fid_col] + " to resume them, or run without --resume");
     rows[f[1]] = line;
   }
   if (dropped)
@@ -212,6 +222,20 @@ void check_point_limit(const SweepPlan& plan, const SweepOptions& o) {
 }
 
 // The sweep's rows as they fill in: CSV lines by point index ("" = not finished) and the points still to run.
+// Tells the user about rows or records of an earlier run whose point id is no point of this plan (an edited plan,
+// or the file of another plan): they are kept out of this run's results.
+template <typename Map>
+void report_foreign(const std::string& path, const Map& by_id, const char* what, const std::vector<PlanPoint>& points) {
+  if (by_id.empty()) return;
+  std::set<std::string> ids;
+  for (const PlanPoint& p : points) ids.insert(p.id);
+  std::size_t foreign = 0;
+  for (const auto& kv : by_id) foreign += ids.count(kv.first) == 0;
+  if (foreign)
+    std::fprintf(stderr, "vgsim sweep: %s: %zu %s of points not in this plan ignored (another or an edited plan)\n",
+                 path.c_str(), foreign, what);
+}
+
 struct SweepRows {
   std::vector<std::string> lines;
   std::vector<std::size_t> todo;
@@ -221,18 +245,21 @@ struct SweepRows {
 // Takes the finished points of an earlier run: rows of its final CSV (values as printed) and the journal's records
 // (full precision; they win). Rows are keyed by point id, so an edited plan keeps what still applies. Every other
 // point of this rank goes to `todo`.
-SweepRows take_finished_points(const SweepOptions& o, const std::string& header, const std::string& journal,
-                               const std::vector<std::string>& cols, SweepResult& out) {
+SweepRows take_finished_points(const SweepOptions& o, const std::string& header, const std::string& key,
+                               Fidelity fidelity, const std::string& journal, const std::vector<std::string>& cols,
+                               SweepResult& out) {
   const std::size_t n = out.points.size();
   std::map<std::string, std::string> previous;  // point id -> CSV line
   JournalContents journaled;
   if (o.resume && !o.out.empty()) {
-    read_previous(o.out, header, previous);
-    journaled = read_journal(journal, header);
+    read_previous(o.out, header, to_string(fidelity), previous);
+    journaled = read_journal(journal, header, key);
     if (journaled.dropped)
       std::fprintf(stderr,
                    "vgsim sweep: %s: %zu damaged or torn record(s) dropped (first: %s); their points run again\n",
                    journal.c_str(), journaled.dropped, journaled.first_problem.c_str());
+    report_foreign(o.out, previous, "row(s)", out.points);
+    report_foreign(journal, journaled.results, "record(s)", out.points);
   }
   SweepRows rows;
   rows.lines.resize(n);
@@ -267,11 +294,11 @@ SweepRows take_finished_points(const SweepOptions& o, const std::string& header,
 // Opens the write-ahead journal into `wal` (journal "" = none). A resumed journal is first rewritten with only its
 // intact records (atomically), so that new records never follow a torn line; then records are appended as points
 // finish.
-void open_journal(std::optional<SweepJournal>& wal, const std::string& journal, const std::string& header, bool resume,
-                  const std::vector<PointResult>& kept) {
+void open_journal(std::optional<SweepJournal>& wal, const std::string& journal, const std::string& header,
+                  const std::string& key, bool resume, const std::vector<PointResult>& kept) {
   if (journal.empty()) return;
-  if (resume) write_file_atomically(journal, journal_text(header, kept));
-  wal.emplace(journal, header, /*fresh=*/!resume);
+  if (resume) write_file_atomically(journal, journal_text(header, key, kept));
+  wal.emplace(journal, header, key, /*fresh=*/!resume);
 }
 
 // Runs the points of rows.todo with the plan's executor; each finished point is journaled, becomes its CSV line and
@@ -343,10 +370,12 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& o) {
   const auto cols = parameter_columns(out.points);
   const std::string header = csv_header(cols);
   const std::string journal = o.out.empty() ? std::string() : o.out + ".journal";
-  SweepRows rows = take_finished_points(o, header, journal, cols, out);
+  const Fidelity fidelity = o.fidelity.value_or(plan.fidelity);
+  const std::string key = std::string("fidelity ") + to_string(fidelity) + (o.run_key.empty() ? "" : "; " + o.run_key);
+  SweepRows rows = take_finished_points(o, header, key, fidelity, journal, cols, out);
   std::optional<SweepJournal> wal;
-  open_journal(wal, journal, header, o.resume, rows.kept);
-  run_todo(plan, o, o.fidelity.value_or(plan.fidelity), cols, wal, rows, out);
+  open_journal(wal, journal, header, key, o.resume, rows.kept);
+  run_todo(plan, o, fidelity, cols, wal, rows, out);
 
   std::string csv = header;
   for (const std::string& line : rows.lines) csv += line;

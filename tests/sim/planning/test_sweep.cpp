@@ -44,7 +44,7 @@ TEST_CASE("sweep CSV is deterministic and resume skips finished points", "[plann
 
   // Interrupted run: only a journal with the records of points 0, 5 and 6 (completion order) exists.
   std::filesystem::remove(o.out);
-  std::ofstream(o.out + ".journal") << journal_text(csv.substr(0, csv.find('\n') + 1),
+  std::ofstream(o.out + ".journal") << journal_text(csv.substr(0, csv.find('\n') + 1), "fidelity step",
                                                     {a.results[0], a.results[5], a.results[6]});
   const SweepResult d = run_sweep(plan, o);
   CHECK(d.skipped == 3);
@@ -54,6 +54,22 @@ TEST_CASE("sweep CSV is deterministic and resume skips finished points", "[plann
   // A results file from a different plan (other columns) is refused on resume.
   std::ofstream(o.out) << "index,point_id,label,other\n";
   CHECK_THROWS_AS(run_sweep(plan, o), InputError);
+
+  // Issue 40: a results file or journal of another fidelity is refused, not mixed in ("0 run now, 8 resumed" with
+  // every row analytical was the finding). The run key (fidelity; SweepOptions::run_key) is in the journal's K record.
+  std::ofstream(o.out) << csv;
+  o.fidelity = Fidelity::Analytical;
+  CHECK_THROWS_WITH(run_sweep(plan, o), Catch::Contains("column fidelity") && Catch::Contains("--fidelity step"));
+  std::filesystem::remove(o.out);
+  std::ofstream(o.out + ".journal") << journal_text(csv.substr(0, csv.find('\n') + 1), "fidelity step", {a.results[0]});
+  CHECK_THROWS_WITH(run_sweep(plan, o), Catch::Contains("another run") && Catch::Contains("fidelity step"));
+  o.fidelity.reset();
+  o.run_key = "vgsim 9.9; data 0123456789abcdef";  // the CLI's: another version or other data files
+  CHECK_THROWS_WITH(run_sweep(plan, o), Catch::Contains("another run"));
+  o.run_key.clear();
+  // A journal of an older format (no run key) is refused with what to do.
+  std::ofstream(o.out + ".journal") << "vgsim-sweep-journal 1\n";
+  CHECK_THROWS_WITH(run_sweep(plan, o), Catch::Contains("older vgsim") && Catch::Contains("without --resume"));
 }
 
 TEST_CASE("cost = gpu x GPUs + host x hosts + (nic_port + switch_port) x cabled NIC ports", "[planning]") {
@@ -90,8 +106,9 @@ TEST_CASE("the sweep journal is a checksummed write-ahead log: damaged records a
   const std::string header = full.csv.substr(0, full.csv.find('\n') + 1);
   // The journal of points 0..5 in completion order; each damage below hits one record (or the tail).
   const std::string intact = journal_text(
-      header, {full.results[0], full.results[1], full.results[2], full.results[3], full.results[4], full.results[5]});
-  auto line_start = [&](int k) {  // byte offset of line k (0 = magic, 1 = header, 2.. = records)
+      header, "fidelity step",
+      {full.results[0], full.results[1], full.results[2], full.results[3], full.results[4], full.results[5]});
+  auto line_start = [&](int k) {  // byte offset of line k (0 = magic, 1 = header, 2 = run key, 3.. = records)
     std::size_t at = 0;
     for (int i = 0; i < k; ++i) at = intact.find('\n', at) + 1;
     return at;
@@ -102,8 +119,8 @@ TEST_CASE("the sweep journal is a checksummed write-ahead log: damaged records a
     std::size_t dropped;  // damaged lines the reader must skip
   };
   std::string flipped = intact, short_len = intact;
-  flipped[line_start(4) + 40] ^= 0x01;       // one bit of record 2's payload
-  short_len.insert(line_start(3) + 2, "1");  // record 1's length off by 10^k
+  flipped[line_start(5) + 40] ^= 0x01;       // one bit of record 2's payload
+  short_len.insert(line_start(4) + 2, "1");  // record 1's length off by 10^k
   const std::vector<Damage> cases = {
       {"torn tail (cut inside the last record)", intact.substr(0, intact.size() - 25), 1},
       {"one flipped bit inside a record", flipped, 1},
@@ -113,7 +130,7 @@ TEST_CASE("the sweep journal is a checksummed write-ahead log: damaged records a
   for (const auto& c : cases) {
     INFO(c.what);
     std::ofstream((dir / "j").string(), std::ios::binary) << c.journal;
-    const JournalContents jc = read_journal((dir / "j").string(), header);
+    const JournalContents jc = read_journal((dir / "j").string(), header, "fidelity step");
     CHECK(jc.dropped == c.dropped);
     CHECK(jc.results.size() == 6 - c.dropped);
     o.out = (dir / "resumed.csv").string();
@@ -132,6 +149,6 @@ TEST_CASE("the sweep journal is a checksummed write-ahead log: damaged records a
   // Not a journal, or a journal of another plan: refused (a resume must not mix plans).
   std::ofstream(o.out + ".journal") << "index,point_id,label\n0,abc,x\n";
   CHECK_THROWS_WITH(run_sweep(plan, o), Catch::Contains("not a vgsim sweep journal"));
-  std::ofstream(o.out + ".journal") << journal_text("index,point_id,label,other\n", {});
+  std::ofstream(o.out + ".journal") << journal_text("index,point_id,label,other\n", "fidelity step", {});
   CHECK_THROWS_WITH(run_sweep(plan, o), Catch::Contains("different plan"));
 }

@@ -13,6 +13,7 @@
 #include "../../run_command.hpp"
 #include "common.hpp"
 #include "vgsim/sim/planning/journal.hpp"
+#include "vgsim/sim/planning/run_key.hpp"
 #include "vgsim/sim/planning/sweep.hpp"
 
 namespace {
@@ -81,6 +82,7 @@ TEST_CASE("mpiexec -np 2 vgsim sweep writes the single-process CSV byte for byte
     const SweepResult lib = run_sweep(load_plan(plan), o);
     REQUIRE(lib.csv == expected);
     std::ofstream(csv + ".journal") << journal_text(expected.substr(0, expected.find('\n') + 1),
+                                                    "fidelity step; " + sweep_run_key(),
                                                     {lib.results[0], lib.results[5], lib.results[6]});
     const Run mpi = run(kMpi + args + " --resume --rank0-jobs 0 --progress", dir);
     INFO(mpi.err);

@@ -52,6 +52,9 @@ struct SweepOptions {
   PointExecutor executor;             // empty = run_points_on_threads(todo, jobs, ...)
   std::size_t max_points = 0;         // refuse plans of more points (0 = no limit; the CLI: kDefaultMaxPoints)
   bool keep_journal = false;          // leave <out>.journal for finish_sweep (the CLI prints the summary first)
+  // What changes a result besides the plan and the fidelity (the CLI: vgsim's version and a fingerprint of the catalog
+  // and preset files it reads), recorded in the journal with the fidelity; --resume refuses a journal of another key.
+  std::string run_key;
 };
 
 struct SweepResult {
