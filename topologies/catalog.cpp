@@ -97,6 +97,7 @@ std::vector<VgpuProfile> read_vgpu_table(JsonReader& t) {
     VgpuProfile v;
     v.name = p.string("name");
     v.framebuffer = p.bytes("framebuffer");
+    if (v.framebuffer <= 0) p.fail("framebuffer", "a vGPU without a frame buffer", "a positive size such as \"10GiB\"");
     v.max_per_gpu = static_cast<std::uint32_t>(p.integer("max_per_gpu", 1, 64));
     p.finish();
     out.push_back(std::move(v));
@@ -179,6 +180,7 @@ void Catalog::read_object(JsonReader& r, Batch& b) {
     m.sm_version = static_cast<std::uint32_t>(g.integer("sm_version", 30, 200));
     m.sms = static_cast<std::uint32_t>(g.integer("sms", 1, 1000));
     m.memory = g.bytes("memory");
+    if (m.memory <= 0) g.fail("memory", "a GPU without memory", "a positive size such as \"40GiB\"");
     m.memory_bandwidth = g.bandwidth("memory_bandwidth");
     JsonReader fl = g.object("peak_tflops");
     for (const char* k : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"})
@@ -302,6 +304,16 @@ void Catalog::resolve(const Batch& b) {
                        (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") +
                            "a key of some catalog file's \"vgpu_tables\", or \"\" for no vGPU");
     }
+    // NVIDIA's tables size max_per_gpu as the GPU's frame buffer / the profile's: a profile larger than the GPU's
+    // memory, or more of it than fit, cannot exist on this GPU.
+    const GpuModel& gm = gpus_.at(p.gpu);
+    for (const VgpuProfile& v : it->second)
+      if (static_cast<double>(v.framebuffer) * v.max_per_gpu > static_cast<double>(gm.memory))
+        throw InputError(p.file, p.path,
+                         "vGPU profile " + v.name + " of table '" + p.table + "' does not fit GPU " + p.gpu + "'s " +
+                             format_bytes(gm.memory),
+                         std::to_string(v.max_per_gpu) + " x " + format_bytes(v.framebuffer),
+                         "a vGPU table whose max_per_gpu x framebuffer is at most the GPU's memory");
     gpus_[p.gpu].vgpu_profiles = it->second;
   }
   // Cross-references: every PCIe generation a device names must exist.
@@ -320,9 +332,23 @@ void Catalog::add_dir(const std::string& dir) {
   if (!fs::is_directory(dir, ec))
     throw InputError(dir, "", "catalog directory not found", dir,
                      "a directory of catalog *.json files (set VGSIM_DATA_DIR to the vgsim source tree)");
+  // Error codes, not exceptions: a symbolic-link loop or an unreadable entry is the user's input, not a crash. Only
+  // *.json entries are looked at; one that cannot be resolved is an error naming it.
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  fs::directory_iterator it(dir, ec);
+  if (ec)
+    throw InputError(dir, "", "catalog directory cannot be read (" + ec.message() + ")", dir, "a readable directory");
+  for (const fs::directory_iterator end; it != end; it.increment(ec)) {
+    if (ec)
+      throw InputError(dir, "", "catalog directory cannot be listed (" + ec.message() + ")", dir,
+                       "a readable directory");
+    if (it->path().extension() != ".json") continue;
+    const bool regular = it->is_regular_file(ec);
+    if (ec)
+      throw InputError(it->path().string(), "", "catalog file cannot be read (" + ec.message() + ")",
+                       it->path().string(), "a regular *.json catalog file (or no such entry)");
+    if (regular) files.push_back(it->path());
+  }
   std::sort(files.begin(), files.end());
   Batch b;
   for (const auto& f : files) {

@@ -68,6 +68,7 @@ InferenceResult simulate_inference(const InferenceSpec& spec, const topo::Catalo
     js.sets.push_back("batch_per_gpu=" + std::to_string(spec.batch));
     js.sets_origin = "--set / --batch";
     js.iterations = 1;
+    js.inference = true;
     jobs.push_back(training::resolve_job(js, catalog));
   }
   InferenceResult r;

@@ -6,6 +6,7 @@
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/training/job_parameters.hpp"
 #include "vgsim/sim/virtualization/assumptions.hpp"
+#include "vgsim/workloads/models/model_memory.hpp"
 
 namespace vgsim::sim::training {
 
@@ -320,6 +321,25 @@ std::pair<Json, std::string> vgpu_record(const TrainingJob& job, const ParamDecl
   return {format_time(job.vgpu.switch_cost), job.vgpu.switch_cost_source};
 }
 
+// Refuses a micro-batch that cannot fit the smallest device memory among the ranks' endpoints (GPU, vGPU frame
+// buffer or MIG slice): model_memory.hpp's floor, in the work units the compute model runs per micro-step.
+void check_batch_memory(const JobSpec& spec, const TrainingJob& job) {
+  const auto& eps = job.cluster->endpoints();
+  std::uint32_t smallest = job.rank_to_endpoint.at(0);
+  for (std::uint32_t e : job.rank_to_endpoint)
+    if (eps[e].memory < eps[smallest].memory) smallest = e;
+  const topo::GpuEndpoint& e = eps[smallest];
+  double units = static_cast<double>(job.settings.per_gpu_batch(static_cast<int>(job.ranks())));
+  if (job.model.unit == models::WorkUnit::Token)
+    units = job.settings.tokens_per_gpu ? static_cast<double>(*job.settings.tokens_per_gpu)
+                                        : units * static_cast<double>(job.model.tokens_per_sample);
+  const std::string device = e.name + " (" + job.cluster->gpu_model(e.gpu).key +
+                             (e.profile.empty() ? "" : " " + e.profile) + ", " + format_bytes(e.memory) + ")";
+  models::require_batch_fits(models::model_memory_floor(job.model, units, job.settings, !spec.inference), units,
+                             static_cast<double>(e.memory), device, spec.sets_origin,
+                             spec.inference ? "--batch" : "batch_per_gpu");
+}
+
 void record_parameters(const JobSpec& spec, const JobParameters& reg, const JobValues& given, const NcclKnobs& kn,
                        TrainingJob& job, bool data_parallel = true) {
   const auto settings_src = data_parallel ? settings_sources(spec, given, job) : std::map<std::string, std::string>{};
@@ -410,6 +430,7 @@ TrainingJob resolve_job(const JobSpec& spec, const topo::Catalog& catalog) {
   NcclKnobs knobs;
   resolve_nccl(spec, given, knobs, job);
   resolve_job_values(spec, given, job);
+  check_batch_memory(spec, job);
   record_parameters(spec, registry, given, knobs, job);
   return job;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <tuple>
 
 #include "vgsim/topologies/cluster.hpp"
 
@@ -230,5 +231,79 @@ TEST_CASE("load_default adds the user directories after the built-in catalog", "
   CHECK(c.nics().count("test-nic-50g") == 1);
   CHECK(c.origin("nics", "test-nic-50g") == (dir / "mine.json").string() + " $.nics[0]");
   CHECK(Catalog::load_default().nics().count("test-nic-50g") == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a symbolic-link loop in a catalog directory is an input error naming it, not a crash", "[catalog][user]") {
+  // Issue 40: `--catalog DIR` with a link loop inside exited 1 ("filesystem error: Too many levels of symbolic links").
+  const fs::path dir = fs::temp_directory_path() / ("vgsim-catalog-loop-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_symlink("b", dir / "a");  // not *.json: not a catalog file, skipped
+  fs::create_symlink("a", dir / "b");
+  Catalog c = builtin();
+  CHECK_NOTHROW(c.add_dir(dir.string()));
+  fs::create_symlink("y.json", dir / "x.json");  // a *.json entry that cannot be resolved
+  fs::create_symlink("x.json", dir / "y.json");
+  try {
+    c.add_dir(dir.string());
+    FAIL("a looping x.json was accepted");
+  } catch (const InputError& e) {
+    // Either link of the loop may be listed first; the message names the file it met.
+    const std::string what = e.what();
+    CHECK((what.find("/x.json") != std::string::npos || what.find("/y.json") != std::string::npos));
+    CHECK_THAT(what, Catch::Contains("cannot be read"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a GPU without memory and vGPU frame buffers that do not fit the GPU are refused", "[catalog][user]") {
+  // Issue 40: a catalog GPU with "memory": "0GiB" trained, a 0 GiB vGPU frame buffer was accepted, and two 30 GiB
+  // vGPUs (or one 80 GiB profile) were accepted on a 40 GiB A100. Expectation: max_per_gpu x framebuffer <= memory (the
+  // rule NVIDIA's tables follow: max_per_gpu = the GPU's frame buffer / the profile's).
+  const std::vector<std::tuple<std::string, std::function<void(Json&)>, std::string>> breaks = {
+      {"memory 0", [](Json& m) { m["gpus"][0]["memory"] = "0GiB"; }, "$.gpus[0].memory"},
+      {"frame buffer 0",
+       [](Json& m) {
+         m["gpus"][0]["vgpu"] = "t";
+         m["vgpu_tables"]["t"] =
+             Json::parse(R"({"source": "test", "profiles": [{"name": "T-0C", "framebuffer": "0", "max_per_gpu": 1}]})");
+       },
+       "framebuffer"},
+      {"2 x 30 GiB on 24 GiB",
+       [](Json& m) {
+         m["gpus"][0]["vgpu"] = "t";
+         m["vgpu_tables"]["t"] = Json::parse(
+             R"({"source": "test", "profiles": [{"name": "T-30C", "framebuffer": "30GiB", "max_per_gpu": 2}]})");
+       },
+       "does not fit"},
+      {"one 80 GiB profile on 24 GiB",
+       [](Json& m) {
+         m["gpus"][0]["vgpu"] = "t";
+         m["vgpu_tables"]["t"] = Json::parse(
+             R"({"source": "test", "profiles": [{"name": "T-80C", "framebuffer": "80GiB", "max_per_gpu": 1}]})");
+       },
+       "does not fit"},
+  };
+  for (const auto& [what, brk, expect] : breaks) {
+    INFO(what);
+    Json models = user_models();  // test-gpu has 24 GiB
+    brk(models);
+    const fs::path dir = make_dir("fit", {{"mine.json", models}});
+    const std::string msg = message_of([&] {
+      Catalog c = builtin();
+      c.add_dir(dir.string());
+    });
+    CHECK_THAT(msg, Catch::Contains(expect));
+    fs::remove_all(dir);
+  }
+  // A table that fits is accepted: 2 x 12 GiB = 24 GiB.
+  Json models = user_models();
+  models["gpus"][0]["vgpu"] = "t";
+  models["vgpu_tables"]["t"] =
+      Json::parse(R"({"source": "test", "profiles": [{"name": "T-12C", "framebuffer": "12GiB", "max_per_gpu": 2}]})");
+  const fs::path dir = make_dir("fits", {{"mine.json", models}});
+  Catalog c = builtin();
+  CHECK_NOTHROW(c.add_dir(dir.string()));
   fs::remove_all(dir);
 }

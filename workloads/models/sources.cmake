@@ -11,6 +11,7 @@ set(VGSIM_MODELS_SOURCES
   models/transformer_compute.cpp
   models/moe.cpp
   models/pipeline_schedule.cpp
+  models/model_memory.cpp
 )
 # Where load_model() finds workloads/models/*.json when VGSIM_DATA_DIR is not set in the environment.
 set_source_files_properties(models/model_library.cpp PROPERTIES

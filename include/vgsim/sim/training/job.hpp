@@ -65,6 +65,8 @@ struct JobSpec {
   std::uint64_t max_transfers = kDefaultMaxTransfers;
   // Approximation for large scales (CommOptions::fold_channels; --fold-channels). Default off.
   bool fold_channels = false;
+  // The job runs forward passes only (vgsim infer): the batch memory floor counts no gradients or optimizer states.
+  bool inference = false;
 };
 
 // One parameter as used, with its origin.
