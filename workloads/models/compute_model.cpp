@@ -105,17 +105,23 @@ ComputeResult compute_iteration(const Model& m, const TrainingSettings& s, const
   Bytes grad_elem = pure_low ? 2 : m.grad_dtype_bytes;
   if (s.framework == Framework::Horovod && s.horovod.fp16_compression) grad_elem = std::min<Bytes>(grad_elem, 2);
 
+  // Below saturation a kernel takes as long as at the saturation work. Compute fills with SMs (waves over the SMs
+  // used); memory traffic fills the memory system, which by Little's law needs bytes in flight in proportion to its
+  // bandwidth, so a slice with a share of the bandwidth fills at that share of the work [assumption]. The two
+  // utilisations are equal on a whole GPU; on a slice the memory-bound time then never falls below the whole GPU's.
   const double sms_used = gpu.sm_count * gpu.sm_fraction;
   const double saturation_units = rp.saturation * sms_used / kReferenceSmCount;
   out.utilisation = std::min(1.0, work / saturation_units);
+  const double memory_utilisation = std::min(1.0, work / (rp.saturation * gpu.memory_fraction));
   const double compute_rate = peak_flops(gpu, s.precision) * gpu.sm_fraction * rp.eff_compute;
   const double memory_rate = gpu.memory_bandwidth.bytes_per_s * gpu.memory_fraction * rp.eff_memory;
-  const double scale = rp.calibration_scale / out.utilisation;
+  const double compute_scale = rp.calibration_scale / out.utilisation;
+  const double memory_scale = rp.calibration_scale / memory_utilisation;
 
   // Matmul kernel as a roofline, then the memory-bound kernels that follow it (their time adds).
   auto roofline = [&](double flops, double matmul_bytes, double elementwise_bytes) {
-    return Time::from_s((std::max(flops / compute_rate, matmul_bytes / memory_rate) + elementwise_bytes / memory_rate) *
-                        scale);
+    return Time::from_s(std::max(flops / compute_rate * compute_scale, matmul_bytes / memory_rate * memory_scale) +
+                        elementwise_bytes / memory_rate * memory_scale);
   };
   const double winograd_keep = fma_path(gpu, s.precision) ? 1.0 / kWinogradFactor : 1.0;
 

@@ -137,6 +137,39 @@ TEST_CASE("SM and memory fractions (MIG slices)") {
   CHECK(compute_iteration(comp, batch(8), full).step() == compute_iteration(comp, batch(8), slice).step());
 }
 
+TEST_CASE("a MIG slice is never faster than its GPU, nor than a slice with at least its SMs and memory") {
+  // Issue 40: at batch 8 a 3g slice inferred faster than 4g, 7g and the whole GPU (the memory-bound time below
+  // saturation shrank with the slice's SMs). Expectation, from the slices' resources being subsets: for every batch,
+  // step(slice) >= step(whole GPU), and step(a) >= step(b) when a has no more SMs and no more memory than b.
+  // A100 80GB MIG profiles (docs/SOURCES.md#mig-vgpu): compute slices of 7 (98 of 108 SMs at 7g), memory of 8.
+  const auto full = a100_sxm80();
+  struct Slice {
+    const char* name;
+    double sm, mem;
+  };
+  const std::vector<Slice> slices = {{"1g", 14 / 108.0, 1 / 8.0}, {"2g", 28 / 108.0, 2 / 8.0},
+                                     {"3g", 42 / 108.0, 4 / 8.0}, {"4g", 56 / 108.0, 4 / 8.0},
+                                     {"7g", 98 / 108.0, 8 / 8.0}, {"whole", 1.0, 1.0}};
+  auto r50 = lib("resnet50");
+  for (int b : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128, 256}) {
+    for (const char* prec : {"fp32", "amp"}) {
+      std::vector<Time> step;
+      for (const Slice& sl : slices) {
+        auto g = full;
+        g.sm_fraction = sl.sm;
+        g.memory_fraction = sl.mem;
+        step.push_back(compute_iteration(r50, batch(b, prec), g).step());
+      }
+      for (std::size_t i = 0; i < slices.size(); ++i)
+        for (std::size_t k = 0; k < slices.size(); ++k)
+          if (slices[i].sm <= slices[k].sm && slices[i].mem <= slices[k].mem) {
+            INFO("batch " << b << " " << prec << ": " << slices[i].name << " vs " << slices[k].name);
+            CHECK(step[i].ps >= step[k].ps - 4);  // rounding: a few ps over the layers
+          }
+    }
+  }
+}
+
 TEST_CASE("default efficiencies land near the DLE ResNet-50 A100 figures they were set from") {
   const auto g = a100_sxm80();
   auto r50 = lib("resnet50");

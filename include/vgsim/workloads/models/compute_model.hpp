@@ -1,11 +1,15 @@
 // Per-layer compute time of one training micro-step on one GPU (or a MIG slice of it), a two-phase roofline:
-//   t = [ max(FLOPs_eff / (peak[prec] x sm_fraction x eff_compute[prec]), matmul_bytes / mem_rate)
-//         + elementwise_bytes / mem_rate ] / u(work) x calibration_scale,
-//   mem_rate = mem_bw x memory_fraction x eff_memory,  u(work) = min(1, work / (saturation x SMs_used / 108)).
+//   t = [ max(FLOPs_eff / (peak[prec] x sm_fraction x eff_compute[prec]) / u(work),
+//             matmul_bytes / mem_rate / u_mem(work)) + elementwise_bytes / mem_rate / u_mem(work) ] x
+//             calibration_scale,
+//   mem_rate = mem_bw x memory_fraction x eff_memory,  u(work) = min(1, work / (saturation x SMs_used / 108)),
+//   u_mem(work) = min(1, work / (saturation x memory_fraction)) (equal to u on a whole GPU).
 // The matmul (conv/linear) kernel is a roofline; the memory-bound kernels after it (BN, activations, adds, softmax,
 // LN) run one after another, so their time adds. FLOPs_eff: 3x3 stride-1 convolutions on the FP32 CUDA-core path
 // count 1/kWinogradFactor of their direct FLOPs (cuDNN Winograd). Below saturation a layer takes as long as at the
-// saturation batch (MISO A100 step times, docs/SOURCES.md#mig-vgpu). Pure arithmetic, no engine.
+// saturation batch (MISO A100 step times, docs/SOURCES.md#mig-vgpu); memory traffic saturates at the memory share of
+// it (Little's law: bytes in flight in proportion to bandwidth), so a MIG slice is never faster than its GPU and a
+// slice with more SMs and no less bandwidth never slower than one with fewer. Pure arithmetic, no engine.
 // Units: FLOP/s, Bandwidth (bytes/s), Time (ps); "work" is samples or tokens (the model's unit) per micro-step.
 #pragma once
 #include <optional>
