@@ -61,6 +61,15 @@ std::string compute_key(const TrainingCase& c) {
   return k;
 }
 
+// Data-parallel rows measure throughput in the model's units per second (large-model rows have their own metrics,
+// llm_fit.cpp); an empty metric means the same.
+void check_throughput_metric(const TrainingCase& c, const std::string& file) {
+  static const std::vector<std::string> kMetrics = {"img_per_s", "images/s", "img/s", "samples_per_s", "samples/s"};
+  if (c.metric.empty() || std::find(kMetrics.begin(), kMetrics.end(), c.metric) != kMetrics.end()) return;
+  throw InputError(file, "line " + std::to_string(c.line) + ", column metric", "not a throughput metric",
+                   "'" + c.metric + "'", "img_per_s, images/s, img/s, samples_per_s or samples/s (or empty)");
+}
+
 struct Param {
   std::string key;
   double lo, hi, catalog;
@@ -176,6 +185,38 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
                        "a header with case_id, cluster, workload (or model), nodes, gpus_per_node, value");
   if (workload_col < 0)
     throw InputError(path, "line " + std::to_string(ln), "missing column", "'workload'", "workload (or model)");
+  // Every column is one the reader uses or a known descriptive one; anything else is most likely a misspelt setting
+  // that would silently not apply (issue 40: an extra column was accepted).
+  static const std::vector<std::string> kColumns = {"case_id",
+                                                    "cluster",
+                                                    "workload",
+                                                    "model",
+                                                    "nodes",
+                                                    "gpus_per_node",
+                                                    "value",
+                                                    "metric",
+                                                    "source",
+                                                    "batch_per_gpu",
+                                                    "precision",
+                                                    "framework",
+                                                    "settings",
+                                                    "transport",
+                                                    "gdr_level",
+                                                    "gdr_disable",
+                                                    "notes",
+                                                    "gpu",
+                                                    "interconnect_intra",
+                                                    "network_inter",
+                                                    "virtualization",
+                                                    "published_tflops_per_gpu"};
+  for (const std::string& h : header)
+    if (std::find(kColumns.begin(), kColumns.end(), h) == kColumns.end()) {
+      const std::string guess = did_you_mean(h, kColumns);
+      throw InputError(path, "line " + std::to_string(ln), "unknown column", "'" + h + "'",
+                       (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") +
+                           "one of the columns docs/COMMANDS.md lists for fit-training");
+    }
+  std::map<std::string, int> first_line;  // case_id -> line
   std::vector<TrainingCase> out;
   while (std::getline(in, line)) {
     ++ln;
@@ -201,6 +242,10 @@ std::vector<TrainingCase> read_training_cases(const std::string& path) {
     TrainingCase c;
     c.line = ln;
     c.case_id = get(col("case_id"));
+    if (c.case_id.empty()) throw InputError(path, where("case_id"), "empty case_id", "''", "a name for the row");
+    if (auto [it, fresh] = first_line.emplace(c.case_id, ln); !fresh)
+      throw InputError(path, where("case_id"), "duplicate case_id (first on line " + std::to_string(it->second) + ")",
+                       "'" + c.case_id + "'", "a case_id of its own per row");
     c.cluster = get(col("cluster"));
     c.workload = get(workload_col);
     if (c.cluster.empty()) throw InputError(path, where("cluster"), "empty cluster", "''", "a preset name or file");
@@ -283,8 +328,12 @@ TrainingProfile fit_training(const std::vector<TrainingCase>& cases, const topo:
                      std::to_string(llm_rows) + " of " + std::to_string(cases.size()) + " rows",
                      "one kind per file: the two fits calibrate different parameters");
   std::map<std::string, const TrainingCase*> single;
-  for (const auto& c : cases)
-    if (c.nodes * c.gpus_per_node == 1) single[compute_key(c)] = &c;
+  for (const auto& c : cases) {
+    check_throughput_metric(c, file);
+    if (c.nodes * c.gpus_per_node != 1) continue;
+    single[compute_key(c)] = &c;
+    (void)sim::training::resolve_job(training_case_spec(c, file), catalog);  // its settings are checked as any row's
+  }
   Fitter fit;
   TrainingProfile prof;
   prof.file = file;

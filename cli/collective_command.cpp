@@ -355,6 +355,11 @@ void run(const CollectiveArgs& a) {
   if (a.library == "mpi" && a.np)
     throw InputError("", "--np", "--library mpi places ranks by --nodes and --ranks-per-node", std::to_string(a.np),
                      "--nodes N --ranks-per-node R with --library mpi");
+  if (a.library == "mpi" && (a.gpus_per_node || a.ngpus))
+    throw InputError("", a.gpus_per_node ? "--gpus-per-node" : "-g/--ngpus",
+                     "--library mpi runs CPU ranks, placed by --ranks-per-node",
+                     std::to_string(a.gpus_per_node ? a.gpus_per_node : a.ngpus),
+                     "--ranks-per-node R with --library mpi");
   if (a.library == "mpi" && (a.dtype == "all" || redop == "all"))
     throw InputError("", a.dtype == "all" ? "-d/--type" : "--op", "one table per type or reduction is nccl-tests'",
                      "all with --library mpi", "one data type (OSU's tables count bytes) with --library mpi");

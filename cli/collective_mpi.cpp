@@ -46,6 +46,9 @@ void run_mpi_collective(const MpiCollectiveRequest& r, const std::vector<Bytes>&
   sets.insert(sets.end(), r.sets.begin(), r.sets.end());
   const sim::MpiConfig config = sim::mpi_config_from(cluster, catalog, sets, "--set");
   const std::uint32_t nodes = r.nodes ? r.nodes : static_cast<std::uint32_t>(cluster.hosts().size());
+  if (nodes > cluster.hosts().size())
+    throw InputError(cluster.file(), "--nodes", "more nodes than the cluster has hosts", std::to_string(nodes),
+                     "1.." + std::to_string(cluster.hosts().size()) + " (the hosts of " + cluster.name() + ")");
   std::cerr << "# vgsim: simulated Open MPI " << coll::to_string(config.release) << " " << r.op << " on "
             << cluster.name() << ", " << nodes << " node(s) x " << r.ranks_per_node << " rank(s), transport "
             << sim::to_string(config.transport) << (r.profile.empty() ? "" : ", profile " + r.profile) << "\n";
