@@ -16,7 +16,8 @@ namespace vgsim::calibrate {
 namespace {
 
 const std::regex kArgLine(R"(^\s+(\w+) \.+ (.*?)\s*$)");
-const std::regex kElapsed(R"(elapsed time per iteration \(ms\):\s*([-+0-9.eE]+))");
+// Any token after the label, so that "nan" or "inf" is reported rather than skipped as a non-matching line.
+const std::regex kElapsed(R"(elapsed time per iteration \(ms\):\s*([^\s|]+))");
 const std::regex kPaddedVocab(R"(padded vocab \(size: \d+\) with \d+ dummy tokens \(new size: (\d+)\))");
 
 // The argument as printed, or nullopt when absent or None.
@@ -168,6 +169,17 @@ TrainingCase megatron_case(const MegatronLog& log, const std::string& cluster, s
   const std::int64_t tp = integer(log, "tensor_model_parallel_size", 1),
                      pp = integer(log, "pipeline_model_parallel_size", 1);
   const std::int64_t layers = integer(log, "num_layers", std::nullopt);
+  // Megatron-LM's own asserts (arguments.py, megatron/core/parallel_state.py): tp x pp divides the world size and tp
+  // divides the attention heads.
+  if (tp < 1 || pp < 1 || world % (tp * pp) != 0)
+    bad_arg(log, "tensor_model_parallel_size",
+            "tp x pp (" + std::to_string(tp) + " x " + std::to_string(pp) + ") does not divide world_size " +
+                std::to_string(world),
+            std::to_string(tp), "a tp with tp x pp dividing world_size (Megatron-LM refuses the run otherwise)");
+  const std::int64_t heads = integer(log, "num_attention_heads", std::nullopt);
+  if (heads % tp != 0)
+    bad_arg(log, "tensor_model_parallel_size", "does not divide num_attention_heads " + std::to_string(heads),
+            std::to_string(tp), "a tp that divides the attention heads");
   auto set = [&](const std::string& k, const std::string& v) { c.sets.push_back(k + "=" + v); };
   set("tp", std::to_string(tp));
   set("pp", std::to_string(pp));

@@ -259,14 +259,8 @@ std::string mpi_fit_json(const std::string& network, const MpiFit& fit) {
 }
 
 std::vector<std::string> read_mpi_fit_sets(const std::string& path) {
-  std::ifstream in = open_input(path);
-  if (!in) throw InputError(path, "", "cannot open file", "", "an MPI fit profile (vgsim calibrate fit-mpi --out)");
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const std::exception& e) {
-    throw InputError(path, "", "not JSON", "", e.what());
-  }
+  // load_json_file: one reader for every JSON input (duplicate keys refused with their path, errors name the file).
+  const Json j = load_json_file(path);
   if (!j.is_object() || !j.contains("parameters") || !j["parameters"].is_object())
     throw InputError(path, "$.parameters", "missing", "", "an object of mpi.* values");
   std::vector<std::string> sets;
@@ -282,13 +276,7 @@ std::vector<std::string> read_mpi_fit_sets(const std::string& path) {
 
 std::vector<std::string> mpi_profile_warnings(const std::string& path, const sim::MpiConfig& config, std::int64_t nodes,
                                               std::int64_t rpn) {
-  std::ifstream in = open_input(path);
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const std::exception& e) {
-    throw InputError(path, "", "not JSON", "", e.what());
-  }
+  const Json j = load_json_file(path);
   std::vector<std::string> w;
   const std::string where = "MPI profile " + path + ": ";
   auto text = [&](const char* k) {

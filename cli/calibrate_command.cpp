@@ -31,6 +31,7 @@
 #include "vgsim/kernel/input_files.hpp"
 #include "vgsim/kernel/progress.hpp"
 #include "vgsim/kernel/units.hpp"
+#include "vgsim/topologies/cluster.hpp"
 
 namespace vgsim::cli {
 
@@ -121,6 +122,7 @@ struct MegatronImportArgs {
 // (or in --shape-dir), which the row names as its workload. Every output is written, or none.
 void run_import_megatron(const MegatronImportArgs& a) {
   check_output_path(a.out, "--out");
+  (void)topo::Cluster::resolve(a.cluster, topo::Catalog::load_default());  // an unknown --cluster, before any log
   std::vector<TrainingCase> cases;
   std::vector<OutputFile> outputs;
   const fs::path dir = a.shape_dir.empty() ? fs::path(a.out).parent_path() : fs::path(a.shape_dir);

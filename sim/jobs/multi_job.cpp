@@ -32,6 +32,7 @@ MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
   for (auto& jr : jobs) {
     training::JobSpec js;
     const std::string name = jr.string("name");
+    if (name.empty()) jr.fail("name", "an empty job name (the report could not name the job)", "a non-empty name");
     if (!seen.insert(name).second) jr.fail("name", "duplicate job name", "unique names");
     js.cluster = s.cluster;
     js.workload = jr.string("workload");

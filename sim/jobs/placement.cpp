@@ -49,16 +49,12 @@ std::uint32_t count_at(const Json& parent, const char* key, const std::string& f
     if (required) throw InputError(file, path + "." + key, "missing", "", "a positive integer");
     return fallback;
   }
+  // An integer, as the MPIJob CRD's int32 fields are: the API server refuses "4" (a string), so vgsim does too.
   const Json& v = parent[key];
-  long long n = -1;
-  if (v.is_number_integer())
-    n = v.get<long long>();
-  else if (v.is_string() && !v.get<std::string>().empty() &&
-           v.get<std::string>().find_first_not_of("0123456789") == std::string::npos &&
-           v.get<std::string>().size() < 10)
-    n = std::stoll(v.get<std::string>());
+  const long long n = v.is_number_integer() ? v.get<long long>() : -1;
   if (n < 1 || n > 100000)
-    throw InputError(file, path + "." + key, "not a positive count", v.dump(), "an integer from 1 to 100000");
+    throw InputError(file, path + "." + key, v.is_string() ? "a string, not a number" : "not a positive count",
+                     v.dump(), "an integer from 1 to 100000 (without quotes: the MPIJob CRD's int32)");
   return static_cast<std::uint32_t>(n);
 }
 

@@ -71,6 +71,24 @@ void check_param(const std::string& file, const std::string& path, const std::st
   }
   if (!(v.is_string() || v.is_number() || v.is_boolean()))
     throw InputError(file, path, "parameter values must be scalars", json_snippet(v), "a string, number or boolean");
+  // A per-point price is a number >= 0 of one of the plan's price kinds (checked here, before any point runs).
+  if (key.rfind("price.", 0) == 0) {
+    static const std::vector<std::string> kPrices = {"price.gpu", "price.host", "price.nic_port", "price.switch_port"};
+    if (std::find(kPrices.begin(), kPrices.end(), key) == kPrices.end())
+      throw InputError(file, path, "unknown price", "'" + key + "'",
+                       "price.gpu, price.host, price.nic_port or price.switch_port");
+    if (!v.is_number() || v.get<double>() < 0)
+      throw InputError(file, path, "bad price", json_snippet(v), "a number >= 0 (in the plan's prices currency)");
+  }
+}
+
+// Whether any parameter of the plan (base, grid, list) is a per-point price.
+bool has_point_prices(const SweepPlan& p) {
+  auto in = [](const std::map<std::string, Json>& m) {
+    return std::any_of(m.begin(), m.end(), [](const auto& kv) { return kv.first.rfind("price.", 0) == 0; });
+  };
+  if (in(p.base) || std::any_of(p.list.begin(), p.list.end(), in)) return true;
+  return std::any_of(p.grid.begin(), p.grid.end(), [](const auto& a) { return a.first.rfind("price.", 0) == 0; });
 }
 
 std::map<std::string, Json> read_params(JsonReader r) {
@@ -198,6 +216,13 @@ SweepPlan parse_plan(const Json& j, const std::string& file) {
       const std::string path = r.path_of("list") + "[" + std::to_string(i) + "]";
       if (!l[i].is_object()) throw InputError(file, path, "list entries must be objects", json_snippet(l[i]), "{...}");
       p.list.push_back(read_params(JsonReader(l[i], file, path)));
+      // A list entry is one design; two with one label could not be told apart in the summary and the CSV (grid
+      // points of one entry share its label and differ by their grid values, which the summary prints).
+      if (auto lab = p.list.back().find("label"); lab != p.list.back().end())
+        for (std::size_t k = 0; k + 1 < p.list.size(); ++k)
+          if (auto o = p.list[k].find("label"); o != p.list[k].end() && o->second == lab->second)
+            throw InputError(file, path + ".label", "the same label as list entry " + std::to_string(k),
+                             json_snippet(lab->second), "a label of its own per design (list entry)");
     }
   }
   if (auto pr = r.opt_object("prices")) {
@@ -212,6 +237,9 @@ SweepPlan parse_plan(const Json& j, const std::string& file) {
     p.prices = x;
   }
   r.finish();
+  if (!p.prices && has_point_prices(p))
+    throw InputError(file, "$.prices", "per-point price.* values without the plan's \"prices\" (they would be ignored)",
+                     "no prices", "a \"prices\" object (source, gpu, host, nic_port, switch_port) beside them");
   // Every point needs a cluster and a workload (from the scenario or a parameter).
   bool has_cluster = p.base.count("cluster") || p.base.count("scenario");
   bool has_workload = p.base.count("workload") || p.base.count("scenario");
