@@ -92,7 +92,16 @@ std::vector<PlanOutcome> search_plans(const LlmJob& job) {
     PlanOutcome o = first_fit(job, c, {0, 1});
     if (!o.fits) o = first_fit(job, c, {3});
     if (o.fits) {
-      o.result = simulate_llm_iteration(with_plan(job, o.plan));
+      // A plan that fits may still be refused by a resource guard (a collective past --max-transfers): it is then
+      // one more plan that does not make the ranking, with the guard's message, not the end of the search.
+      try {
+        o.result = simulate_llm_iteration(with_plan(job, o.plan));
+      } catch (const InputError& e) {
+        o.fits = false;
+        o.why_not = std::string("not simulated: ") + e.what();
+        misfit.push_back(std::move(o));
+        continue;
+      }
       fit.push_back(std::move(o));
     } else {
       misfit.push_back(std::move(o));

@@ -54,6 +54,23 @@ TEST_CASE("a plan that does not fit exits 2 saying by how much, and writes nothi
   CHECK_FALSE(std::filesystem::exists(json));
 }
 
+TEST_CASE("--search-plans skips a plan a resource guard refuses instead of exiting") {
+  // Issue 40: one candidate over --max-transfers ended the whole search with exit 2. Expectation: exit 0, the plans
+  // the guard refuses listed as not fitting with the guard's message ("not simulated: ..."), the others ranked.
+  const std::string json = tmp("search-guard.json");
+  const auto r =
+      run_vgsim("train --cluster dgx-a100 --workload llama2-7b --search-plans --max-transfers 100 --json " + json);
+  REQUIRE(r.status == 0);
+  const auto plans = nlohmann::json::parse(vgsim::test::read_file(json))["plans"];
+  int guarded = 0, fit = 0;
+  for (const auto& p : plans) {
+    fit += p["fits"].get<bool>();
+    guarded += !p["fits"].get<bool>() && p["why_not"].get<std::string>().find("not simulated") != std::string::npos;
+  }
+  CHECK(guarded > 0);
+  CHECK(fit > 0);
+}
+
 TEST_CASE("--search-plans ranks the plans that fit, fastest first") {
   const auto r = run_vgsim("train --cluster dgx-a100 --workload llama2-7b --set global_batch=64 --search-plans");
   REQUIRE(r.status == 0);
