@@ -32,6 +32,7 @@
 #include "vgsim/kernel/progress.hpp"
 #include "vgsim/kernel/units.hpp"
 #include "vgsim/topologies/cluster.hpp"
+#include "whole_number_check.hpp"
 
 namespace vgsim::cli {
 
@@ -531,14 +532,14 @@ void add_calibrate_command(CLI::App& app) {
       cal->add_subcommand("import-megatron", "Megatron-LM training logs -> large-model rows for fit-training");
   m->add_option("logs", mg->logs, "Megatron-LM logs (the arguments block and the iteration lines)")->required();
   m->add_option("--cluster", mg->cluster, "the cluster the logs ran on (preset or file)")->required();
-  m->add_option("--nodes", mg->nodes, "hosts (or VMs) the run used")->required()->check(CLI::PositiveNumber);
+  m->add_option("--nodes", mg->nodes, "hosts (or VMs) the run used")->required()->check(whole_number_at_least(1));
   m->add_option("--gpus-per-node", mg->gpus_per_node, "GPUs per host the run used")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
   m->add_option("--out", mg->out, "CSV to write (fit-training's format)")->required();
   m->add_option("--skip", mg->skip, "logged intervals to skip at the start (start-up, warm-up)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   m->add_option("--shape-dir", mg->shape_dir,
                 "folder for shape files of models vgsim has no shape for (default: the CSV's)");
   m->callback([mg] { run_import_megatron(*mg); });

@@ -20,8 +20,9 @@ void add_compare_command(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   CLI::App* c = app.add_subcommand("compare", "Compare two designs: train --json reports or plan points (plan.json#3)");
-  c->add_option("a", a->a, "design A: report JSON or plan.json#INDEX")->required();
-  c->add_option("b", a->b, "design B: report JSON or plan.json#INDEX")->required();
+  // Named for the messages CLI11 writes ("design-b is required", not "b is required").
+  c->add_option("design-a", a->a, "design A: report JSON or plan.json#INDEX")->required();
+  c->add_option("design-b", a->b, "design B: report JSON or plan.json#INDEX")->required();
   c->add_option("--json", a->json_out, "also write the comparison as JSON ('-' for stdout instead of markdown)");
   c->add_option("--calibration", a->calibration, "training profile applied to plan points (reports are read as is)");
   add_catalog_option(c);

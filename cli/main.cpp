@@ -27,6 +27,12 @@ int main(int argc, char** argv) {
   vgsim::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ConversionError& e) {
+    // CLI11 says "Could not convert: --batch = abc" and stops: add what it expected.
+    std::cerr << vgsim::excerpt(e.what(), 1000, true)
+              << ": expected a value of the option's type (a whole number for counts, a number for rates; the "
+                 "option's --help line gives its form)\nRun with --help for more information.\n";
+    return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // CLI11 quotes the bad value in full: print a bounded, escaped excerpt of its message instead.
