@@ -261,29 +261,20 @@ TEST_CASE("a GPU without memory and vGPU frame buffers that do not fit the GPU a
   // Issue 40: a catalog GPU with "memory": "0GiB" trained, a 0 GiB vGPU frame buffer was accepted, and two 30 GiB
   // vGPUs (or one 80 GiB profile) were accepted on a 40 GiB A100. Expectation: max_per_gpu x framebuffer <= memory (the
   // rule NVIDIA's tables follow: max_per_gpu = the GPU's frame buffer / the profile's).
+  // A one-profile vGPU table for test-gpu.
+  auto vgpu_table = [](const char* name, const char* framebuffer, int max_per_gpu) {
+    return [=](Json& m) {
+      m["gpus"][0]["vgpu"] = "t";
+      m["vgpu_tables"]["t"] = {
+          {"source", "test"},
+          {"profiles", Json::array({{{"name", name}, {"framebuffer", framebuffer}, {"max_per_gpu", max_per_gpu}}})}};
+    };
+  };
   const std::vector<std::tuple<std::string, std::function<void(Json&)>, std::string>> breaks = {
       {"memory 0", [](Json& m) { m["gpus"][0]["memory"] = "0GiB"; }, "$.gpus[0].memory"},
-      {"frame buffer 0",
-       [](Json& m) {
-         m["gpus"][0]["vgpu"] = "t";
-         m["vgpu_tables"]["t"] =
-             Json::parse(R"({"source": "test", "profiles": [{"name": "T-0C", "framebuffer": "0", "max_per_gpu": 1}]})");
-       },
-       "framebuffer"},
-      {"2 x 30 GiB on 24 GiB",
-       [](Json& m) {
-         m["gpus"][0]["vgpu"] = "t";
-         m["vgpu_tables"]["t"] = Json::parse(
-             R"({"source": "test", "profiles": [{"name": "T-30C", "framebuffer": "30GiB", "max_per_gpu": 2}]})");
-       },
-       "does not fit"},
-      {"one 80 GiB profile on 24 GiB",
-       [](Json& m) {
-         m["gpus"][0]["vgpu"] = "t";
-         m["vgpu_tables"]["t"] = Json::parse(
-             R"({"source": "test", "profiles": [{"name": "T-80C", "framebuffer": "80GiB", "max_per_gpu": 1}]})");
-       },
-       "does not fit"},
+      {"frame buffer 0", vgpu_table("T-0C", "0", 1), "framebuffer"},
+      {"2 x 30 GiB on 24 GiB", vgpu_table("T-30C", "30GiB", 2), "does not fit"},
+      {"one 80 GiB profile on 24 GiB", vgpu_table("T-80C", "80GiB", 1), "does not fit"},
   };
   for (const auto& [what, brk, expect] : breaks) {
     INFO(what);
@@ -299,9 +290,7 @@ TEST_CASE("a GPU without memory and vGPU frame buffers that do not fit the GPU a
   }
   // A table that fits is accepted: 2 x 12 GiB = 24 GiB.
   Json models = user_models();
-  models["gpus"][0]["vgpu"] = "t";
-  models["vgpu_tables"]["t"] =
-      Json::parse(R"({"source": "test", "profiles": [{"name": "T-12C", "framebuffer": "12GiB", "max_per_gpu": 2}]})");
+  vgpu_table("T-12C", "12GiB", 2)(models);
   const fs::path dir = make_dir("fits", {{"mine.json", models}});
   Catalog c = builtin();
   CHECK_NOTHROW(c.add_dir(dir.string()));

@@ -396,10 +396,15 @@ MPI_NOT_MEASURED = re.compile(r"^# not measured \((.+)\): (.+)$")
 
 # ---- GPUDirect RDMA reads off and on, NVIDIA/nccl#371 (vgsim collective) ----
 
-def gdr_read_section(vgsim, tmp):
-    path = os.path.join(MEASURED, "nccl371-gdr-read.csv")
+def measured_csv(name):
+    """A data/measured CSV's path and rows (its '#' provenance lines skipped)."""
+    path = os.path.join(MEASURED, name)
     with open(path, encoding="utf-8") as f:
-        cases = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        return path, list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def gdr_read_section(vgsim, tmp):
+    path, cases = measured_csv("nccl371-gdr-read.csv")
     out = ["## GPUDirect RDMA reads off and on: NVIDIA/nccl#371, 2 x 8 V100 PCIe", "",
            f"Measured: `{rel(path)}` (busbw as the reporter gave it, message size not stated), simulated on preset "
            "`nccl371-2x8xv100pcie` with `vgsim collective --cluster nccl371-2x8xv100pcie -g 8 --np 2 -b 512M -e 512M "
@@ -429,9 +434,7 @@ def gdr_read_section(vgsim, tmp):
 
 
 def socket_table_section(vgsim, tmp):
-    path = os.path.join(MEASURED, "nccl209-gcp-sockets.csv")
-    with open(path, encoding="utf-8") as f:
-        cases = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    path, cases = measured_csv("nccl209-gcp-sockets.csv")
     out = ["## replay: NCCL over sockets on GCP, NVIDIA/nccl#209 (2 and 4 VMs, 1 and 8 V100 per VM)", "",
            f"Measured: `{rel(path)}` (busbw, mean of the three runs given), simulated on preset "
            "`gcp-n1-4x8xv100-32gbe` with `vgsim collective --cluster gcp-n1-4x8xv100-32gbe --nodes N --gpus-per-node G "
