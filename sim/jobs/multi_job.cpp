@@ -9,6 +9,7 @@
 
 #include "vgsim/kernel/input_error.hpp"
 #include "vgsim/sim/training/report.hpp"
+#include "vgsim/sim/virtualization/vgpu_scheduler.hpp"
 
 namespace vgsim::sim::virt {
 
@@ -25,6 +26,12 @@ MultiJobSpec parse_jobs(const Json& j, const std::string& file) {
     if (auto t = v->opt_time("time_slice")) s.vgpu_sets.push_back("vgpu.time_slice=" + format_time(*t));
     if (auto t = v->opt_time("switch_cost")) s.vgpu_sets.push_back("vgpu.switch_cost=" + format_time(*t));
     v->finish();
+    // Checked here, against the scheduler's defaults, so that an error names $.vgpu rather than each job.
+    std::vector<std::pair<std::string, Json>> values;
+    for (const std::string& kv : s.vgpu_sets)
+      values.emplace_back(kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
+    virt::VgpuSchedulerOptions check;
+    virt::apply_vgpu_params(check, values, file + " " + v->path());
   }
   std::set<std::string> seen;
   auto jobs = r.objects("jobs");
