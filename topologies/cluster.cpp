@@ -169,8 +169,7 @@ struct Wiring {
   std::map<std::string, Vertex> attach_points;
   std::map<Vertex, std::string> point_gen;
   std::map<std::string, std::uint32_t> gpu_index;
-  std::vector<bool> bridged;                // per GPU: in at least one NVLink bridge
-  std::vector<std::uint32_t> bridge_links;  // per GPU: NVLink links its bridges use
+  std::vector<std::uint32_t> bridge_links;  // per GPU: NVLink links its bridges use (0: in no bridge)
 };
 
 void claim(Wiring& w, JsonReader& d, const std::string& n) {
@@ -340,7 +339,6 @@ void add_bridge(Template& t, const Catalog& cat, Wiring& w, const std::string& f
                        "at most the " + std::to_string(links) + " links of its catalog model over all its bridges");
     w.bridge_links[x] += n;
   }
-  w.bridged[a] = w.bridged[b] = true;
   const Bandwidth per = std::min(ma.nvlink_nccl_per_link, mb.nvlink_nccl_per_link);
   const Bandwidth cap = per * static_cast<double>(n);
   const std::string src = std::to_string(n) + " NVLink links x " + fmt_gbps(per) + " per direction (catalog " + ma.key +
@@ -356,9 +354,8 @@ void add_bridge(Template& t, const Catalog& cat, Wiring& w, const std::string& f
   t.bridge_res[{b, a}] = e.res_back;
 }
 
-// NVLink bridges: each joins exactly two distinct GPUs, and a GPU has at most one bridge partner.
+// NVLink bridges: each joins exactly two distinct GPUs; a GPU may be in several (a mesh) within its model's links.
 void read_nvlink_bridges(JsonReader& r, Template& t, const Catalog& cat, Wiring& w) {
-  w.bridged.assign(t.gpu_names.size(), false);
   w.bridge_links.assign(t.gpu_names.size(), 0);
   if (!r.has("nvlink_bridges")) return;
   const Json& arr = r.json()["nvlink_bridges"];
@@ -382,7 +379,7 @@ void read_nvswitch(JsonReader& r, Template& t, const Catalog& cat, const Wiring&
     const std::uint32_t gi = gpu_ref(t, w, nv->file(), p, members[i]);
     if (!seen.insert(gi).second)
       throw InputError(r.file(), p, "impossible wiring: GPU listed twice on the NVSwitch", members[i], "distinct GPUs");
-    if (w.bridged[gi])
+    if (w.bridge_links[gi] > 0)
       throw InputError(r.file(), p, "impossible wiring: GPU is both NVLink-bridged and on the NVSwitch", members[i],
                        "either a bridge or the NVSwitch");
     const GpuModel& m = cat.gpu(t.gpu_models[gi]);
@@ -472,8 +469,8 @@ SocketThreads read_socket_threads(JsonReader& r) {
     }
     if (auto l = st->opt_time("latency")) s.lat = *l;
     if (st->has("per_stream")) s.per_stream = st->bandwidth("per_stream");
-    s.src = "cluster file socket_threads (" + std::to_string(s.threads) + " x " + fmt_gbps(s.per) +
-            ", wire payload efficiency " + std::to_string(s.payload_eff) +
+    s.src = "cluster file socket_threads (" + std::to_string(s.threads) + " x " + fmt_gbps(s.per) + ", per stream " +
+            fmt_gbps(s.per_stream) + ", wire payload efficiency " + std::to_string(s.payload_eff) +
             "): " + st->opt_string("source").value_or("no source given");
     st->finish();
   }
@@ -750,10 +747,11 @@ std::pair<bool, bool> gdr_legs(const Cluster& c, const Cluster::Impl& m, Path& p
 }  // namespace
 
 namespace {
-// A bare-metal socket connection (Path::connection_cap) whose listener runs on template `tb` (the sender on `ta`,
-// the same template when null); whether the proxy threads move its bytes themselves (no helper threads).
-bool proxy_moves_data(const Cluster::Impl& m, const detail::Template& tb, const PathOptions& o, Path& p,
-                      const detail::Template* ta = nullptr) {
+// Sets a bare-metal socket connection's streams and cap on `p` (Path::connection_cap) for a listener on template
+// `tb` (the sender on `ta`, the same template when null); returns whether the proxy threads move its bytes themselves
+// (no helper threads).
+bool set_socket_connection(const Cluster::Impl& m, const detail::Template& tb, const PathOptions& o, Path& p,
+                           const detail::Template* ta = nullptr) {
   const NetChoice listener = m.host_net(tb, o);
   Cluster::Impl::set_socket_connection(p, listener, ta ? *ta : tb, tb);
   return listener.socket_threads == 0;
@@ -834,7 +832,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
     p.link_class = LinkClass::Net;
     p.type = PathType::NET;
     const auto [gdr_a, gdr_b] = gdr_legs(*this, m, p, a, b, h.port_base + pa, h.port_base + pb, rdma, o);
-    const bool proxy = !rdma && proxy_moves_data(m, t, o, p);
+    const bool proxy = !rdma && set_socket_connection(m, t, o, p);
     m.host_leg(p, a, pa, gdr_a, proxy, false);
     m.host_leg(p, b, pb, gdr_b, proxy, true);
     return finish(p);
@@ -858,7 +856,7 @@ Path Cluster::path(std::uint32_t a, std::uint32_t b, const PathOptions& o) const
   p.type = PathType::NET;
   p.link_class = LinkClass::Net;
   const auto [gdr_a, gdr_b] = gdr_legs(*this, m, p, a, b, ha.port_base + pa, hb.port_base + pb, rdma, o);
-  const bool proxy = !rdma && proxy_moves_data(m, tb, o, p, &ta);
+  const bool proxy = !rdma && set_socket_connection(m, tb, o, p, &ta);
   m.host_leg(p, a, pa, gdr_a, proxy, false);
   if (!rdma) p.latency += std::max(ta.socket_latency, tb.socket_latency);  // kernel TCP stack, per message
   if (!rdma) p.resources.push_back(ha.res_base + ta.ports[pa].tcp_tx);
