@@ -72,7 +72,7 @@ void set_held_out_warnings(FitReport& report) {
   report.warnings.clear();
   for (const HeldOutGroup& g : report.held_out) {
     const ErrorDecomposition& e = g.errors;
-    if (!(e.corrected.mean_abs_log > e.catalog.mean_abs_log)) continue;
+    if (!worse_than(e.corrected.mean_abs_log, e.catalog.mean_abs_log)) continue;
     std::string w = "calibration made held-out sizes worse than the catalog: " + g.name + ": " +
                     format_sizes(g.sizes_bytes) + "; " + std::to_string(e.records) +
                     " records, fitted without them: error " + pct(e.corrected.mean_abs_log) + " calibrated vs " +
@@ -82,7 +82,7 @@ void set_held_out_warnings(FitReport& report) {
     if (!report.size_corrections)
       w += " (no per-size corrections fitted): for these sizes the catalog (no --calibration) predicts better; "
            "measure the sizes you will simulate";
-    else if (e.physical.mean_abs_log <= e.catalog.mean_abs_log)
+    else if (!worse_than(e.physical.mean_abs_log, e.catalog.mean_abs_log))
       w += ", so the per-size corrections made it worse: refit with --no-size-corrections, or measure the sizes you "
            "will simulate";
     else

@@ -71,7 +71,7 @@ namespace {
 bool is_nccl(const CollectiveMeasurement& m) { return m.library == "nccl" || m.library == "rccl"; }
 
 // The group's errors from the catalog, physical and corrected times of its records, and the sizes where the
-// calibrated E (over that size's records) is above the catalog's.
+// calibrated E (over that size's records) is worse_than the catalog's.
 HeldOutGroup group_errors(const std::string& name, const std::vector<std::int64_t>& sizes,
                           const std::vector<const CollectiveMeasurement*>& recs, const std::vector<double>& cat,
                           const std::vector<double>& phys, const std::vector<double>& corr) {
@@ -79,17 +79,22 @@ HeldOutGroup group_errors(const std::string& name, const std::vector<std::int64_
   g.name = name;
   g.sizes_bytes = sizes;
   std::vector<double> m, c, p, k;
-  std::map<std::int64_t, std::pair<double, double>> per_size;  // size -> (sum |ln| calibrated, sum |ln| catalog)
+  struct SizeErrors {
+    double calibrated = 0, catalog = 0;  // sums of |ln(simulated / measured)|
+    int records = 0;
+  };
+  std::map<std::int64_t, SizeErrors> per_size;
   for (std::size_t i = 0; i < recs.size(); ++i) {
     if (!std::binary_search(sizes.begin(), sizes.end(), recs[i]->size_bytes)) continue;
     m.push_back(recs[i]->time_us), c.push_back(cat[i]), p.push_back(phys[i]), k.push_back(corr[i]);
     auto& s = per_size[recs[i]->size_bytes];
-    s.first += std::abs(std::log(corr[i] / recs[i]->time_us));
-    s.second += std::abs(std::log(cat[i] / recs[i]->time_us));
+    s.calibrated += std::abs(std::log(corr[i] / recs[i]->time_us));
+    s.catalog += std::abs(std::log(cat[i] / recs[i]->time_us));
+    ++s.records;
   }
   g.errors = decompose_errors(m, c, p, k);
   for (const auto& [size, e] : per_size)
-    if (e.first > e.second) g.worse_bytes.push_back(size);
+    if (worse_than(e.calibrated / e.records, e.catalog / e.records)) g.worse_bytes.push_back(size);
   return g;
 }
 }  // namespace

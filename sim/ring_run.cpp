@@ -13,9 +13,9 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
       n_(header.ranks),
       c_(header.channels),
       buffer_reads_data_(header.ranks == 2) {
-  // (the generator refuses more steps as an input error; ranks and channels are far below their fields)
-  if (n_ >= (1u << 27) || c_ > 64 || stream_.global_steps() > coll::RingStream::kMaxGlobalSteps)
-    throw std::invalid_argument("RingRun: 2^27 ranks, more than 64 channels or 2^31 steps do not fit an event tag");
+  // (the generator refuses more sends as an input error; ranks and channels are far below their fields)
+  if (n_ >= (1u << 27) || c_ > 64 || stream_.sends() > coll::RingStream::kMaxSends)
+    throw std::invalid_argument("RingRun: 2^27 ranks, more than 64 channels or 2^31 sends do not fit an event tag");
   conns_.assign(static_cast<std::size_t>(c_) * n_, ConnectionCursor{});
   for (std::uint32_t ch = 0; ch < c_; ++ch) {
     const auto& map = channel_gpus[ch % channel_gpus.size()];
@@ -30,34 +30,35 @@ RingRun::RingRun(const coll::CollectiveSchedule& header, const std::vector<std::
   fold_.emplace(fabric_, conns_, n_, runs_);
 }
 
-bool RingRun::ready(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
-  if (stream_.has_order_dep(g) && conns_[conn(ch, p)].sent < g) return false;  // (b) previous send left
-  if (stream_.has_data_dep(g) && !conns_[conn(ch, stream_.prev(p))].delivered(g - 1)) return false;  // (a) data arrived
-  const std::uint64_t gc = stream_.buffer_dep_step(g);  // (c) receiver's slot
-  if (gc == coll::RingStream::kNone) return true;
-  const std::uint32_t q = stream_.next(p);
-  const ConnectionCursor& c = conns_[conn(ch, q)];
-  return buffer_reads_data_ ? c.delivered(gc) : c.sent > gc;
+bool RingRun::ready(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const {
+  if (stream_.has_order_dep(u) && conns_[conn(ch, p)].sent < u) return false;  // (b) previous send left
+  const std::uint64_t ua = stream_.data_dep_send(u);                           // (a) data arrived
+  if (ua != coll::RingStream::kNone && !conns_[conn(ch, stream_.prev(p))].delivered(ua)) return false;
+  const std::uint64_t uc = stream_.buffer_dep_send(u);  // (c) receiver's room
+  if (uc == coll::RingStream::kNone) return true;
+  const ConnectionCursor& c = conns_[conn(ch, stream_.next(p))];
+  return buffer_reads_data_ ? c.delivered(uc) : c.sent > uc;
 }
 
-void RingRun::launch(std::uint64_t g, std::uint32_t ch, std::uint32_t p) {
+void RingRun::launch(std::uint64_t u, std::uint32_t ch, std::uint32_t p) {
   // The same flow CollectiveRun::launch starts for this transfer (a ring has no NVSwitch legs).
-  fabric_.simulator().start_flow(step_flow(*conns_[conn(ch, p)].route, stream_.bytes(g, ch, p), costs_), this,
-                                 tag_of(Step{g, ch, p}));
+  fabric_.simulator().start_flow(step_flow(*conns_[conn(ch, p)].route, stream_.bytes(u, ch, p), costs_), this,
+                                 tag_of(Step{u, ch, p}));
 }
 
 void RingRun::release(const Step& s, bool delivered_stage) {
-  // The reverse edges of (g, ch, p) (ring_stream.hpp): (b) -> (g+1, ch, p) and (c) -> (g+slots-1, ch, p-1) wait
-  // for the bytes to leave, (a) -> (g+1, ch, p+1) for delivery; with two ranks (c) reads the data too.
-  // At most two per stage: (b) or (a), and (c) when its stage is this one.
+  // The reverse edges of (u, ch, p) (ring_stream.hpp, S slices, room R = slots x S): (b) -> (u+1, ch, p) and
+  // (c) -> (u+R-S, ch, p-1) wait for the bytes to leave, (a) -> (u+S, ch, p+1) for delivery; with two ranks (c)
+  // reads the data too. At most two per stage: (b) or (a), and (c) when its stage is this one.
   Step cand[2];
   int k = 0;
-  const std::uint64_t G = stream_.global_steps();
-  if (!delivered_stage && s.g + 1 < G) cand[k++] = {s.g + 1, s.ch, s.p};
-  if (delivered_stage && s.g + 1 < G && stream_.has_data_dep(s.g + 1)) cand[k++] = {s.g + 1, s.ch, stream_.next(s.p)};
+  const std::uint64_t U = stream_.sends(), S = stream_.slices();
+  if (!delivered_stage && s.u + 1 < U) cand[k++] = {s.u + 1, s.ch, s.p};
+  if (delivered_stage && s.u + S < U && stream_.data_dep_send(s.u + S) == s.u)
+    cand[k++] = {s.u + S, s.ch, stream_.next(s.p)};
   if (delivered_stage == buffer_reads_data_) {
-    const std::uint64_t gb = s.g + stream_.slots() - 1;
-    if (gb < G && stream_.buffer_dep_step(gb) == s.g) cand[k++] = {gb, s.ch, stream_.prev(s.p)};
+    const std::uint64_t ub = s.u + stream_.room() - S;
+    if (ub < U && stream_.buffer_dep_send(ub) == s.u) cand[k++] = {ub, s.ch, stream_.prev(s.p)};
   }
   // in ascending transfer index, as the DAG executor releases them (tags order like indices); with two ranks one
   // transfer can be reached by two edges, and launches once
@@ -66,7 +67,7 @@ void RingRun::release(const Step& s, bool delivered_stage) {
     std::swap(cand[0], cand[1]);
   }
   for (int i = 0; i < k; ++i)
-    if (ready(cand[i].g, cand[i].ch, cand[i].p)) launch(cand[i].g, cand[i].ch, cand[i].p);
+    if (ready(cand[i].u, cand[i].ch, cand[i].p)) launch(cand[i].u, cand[i].ch, cand[i].p);
 }
 
 }  // namespace vgsim::sim

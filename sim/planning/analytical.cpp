@@ -25,7 +25,6 @@ struct Connection {
                        // and the route's Route::connection_cap_bytes_per_s)
   double eff = 1;      // payload bytes per wire byte beyond the protocol's (StepCosts::switch_efficiency on legs)
   bool frozen = false;
-  Bytes largest = 0;  // largest transfer on the connection (its store-and-forward unit when host-staged)
 };
 
 // Progressive filling (max-min fairness) of the connections over their routes, each capped at its own cap.
@@ -87,7 +86,6 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
                        std::min(plan.costs.max_rate_per_flow / eff, route->connection_cap_bytes_per_s), eff});
     }
     conns[it->second].payload += static_cast<double>(t.bytes);
-    conns[it->second].largest = std::max(conns[it->second].largest, t.bytes);
   }
   AnalyticalCollective out;
   const StepCosts& sc = plan.costs;
@@ -98,6 +96,7 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
   double bw[2] = {inf, inf};
   Time lat[2] = {Time{0}, Time{0}};
   std::int64_t lat_sum[2] = {0, 0}, lat_n[2] = {0, 0};
+  double staged[2] = {0.0, 0.0}, staged_sum[2] = {0.0, 0.0};  // host staging, per byte (max; sum for the mean)
   bool seen[2] = {false, false};
   const std::uint32_t rpn = comm.ranks_per_node();
   std::unordered_map<ResourceId, double> bytes;
@@ -106,18 +105,25 @@ AnalyticalCollective analytical_collective(const Communicator& comm, const CallP
     const int cls = (switch_leg || c.src / rpn == c.dst / rpn) ? 0 : 1;
     seen[cls] = true;
     bw[cls] = std::min(bw[cls], c.rate * c.eff);  // payload moves at eff x the wire rate (switch legs: < 1)
-    const Time l = delivery_latency(*c.route, c.largest, sc);
+    // Latency without the staged copy (0 bytes), which the closed form adds per transfer (coll::hop_latency).
+    const Time l = delivery_latency(*c.route, 0, sc);
     lat[cls] = std::max(lat[cls], l);
     lat_sum[cls] += l.ps;
     ++lat_n[cls];
+    const double st = sc.staged_copies ? c.route->staged_s_per_byte : 0.0;
+    staged[cls] = std::max(staged[cls], st);
+    staged_sum[cls] += st;
     for (ResourceId r : c.route->resources) bytes[r] += c.payload / (sc.payload_efficiency * c.eff);
   }
   // A ring's chain crosses every hop of a class in turn, so it pays their mean latency; other shapes keep the max.
   const bool ring = coll::algorithm(plan.algo).mean_hop_latency;
   for (int k = 0; k < 2; ++k)
-    if (ring && lat_n[k] > 0) lat[k] = Time::from_ps(lat_sum[k] / lat_n[k]);
-  if (seen[0]) out.costs.intra = {lat[0], Bandwidth{bw[0]}};
-  if (seen[1]) out.costs.inter = {lat[1], Bandwidth{bw[1]}};
+    if (ring && lat_n[k] > 0) {
+      lat[k] = Time::from_ps(lat_sum[k] / lat_n[k]);
+      staged[k] = staged_sum[k] / static_cast<double>(lat_n[k]);
+    }
+  if (seen[0]) out.costs.intra = {lat[0], Bandwidth{bw[0]}, staged[0], sc.staging_granule};
+  if (seen[1]) out.costs.inter = {lat[1], Bandwidth{bw[1]}, staged[1], sc.staging_granule};
   if (!seen[0]) out.costs.intra = out.costs.inter;
   if (!seen[1]) out.costs.inter = out.costs.intra;
   coll::GenOptions gen;

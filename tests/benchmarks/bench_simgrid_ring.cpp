@@ -20,6 +20,7 @@
 
 #include "vgsim/sim/communicator.hpp"
 #include "vgsim/workloads/collectives/generators.hpp"
+#include "vgsim/workloads/collectives/ring_stream.hpp"
 
 namespace sg4 = simgrid::s4u;
 using namespace vgsim;
@@ -33,22 +34,28 @@ struct RingCase {
   Bytes size = GiB;
   Bytes chunk_bytes = 0;     // coll::default_chunk_bytes (ring allreduce, Simple): 2 MiB
   std::uint32_t slots = 0;   // coll::default_slots: 2 chunks in flight per connection
+  std::uint32_t slices = 0;  // coll::default_slices: each chunk sent as 2 slices (ring_stream.hpp)
   std::uint32_t loops = 0;   // ceil(size / (chunk x n)) (one channel)
   std::uint32_t nsteps = 0;  // 2(n-1) steps per loop
   Bytes last_base = 0;       // bytes of a last-loop piece; the first last_extra pieces carry one more byte
   std::uint64_t last_extra = 0;
   double payload_Bps = 0;  // min(route bottleneck, NCCL per-channel cap) x payload efficiency
-  Time step_latency{0};    // sim::delivery_latency of one transfer on the route
+  Time step_latency{0};    // sim::delivery_latency of one slice on the route
   Time base_latency{0};    // once per collective, before the first step
   std::string route;
 
-  // Payload bytes sent by ring position p at global step g (ring.cpp: block (p - j) mod n of loop g / nsteps).
-  Bytes bytes(std::uint64_t g, std::uint32_t p) const {
+  // Payload bytes sent by ring position p at send u = g x slices + slice (ring.cpp: that slice of block (p - j) mod
+  // n of loop g / nsteps).
+  Bytes bytes(std::uint64_t u, std::uint32_t p) const {
+    const std::uint64_t g = u / slices;
     const auto loop = static_cast<std::uint32_t>(g / nsteps);
-    if (loop + 1 < loops) return chunk_bytes;
-    const auto j = static_cast<std::uint32_t>(g % nsteps % n);
-    const std::uint32_t block = p >= j ? p - j : p + n - j;
-    return last_base + (block < last_extra ? 1 : 0);
+    Bytes piece = chunk_bytes;
+    if (loop + 1 >= loops) {
+      const auto j = static_cast<std::uint32_t>(g % nsteps % n);
+      const std::uint32_t block = p >= j ? p - j : p + n - j;
+      piece = last_base + (block < last_extra ? 1 : 0);
+    }
+    return coll::ring_slice_bytes(piece, static_cast<std::uint32_t>(u % slices), slices, chunk_bytes);
   }
 };
 
@@ -77,6 +84,7 @@ RingCase ring_case(const topo::Cluster& cluster, std::uint32_t n) {
   rc.n = n;
   rc.chunk_bytes = coll::default_chunk_bytes(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple);
   rc.slots = coll::default_slots(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple);
+  rc.slices = coll::default_slices(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple);
   const Bytes per_loop = rc.chunk_bytes * n;
   rc.loops = static_cast<std::uint32_t>(std::max<Bytes>(1, (rc.size + per_loop - 1) / per_loop));
   rc.nsteps = 2 * (n - 1);
@@ -89,7 +97,7 @@ RingCase ring_case(const topo::Cluster& cluster, std::uint32_t n) {
   sim::Fabric fabric(cluster, s, pair.options().path);
   const sim::Route& r = fabric.route(pair.rank_to_endpoint()[0], pair.rank_to_endpoint()[1]);
   rc.payload_Bps = std::min(r.bottleneck.bytes_per_s, plan.costs.max_rate_per_flow) * plan.costs.payload_efficiency;
-  rc.step_latency = sim::delivery_latency(r, rc.chunk_bytes, plan.costs);
+  rc.step_latency = sim::delivery_latency(r, rc.chunk_bytes / rc.slices, plan.costs);
   rc.base_latency = plan.costs.base_latency + plan.costs.launch_overhead;
   rc.route = topo::to_string(r.transport) + std::string(r.gdr ? "+GDR" : "") + ", bottleneck " +
              std::to_string(r.bottleneck.GBps()) + " GB/s, NCCL cap " +
@@ -136,26 +144,28 @@ Outcome run_vgsim(const topo::Cluster& cluster, const RingCase& rc) {
   return o;
 }
 
-// One rank of NCCL's ring (ring.cpp's dependency rule): the send of global step g waits for (a) the chunk received
-// at step g-1 (when j > 0), (b) this connection's send g-1, and (c) a free buffer slot at the receiver. (c) is the
-// rendezvous: a put is matched only by a posted get, and a rank posts the get of step h once the chunk in that slot
-// (step h - slots) is gone: forwarded by its own send h - slots + 1, or, for the last step of a loop (stored, not
-// forwarded), received.
+// One rank of NCCL's ring (ring_stream.hpp's dependency rule over sends u = step x S + slice, room R = slots x S):
+// send u waits for (a) the same slice received at the step before (u - S, when j > 0), (b) this connection's send
+// u-1, and (c) room at the receiver. (c) is the rendezvous: a put is matched only by a posted get, and a rank posts
+// the get of send h once the slice in that room (send h - R) is gone: forwarded by its own send h - R + S, or, for
+// the last step of a loop (stored, not forwarded), received.
 class RingRank {
  public:
   RingRank(const RingCase& rc, std::uint32_t p, sg4::Mailbox* in, sg4::Mailbox* out)
-      : rc_(rc), p_(p), in_(in), out_(out), total_(static_cast<std::uint64_t>(rc.loops) * rc.nsteps) {
-    if (rc.slots + 4 > kWindow) throw std::invalid_argument("RingRank: more buffer slots than its step window");
+      : rc_(rc), p_(p), in_(in), out_(out), total_(static_cast<std::uint64_t>(rc.loops) * rc.nsteps * rc.slices) {
+    if (rc.slots * rc.slices + 2 * rc.slices > kWindow)
+      throw std::invalid_argument("RingRank: more buffer room than its send window");
   }
 
   void operator()() {
     sg4::this_actor::sleep_for(rc_.base_latency.s());
-    for (std::uint64_t g = 0; g < total_; ++g) {
-      const bool data = g % rc_.nsteps > 0;
+    const std::uint64_t S = rc_.slices;
+    for (std::uint64_t u = 0; u < total_; ++u) {
+      const bool data = (u / S) % rc_.nsteps > 0;
       post_gets();
-      while ((data && received_ < g) || (g > 0 && sent_ < g)) wait_one();
+      while ((data && received_ + S <= u) || (u > 0 && sent_ < u)) wait_one();
       static int token = 0;
-      add(out_->put_async(&token, static_cast<std::uint64_t>(rc_.bytes(g, p_))), false, g);
+      add(out_->put_async(&token, static_cast<std::uint64_t>(rc_.bytes(u, p_))), false, u);
     }
     while (next_get_ < total_ || !pending_.empty()) {
       post_gets();
@@ -164,17 +174,17 @@ class RingRank {
   }
 
  private:
-  static constexpr std::uint64_t kWindow = 8;  // steps in flight (gets <= slots + 1, sends <= 1), modulo this
+  static constexpr std::uint64_t kWindow = 16;  // sends in flight (gets <= room + S, sends <= 1), modulo this
 
   // received_ / sent_: number of leading steps whose receive / send has completed (steps complete in order on a
   // connection: sends are serialized by (b), and receives come from one sender).
   void post_gets() {
     while (next_get_ < total_) {
-      const std::uint64_t h = next_get_;
-      if (h >= rc_.slots) {
-        const std::uint64_t k = h - rc_.slots;  // the step whose chunk holds the slot
-        const bool stored = k % rc_.nsteps == rc_.nsteps - 1;
-        if (stored ? received_ <= k : sent_ <= k + 1) return;
+      const std::uint64_t h = next_get_, S = rc_.slices, room = rc_.slots * S;
+      if (h >= room) {
+        const std::uint64_t k = h - room;  // the send whose slice holds the room
+        const bool stored = (k / S) % rc_.nsteps == rc_.nsteps - 1;
+        if (stored ? received_ <= k : sent_ <= k + S) return;
       }
       add(in_->get_async<int>(&buf_[h % kWindow]), true, h);
       ++next_get_;
@@ -242,7 +252,7 @@ Outcome run_simgrid(sg4::Engine& e, const RingCase& rc) {
   o.cpu_s = cpu_seconds() - c0;
   o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   o.predicted_us = sg4::Engine::get_clock() * 1e6;
-  o.flows = static_cast<std::uint64_t>(rc.loops) * rc.nsteps * rc.n;
+  o.flows = static_cast<std::uint64_t>(rc.loops) * rc.nsteps * rc.slices * rc.n;
   return o;
 }
 

@@ -165,7 +165,7 @@ TEST_CASE("fit on a real nccl-tests table: decomposition as replayed, held-out e
                 100 * g.errors.physical.mean_abs_log, 100 * g.errors.corrected.mean_abs_log);
   // A warning exactly where the calibrated held-out E is above the catalog's.
   std::size_t worse = 0;
-  for (const auto& g : r.held_out) worse += g.errors.corrected.mean_abs_log > g.errors.catalog.mean_abs_log;
+  for (const auto& g : r.held_out) worse += worse_than(g.errors.corrected.mean_abs_log, g.errors.catalog.mean_abs_log);
   CHECK(r.warnings.size() == worse);
   // The report survives the profile's JSON round trip.
   const CalibrationProfile back =
@@ -247,6 +247,7 @@ TEST_CASE("held-out warning: fires when per-size corrections overfit deviating l
       INFO(g.name);
       CHECK(g.errors.catalog.mean_abs_log == Approx(std::log(1.3)).epsilon(1e-6));
       CHECK(g.errors.corrected.mean_abs_log < g.errors.catalog.mean_abs_log);
+      INFO("worse at " << format_sizes(g.worse_bytes));
       CHECK(g.worse_bytes.empty());
     }
     CHECK(p.report.warnings.empty());

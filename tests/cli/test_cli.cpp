@@ -42,7 +42,8 @@ TEST_CASE("collective prints an nccl-tests table and writes the same rows as JSO
 
 TEST_CASE("--dump-schedule writes the largest size's step schedule, a streamed ring stored in full") {
   // 4 ranks (4 hosts x 1 GPU), ring allreduce, Simple, 2 channels, 16 MiB: 2 MiB chunks, 2 x 4 pieces per loop ->
-  // one loop of 2(n-1) = 6 steps: 6 x 2 x 4 = 48 transfers, each depending on at most 3 earlier ones.
+  // one loop of 2(n-1) = 6 steps of 2 slices: 6 x 2 x 2 x 4 = 96 transfers, each depending on at most 3 earlier
+  // ones.
   const std::string dump = tmp_path("schedule.json");
   const Run r = run_vgsim(
       "collective --cluster r750xa-4x-100gbe --nodes 4 --gpus-per-node 1 --algo ring --proto simple "
@@ -52,8 +53,8 @@ TEST_CASE("--dump-schedule writes the largest size's step schedule, a streamed r
   const vgsim::Json j = vgsim::load_json_file(dump);
   CHECK(j["algo"] == "ring");
   CHECK(j["size_bytes"] == 16 * 1024 * 1024);
-  CHECK(j["transfers_total"] == 48);
-  REQUIRE(j["transfers"].size() == 48);
+  CHECK(j["transfers_total"] == 96);
+  REQUIRE(j["transfers"].size() == 96);
   for (const auto& t : j["transfers"]) CHECK(t["deps"].size() <= 3);
   std::filesystem::remove(dump);
 }

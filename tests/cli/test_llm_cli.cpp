@@ -59,7 +59,7 @@ TEST_CASE("--search-plans skips a plan a resource guard refuses instead of exiti
   // the guard refuses listed as not fitting with the guard's message ("not simulated: ..."), the others ranked.
   const std::string json = tmp("search-guard.json");
   const auto r =
-      run_vgsim("train --cluster dgx-a100 --workload llama2-7b --search-plans --max-transfers 100 --json " + json);
+      run_vgsim("train --cluster dgx-a100 --workload llama2-7b --search-plans --max-transfers 200 --json " + json);
   REQUIRE(r.status == 0);
   const auto plans = nlohmann::json::parse(vgsim::test::read_file(json))["plans"];
   int guarded = 0, fit = 0;

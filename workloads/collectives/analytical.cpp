@@ -9,6 +9,14 @@
 
 namespace vgsim::coll {
 
+namespace detail {}  // namespace detail
+
+Time hop_latency(const HopCost& h, Bytes transfer_bytes, double eff) {
+  if (!(h.staged_s_per_byte > 0.0)) return h.latency;
+  const Bytes unit = h.staging_granule > 0 ? std::min(transfer_bytes, h.staging_granule) : transfer_bytes;
+  return h.latency + Time::from_s(static_cast<double>(unit) / eff * h.staged_s_per_byte);
+}
+
 namespace detail {
 Time send_time(const HopCost& h, Bytes bytes, double eff) {
   if (bytes <= 0) return Time{0};
@@ -41,10 +49,10 @@ Time pipeline_time(const std::vector<const HopCost*>& stages, const Partition& p
     Time prev{0};  // delivery of this chunk by the previous stage
     for (std::size_t h = 0; h < stages.size(); ++h) {
       f[h] = std::max(prev, f[h]) + send_time(*stages[h], part.piece(l, 0), eff);
-      prev = f[h] + stages[h]->latency;
+      prev = f[h] + hop_latency(*stages[h], part.piece(l, 0), eff);
     }
   }
-  return stages.empty() ? Time{0} : f.back() + stages.back()->latency;
+  return stages.empty() ? Time{0} : f.back() + hop_latency(*stages.back(), part.piece(part.loops - 1, 0), eff);
 }
 }  // namespace detail
 
@@ -64,7 +72,7 @@ Time contention_free_time(const CollectiveSchedule& s, const PathCosts& costs) {
     const bool switch_leg = t.src == kSwitchRank || t.dst == kSwitchRank;  // NVLS: a leg inside the node
     const HopCost& h = (switch_leg || t.src / ppn == t.dst / ppn) ? costs.intra : costs.inter;
     sent[i] = start + detail::send_time(h, t.bytes, costs.payload_efficiency);
-    delivered[i] = sent[i] + h.latency;
+    delivered[i] = sent[i] + hop_latency(h, t.bytes, costs.payload_efficiency);
     end = std::max(end, delivered[i]);
   }
   return costs.base + end;
@@ -92,6 +100,7 @@ Time analytical_time(Op op, Algo algo, Proto proto, std::uint32_t n, std::uint32
   call.ranks_per_node = ppn;
   call.channels = hdr.channels;
   call.slots = hdr.slots;
+  call.slices = hdr.slices;
   call.root = hdr.root;
   call.size = size;
   call.chunk_bytes = hdr.chunk_bytes;

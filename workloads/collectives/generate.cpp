@@ -48,7 +48,9 @@ Geometry ring_geometry(Op op, Proto proto) {
       proto == Proto::Simple && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter);
   if (!ring_chunked) return protocol_geometry(op, proto);
   const Bytes chunk = kSimpleStep * kRingChunkSteps;
-  return {chunk, kNcclSteps / kRingChunkSteps, chunk / kRingChunkSteps * kRingSliceSteps};
+  // the chunk goes out as SlicePerChunk = CHUNKSTEPS / SLICESTEPS slices (all_reduce.h ProtoSimple<...>)
+  return {chunk, kNcclSteps / kRingChunkSteps, chunk / kRingChunkSteps * kRingSliceSteps,
+          kRingChunkSteps / kRingSliceSteps};
 }
 Geometry nvls_geometry() { return {kNvlsChunk, kNcclSteps, kNvlsChunk}; }
 // NVLS Tree: one Simple step per chunk (enqueue.cc: chunkSteps is 1 for every algorithm but the ring, and NCCL's
@@ -77,6 +79,7 @@ Bytes call_slice_bytes(Op op, Algo algo, Proto proto, Bytes size, std::uint32_t 
 }
 Bytes default_slice_bytes(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slice_bytes; }
 std::uint32_t default_slots(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slots; }
+std::uint32_t default_slices(Op op, Algo algo, Proto proto) { return geometry(op, algo, proto).slices; }
 
 std::uint32_t ring_steps(Op op, std::uint32_t n) {
   if (n <= 1) return 0;
@@ -116,6 +119,7 @@ std::vector<std::uint32_t> check_and_init(CollectiveSchedule& s, Op op, Algo alg
   s.slots = o.slots > 0 ? o.slots : default_slots(op, algo, proto);
   if (s.slots < 2)
     fail("slots must be >= 2 (with one buffer slot a ring waits on itself), got " + std::to_string(s.slots));
+  s.slices = default_slices(op, algo, proto);
   std::vector<std::uint32_t> order = o.ring_order;
   if (order.empty()) {
     order.resize(ranks);

@@ -2,7 +2,9 @@
 // At step j of a loop, ring position p sends block (p - j) mod n to position p+1 (NCCL's ring prims). The transfers,
 // their bytes and dependencies are RingStream's arithmetic (ring_stream.hpp); this file either returns the header
 // alone (GenOptions::steps: the engine streams the steps) or materializes every transfer in RingStream's
-// index order, (g * channels + ch) * n + p, a topological order (every dependency points to step g-1 or earlier).
+// index order, (u * channels + ch) * n + p over sends u (a step's slices), a topological order (every dependency
+// points to send u-1 or earlier).
+#include <algorithm>
 #include <utility>
 
 #include "builder.hpp"
@@ -11,36 +13,51 @@
 namespace vgsim::coll {
 
 RingStream::RingStream(const CollectiveSchedule& header)
-    : n_(header.ranks), c_(header.channels), slots_(header.slots), order_(header.ring_order) {
+    : n_(header.ranks), c_(header.channels), s_(header.slices), order_(header.ring_order) {
   if (!ring_streamable(header)) throw std::invalid_argument("RingStream: not a ring allreduce/allgather/reducescatter");
-  if (n_ == 0 || c_ == 0 || order_.size() != n_ || slots_ < 2)
-    throw std::invalid_argument("RingStream: header without ranks, channels, ring order or slots");
+  if (n_ == 0 || c_ == 0 || order_.size() != n_ || header.slots < 2 || s_ == 0)
+    throw std::invalid_argument("RingStream: header without ranks, channels, ring order, slots or slices");
+  room_ = header.slots * s_;
+  header_chunk_ = header.chunk_bytes;
   nsteps_ = ring_steps(header.op, n_);
   const detail::Partition part(header.size, header.chunk_bytes, static_cast<std::uint64_t>(c_) * n_);
   loops_ = part.loops;
   chunk_ = part.chunk;
   last_base_ = part.last_base;
   last_extra_ = part.last_extra;
-  global_steps_ = nsteps_ == 0 ? 0 : static_cast<std::uint64_t>(loops_) * nsteps_;
+  sends_ = nsteps_ == 0 ? 0 : static_cast<std::uint64_t>(loops_) * nsteps_ * s_;
   if (nsteps_ == 0) nsteps_ = 1;  // one rank: nothing moves (count() == 0); keeps the modulo arithmetic defined
 }
 
-Bytes RingStream::bytes(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
-  const auto loop = static_cast<std::uint32_t>(g / nsteps_);
-  if (loop + 1 < loops_) return chunk_;
-  const auto j = static_cast<std::uint32_t>(g % nsteps_ % n_);
-  const std::uint32_t block = p >= j ? p - j : p + n_ - j;  // (p - j) mod n
-  const std::uint64_t piece = static_cast<std::uint64_t>(ch) * n_ + block;
-  return last_base_ + (piece < last_extra_ ? 1 : 0);
+Bytes ring_slice_bytes(Bytes piece, std::uint32_t slice, std::uint32_t slices, Bytes chunk_bytes) {
+  if (slices <= 1) return piece;
+  constexpr Bytes kAlign = 16 * 4;  // 16 four-byte elements
+  const Bytes per = static_cast<Bytes>(slices) * kAlign;
+  const Bytes size = std::max((piece + per - 1) / per * kAlign, chunk_bytes / slices / 32);
+  const Bytes offset = static_cast<Bytes>(slice) * size;
+  return offset >= piece ? 0 : std::min(size, piece - offset);
 }
 
-Transfer RingStream::transfer(std::uint64_t g, std::uint32_t ch, std::uint32_t p) const {
+Bytes RingStream::bytes(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const {
+  const std::uint64_t g = u / s_;
+  const auto loop = static_cast<std::uint32_t>(g / nsteps_);
+  Bytes piece = chunk_;
+  if (loop + 1 >= loops_) {
+    const auto j = static_cast<std::uint32_t>(g % nsteps_ % n_);
+    const std::uint32_t block = p >= j ? p - j : p + n_ - j;  // (p - j) mod n
+    const std::uint64_t k = static_cast<std::uint64_t>(ch) * n_ + block;
+    piece = last_base_ + (k < last_extra_ ? 1 : 0);
+  }
+  return s_ == 1 ? piece : ring_slice_bytes(piece, static_cast<std::uint32_t>(u % s_), s_, header_chunk_);
+}
+
+Transfer RingStream::transfer(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const {
   Transfer t;
   t.src = order_[p];
   t.dst = order_[next(p)];
   t.channel = ch;
-  t.step = static_cast<std::uint32_t>(g % nsteps_);
-  t.bytes = bytes(g, ch, p);
+  t.step = static_cast<std::uint32_t>(u / s_ % nsteps_);
+  t.bytes = bytes(u, ch, p);
   return t;
 }
 
@@ -55,18 +72,18 @@ void materialize_ring(CollectiveSchedule& s) {
   s.transfers.reserve(total);  // reserve, not resize: no zero-fill pass over hundreds of MB
   s.deps.reserve(total * 3);
   std::uint32_t nd = 0;
-  for (std::uint64_t g = 0; g < rs.global_steps(); ++g) {
-    const std::uint64_t gc = rs.buffer_dep_step(g);
+  for (std::uint64_t u = 0; u < rs.sends(); ++u) {
+    const std::uint64_t ua = rs.data_dep_send(u), uc = rs.buffer_dep_send(u);
     for (std::uint32_t ch = 0; ch < rs.channels(); ++ch)
       for (std::uint32_t p = 0; p < rs.ranks(); ++p) {
         std::uint64_t d[3];
         std::uint32_t k = 0;
-        if (rs.has_data_dep(g)) d[k++] = rs.index(g - 1, ch, rs.prev(p));    // (a) data
-        if (rs.has_order_dep(g)) d[k++] = rs.index(g - 1, ch, p);            // (b) order
-        if (gc != RingStream::kNone) d[k++] = rs.index(gc, ch, rs.next(p));  // (c) buffer
+        if (ua != RingStream::kNone) d[k++] = rs.index(ua, ch, rs.prev(p));  // (a) data
+        if (rs.has_order_dep(u)) d[k++] = rs.index(u - 1, ch, p);            // (b) order
+        if (uc != RingStream::kNone) d[k++] = rs.index(uc, ch, rs.next(p));  // (c) buffer
         for (std::uint32_t x = 1; x < k; ++x)
           for (std::uint32_t y = x; y > 0 && d[y - 1] > d[y]; --y) std::swap(d[y - 1], d[y]);
-        Transfer t = rs.transfer(g, ch, p);
+        Transfer t = rs.transfer(u, ch, p);
         t.dep_begin = nd;
         std::uint32_t m = 0;
         for (std::uint32_t x = 0; x < k; ++x)
@@ -90,15 +107,13 @@ CollectiveSchedule ring_common(Op op, std::uint32_t n, std::uint32_t ppn, Bytes 
   const detail::Partition part(size, s.chunk_bytes, static_cast<std::uint64_t>(s.channels) * n);
   s.loops = part.loops;
   if (ring_steps(op, n) == 0) return s;  // one rank: nothing moves
-  const std::uint64_t total = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.channels * n;
+  const std::uint64_t sends = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n) * s.slices;
   const bool stream = o.steps == StepStorage::Streamed;
-  detail::check_transfers(total, o, std::string("ring ") + to_string(op), !stream);
+  detail::check_transfers(sends * s.channels * n, o, std::string("ring ") + to_string(op), !stream);
   if (stream) {  // the engine generates the steps as it runs: memory O(ranks x channels), no 2^32 limit
-    const std::uint64_t steps = static_cast<std::uint64_t>(part.loops) * ring_steps(op, n);
-    if (steps > RingStream::kMaxGlobalSteps)
-      throw InputError("", "size", "a streamed ring needs too many steps (loops x steps per loop)",
-                       std::to_string(steps),
-                       "at most " + std::to_string(RingStream::kMaxGlobalSteps) + ": a smaller size");
+    if (sends > RingStream::kMaxSends)
+      throw InputError("", "size", "a streamed ring needs too many sends per connection (loops x steps x slices)",
+                       std::to_string(sends), "at most " + std::to_string(RingStream::kMaxSends) + ": a smaller size");
     s.streamed = true;
     return s;
   }

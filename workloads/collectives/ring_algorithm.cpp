@@ -8,6 +8,7 @@
 
 #include "builtin_algorithms.hpp"
 #include "nccl_model.hpp"
+#include "vgsim/workloads/collectives/ring_stream.hpp"
 
 namespace vgsim::coll::detail {
 
@@ -163,11 +164,12 @@ void check_ring_bytes(const CollectiveSchedule& s, const ByteTally& b, const Fai
 }
 
 // ---- analytical forms (analytical.hpp).
-// The ring's own recurrence (ring.cpp dependency rule) over (global step g, ring position p), with every piece of
-// loop l at its largest size x_l: start(g, p) = max(sent(g-1, p-1) + a_{p-1} [data, not at a loop's first step],
-// sent(g-1, p) [order], sent(g-slots+1, p+1) [buffer, ring.cpp's has_c]), sent = start + x_l / B_p. The hop classes
-// repeat around the ring with some period P (ppn for the node-major order), and so does the state, so only P
-// positions are tracked: O(loops x nsteps x P). One loop, one class: 2(n-1)(a + S/(nB)).
+// The ring's own recurrence (ring_stream.hpp's dependency rule) over (send u = step x S + slice, ring position p),
+// with every piece of loop l at its largest size x_l and slice s of it ring_slice_bytes(x_l, s): start(u, p) =
+// max(sent(u-S, p-1) + a_{p-1} [data, not at a loop's first step], sent(u-1, p) [order], sent(u-R+S, p+1) [buffer,
+// R = slots x S]), sent = start + x / B_p. The hop classes repeat around the ring with some period P (ppn for the
+// node-major order), and so does the state, so only P positions are tracked: O(loops x nsteps x S x P). One loop,
+// one class, one slice: 2(n-1)(a + S/(nB)).
 Time ring_blocks_time(const AnalyticalCall& k, const PathCosts& costs) {
   const std::uint32_t n = k.ranks, ppn = k.ranks_per_node;
   const double eff = costs.payload_efficiency;
@@ -188,29 +190,35 @@ Time ring_blocks_time(const AnalyticalCall& k, const PathCosts& costs) {
       break;
     }
   }
-  const std::uint32_t P = period, slots = k.slots;
-  std::vector<std::vector<Time>> sent(slots, std::vector<Time>(P, Time{0}));  // sent(g', .) for the last slots steps
+  const std::uint32_t P = period, S = std::max(1u, k.slices), room = k.slots * S, W = room + S;
+  std::vector<std::vector<Time>> sent(W, std::vector<Time>(P, Time{0}));  // sent(u', .) for the last W sends
   std::vector<Time> cur(P);
-  const std::uint64_t steps = static_cast<std::uint64_t>(part.loops) * nsteps;
-  for (std::uint64_t g = 0; g < steps; ++g) {
-    const Bytes x = part.piece(static_cast<std::uint32_t>(g / nsteps), 0);  // piece 0 is the largest of its loop
-    const std::uint32_t j = static_cast<std::uint32_t>(g % nsteps);
-    const bool has_c = g >= slots && (g - slots) % nsteps != nsteps - 1;
-    const std::vector<Time>& prev = sent[(g + slots - 1) % slots];  // step g-1
-    const std::vector<Time>& back = sent[(g + 1) % slots];          // step g-slots+1 (slots >= 2)
+  const std::uint64_t sends = static_cast<std::uint64_t>(part.loops) * nsteps * S;
+  Bytes last = 0;  // the last send's bytes
+  for (std::uint64_t u = 0; u < sends; ++u) {
+    const std::uint64_t g = u / S;
+    const Bytes x = ring_slice_bytes(part.piece(static_cast<std::uint32_t>(g / nsteps), 0),  // piece 0: the largest
+                                     static_cast<std::uint32_t>(u % S), S, k.chunk_bytes);
+    last = x;
+    const bool has_a = g % nsteps != 0;
+    const bool has_c = u >= room && ((u - room) / S) % nsteps != nsteps - 1;
+    const std::vector<Time>& prev = sent[(u + W - 1) % W];         // send u-1
+    const std::vector<Time>& data = sent[(u + W - S) % W];         // send u-S
+    const std::vector<Time>& back = sent[(u + W - room + S) % W];  // send u-room+S
     for (std::uint32_t p = 0; p < P; ++p) {
       const std::uint32_t pm = (p + P - 1) % P, pn = (p + 1) % P;
       Time start{0};
-      if (j > 0) start = std::max(start, prev[pm] + hop[pm]->latency);
-      if (g > 0) start = std::max(start, prev[p]);
+      if (has_a) start = std::max(start, data[pm] + hop_latency(*hop[pm], x, eff));
+      if (u > 0) start = std::max(start, prev[p]);
       if (has_c) start = std::max(start, back[pn]);
       cur[p] = start + send_time(*hop[p], x, eff);
     }
-    sent[g % slots] = cur;
+    sent[u % W] = cur;
   }
   Time end{0};
-  if (steps > 0)
-    for (std::uint32_t p = 0; p < P; ++p) end = std::max(end, sent[(steps - 1) % slots][p] + hop[p]->latency);
+  if (sends > 0)
+    for (std::uint32_t p = 0; p < P; ++p)
+      end = std::max(end, sent[(sends - 1) % W][p] + hop_latency(*hop[p], last, eff));
   return costs.base + end;
 }
 

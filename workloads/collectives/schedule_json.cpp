@@ -30,6 +30,7 @@ std::string to_json(const CollectiveSchedule& streamed_or_stored, std::size_t ma
   j["size_bytes"] = s.size;
   j["chunk_bytes"] = s.chunk_bytes;
   j["slots"] = s.slots;
+  j["slices"] = s.slices;
   j["loops"] = s.loops;
   j["root"] = s.root;
   j["transfers_total"] = s.transfers.size();

@@ -34,13 +34,15 @@ TEST_CASE("NVLink calibration for the large-model tables: capacity_scale.nvlink 
                 static_cast<long long>(kNvlinkRows[i].bytes), kNvlinkRows[i].measured_us, before[i],
                 100.0 * (before[i] / kNvlinkRows[i].measured_us - 1.0), after[i],
                 100.0 * (after[i] / kNvlinkRows[i].measured_us - 1.0));
-  // The uncalibrated engine is faster than measured at all three sizes (the replay's -12.8..-19.9 %), so the fitted
-  // scale is below 1; calibrated, each row is within 6 % of its measurement (one scale for three sizes: the measured
-  // busbw rises 171.5 -> 194.1 GB/s over them, the engine's less).
+  // The uncalibrated engine is faster than measured at all three sizes (the replay's -18.6..-26.8 %), so the fitted
+  // scale is below 1; calibrated, each row is within 7 % of its measurement: one scale for three sizes whose
+  // uncalibrated time ratios to the measurements span 0.73-0.81 (the measured busbw rises 171.5 -> 194.1 GB/s over
+  // them, the engine's less), so any single scale leaves at least half of that 11 % spread, 5.5 %, at one end, and
+  // the fit's objective is not the worst row.
   CHECK(scale < 1.0);
   for (std::size_t i = 0; i < before.size(); ++i) {
     CHECK(before[i] < kNvlinkRows[i].measured_us);
-    CHECK(std::abs(after[i] / kNvlinkRows[i].measured_us - 1.0) <= 0.06);
+    CHECK(std::abs(after[i] / kNvlinkRows[i].measured_us - 1.0) <= 0.07);
   }
 }
 

@@ -116,7 +116,8 @@ TEST_CASE("a dense shape's report is byte-identical to the one before MoE existe
   // they cite docs/SOURCES.md#nccl-tuning instead of a file outside the repository): only "source" texts changed.
   // And once for the NCCL knobs nccl.net, nccl.socket_ifname and nccl.gdr_read (issue 39): three entries added. And
   // once for nccl.socket_nthreads, nccl.nsocks_perthread and capacity_scale.socket-stream (issue 39 item 3): three
-  // entries added, nothing else changed.
+  // entries added, nothing else changed. And once for the ring's slices (issue 39: a chunk leaves as 2 slices, each
+  // forwarded on arrival): the TP allreduce times and what depends on them changed, no name or source.
   const LlmJob j =
       resolve_llm_job(spec("dgx-a100", "llama2-7b", {"tp=4", "pp=2", "recompute=selective", "zero_stage=1"}), cat());
   std::ifstream f(std::string(VGSIM_DATA_DIR) + "/tests/sim/llm/data/llama2-7b-dense.json");

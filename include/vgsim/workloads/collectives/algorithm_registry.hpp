@@ -31,6 +31,8 @@ struct Geometry {
   Bytes chunk_bytes = 0;    // payload bytes per step transfer
   std::uint32_t slots = 0;  // in-flight chunks per connection
   Bytes slice_bytes = 0;    // the unit the proxy hands over (host staging granule)
+  // Sends per chunk step (CollectiveSchedule::slices): chunk / slice where a ring streams its slices, else 1.
+  std::uint32_t slices = 1;
 };
 // NCCL's protocol geometry, every algorithm's default (generate.cpp): p2p chunks for sendrecv / alltoall, else one
 // protocol step (Simple 512 KiB, LL 32 KiB, LL128 576,000 B), 8 slots, the slice = the chunk.

@@ -35,7 +35,13 @@ namespace vgsim::coll {
 struct HopCost {
   Time latency{0};           // per transfer on this hop class (NCCL hw latency + route latency)
   Bandwidth bw_per_channel;  // bandwidth one channel's flow gets on this hop class
+  // Host staging (sim/step_costs.hpp delivery_latency): each transfer's delivery also waits for the store-and-forward
+  // of min(bytes, staging_granule) (0: the whole transfer) at staged_s_per_byte per wire byte. 0 = not staged.
+  double staged_s_per_byte = 0.0;
+  Bytes staging_granule = 0;
 };
+// A transfer's latency on hop class h: latency plus its staged copy (the engine's delivery_latency).
+Time hop_latency(const HopCost& h, Bytes transfer_bytes, double payload_efficiency);
 struct PathCosts {
   Time base{0};                     // once per collective
   HopCost intra;                    // hops between ranks of one node
@@ -48,7 +54,7 @@ struct PathCosts {
 struct AnalyticalCall {
   Op op = Op::AllReduce;
   Proto proto = Proto::Simple;
-  std::uint32_t ranks = 0, ranks_per_node = 0, channels = 1, slots = 0, root = 0;
+  std::uint32_t ranks = 0, ranks_per_node = 0, channels = 1, slots = 0, slices = 1, root = 0;
   Bytes size = 0, chunk_bytes = 0;
   std::vector<std::uint32_t> order;
 };

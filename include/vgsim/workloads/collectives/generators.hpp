@@ -11,7 +11,8 @@
 // its M pieces as floor(R/M) plus one byte for the first R % M pieces (pieces may be 0 bytes for tiny sizes; they
 // still exist, as NCCL still posts those steps).
 //
-// Dependency rule (one transfer = one chunk sent on one connection src -> dst of one channel). A send waits for
+// Dependency rule (one transfer = one chunk sent on one connection src -> dst of one channel; a ring on Simple sends
+// each chunk as CollectiveSchedule::slices slices and applies the rule per slice, ring_stream.hpp). A send waits for
 //  (a) data:   the receive it forwards or reduces (ring: rank r-1's send of step s-1 in the same loop; chain: the
 //              previous hop of the same chunk; tree up: every child's up-send of the chunk; tree down: the parent's
 //              down-send of the chunk, or at the root all its children's up-sends);
@@ -83,6 +84,9 @@ std::uint32_t default_slots(Op op, Algo algo, Proto proto);
 // slice): ring allreduce/allgather/reducescatter Simple SLICESTEPS 2 of CHUNKSTEPS 4 -> 1 MiB; every other
 // (algo, proto) one chunk (docs/SOURCES.md#nccl-paths).
 Bytes default_slice_bytes(Op op, Algo algo, Proto proto);
+// Sends per chunk step (CollectiveSchedule::slices): 2 for a ring allreduce/allgather/reducescatter on Simple
+// (SlicePerChunk = CHUNKSTEPS 4 / SLICESTEPS 2), else 1. A user's chunk_bytes keeps it (NCCL_BUFFSIZE scales both).
+std::uint32_t default_slices(Op op, Algo algo, Proto proto);
 
 // Dispatch on (op, algo). ranks_per_node must divide ranks (node-major ranks). Throws std::invalid_argument on
 // impossible combinations (Tree for anything but allreduce, odd tree channel counts, slots < 2, bad ring_order).

@@ -84,7 +84,11 @@ struct CollectiveSchedule {
   std::uint32_t root = 0;            // broadcast / reduce root (0 otherwise)
   Bytes chunk_bytes = 0;             // payload bytes per transfer (at most; the last loop may be smaller)
   std::uint32_t slots = 0;           // in-flight chunks per connection (buffer slots)
-  std::uint32_t loops = 0;           // iterations of the algorithm over the data (NCCL's loopSize rule)
+  // Sends per chunk step: NCCL's SlicePerChunk (prims_simple.h). A ring allreduce / allgather / reducescatter on
+  // Simple sends each chunk as CHUNKSTEPS 4 / SLICESTEPS 2 = 2 slices, each forwarded as soon as it arrives
+  // (RingStream); 1 = the chunk is one send (every other algorithm and protocol).
+  std::uint32_t slices = 1;
+  std::uint32_t loops = 0;  // iterations of the algorithm over the data (NCCL's loopSize rule)
   std::vector<std::uint32_t>
       ring_order;  // rings and chains: ring position -> rank (empty for tree, sendrecv, alltoall)
   std::vector<Transfer> transfers;
