@@ -15,8 +15,9 @@ namespace vgsim::coll {
 RingStream::RingStream(const CollectiveSchedule& header)
     : n_(header.ranks), c_(header.channels), s_(header.slices), order_(header.ring_order) {
   if (!ring_streamable(header)) throw std::invalid_argument("RingStream: not a ring allreduce/allgather/reducescatter");
-  if (n_ == 0 || c_ == 0 || order_.size() != n_ || header.slots < 2 || s_ == 0)
-    throw std::invalid_argument("RingStream: header without ranks, channels, ring order, slots or slices");
+  if (n_ == 0 || c_ == 0 || order_.size() != n_ || header.slots < 2 || (s_ != 1 && s_ != 2))
+    throw std::invalid_argument("RingStream: header without ranks, channels, ring order, slots or 1 or 2 slices");
+  shift_ = s_ == 2 ? 1 : 0;
   room_ = header.slots * s_;
   header_chunk_ = header.chunk_bytes;
   nsteps_ = ring_steps(header.op, n_);
@@ -27,6 +28,13 @@ RingStream::RingStream(const CollectiveSchedule& header)
   last_extra_ = part.last_extra;
   sends_ = nsteps_ == 0 ? 0 : static_cast<std::uint64_t>(loops_) * nsteps_ * s_;
   if (nsteps_ == 0) nsteps_ = 1;  // one rank: nothing moves (count() == 0); keeps the modulo arithmetic defined
+  mod_magic_ = ~std::uint64_t{0} / nsteps_ + 1;
+  full_sends_ = loops_ > 0 ? static_cast<std::uint64_t>(loops_ - 1) * nsteps_ * s_ : 0;
+  for (std::uint32_t k = 0; k < s_; ++k) {
+    full_slice_[k] = ring_slice_bytes(chunk_, k, s_, header_chunk_);
+    for (int extra = 0; extra < 2; ++extra)
+      last_slice_[extra][k] = ring_slice_bytes(last_base_ + extra, k, s_, header_chunk_);
+  }
 }
 
 Bytes ring_slice_bytes(Bytes piece, std::uint32_t slice, std::uint32_t slices, Bytes chunk_bytes) {
@@ -39,16 +47,16 @@ Bytes ring_slice_bytes(Bytes piece, std::uint32_t slice, std::uint32_t slices, B
 }
 
 Bytes RingStream::bytes(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const {
-  const std::uint64_t g = u / s_;
-  const auto loop = static_cast<std::uint32_t>(g / nsteps_);
-  Bytes piece = chunk_;
-  if (loop + 1 >= loops_) {
-    const auto j = static_cast<std::uint32_t>(g % nsteps_ % n_);
-    const std::uint32_t block = p >= j ? p - j : p + n_ - j;  // (p - j) mod n
-    const std::uint64_t k = static_cast<std::uint64_t>(ch) * n_ + block;
-    piece = last_base_ + (k < last_extra_ ? 1 : 0);
-  }
-  return s_ == 1 ? piece : ring_slice_bytes(piece, static_cast<std::uint32_t>(u % s_), s_, header_chunk_);
+  // every loop but the last carries full chunks: no arithmetic on the engine's hot path
+  return u < full_sends_ ? full_slice_[u & (s_ - 1)] : slow_bytes(u, ch, p);
+}
+
+Bytes RingStream::slow_bytes(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const {
+  std::uint32_t j = step_in_loop(u);  // < 2n: j mod n without a division
+  if (j >= n_) j -= n_;
+  const std::uint32_t block = p >= j ? p - j : p + n_ - j;  // (p - j) mod n
+  const std::uint64_t k = static_cast<std::uint64_t>(ch) * n_ + block;
+  return last_slice_[k < last_extra_ ? 1 : 0][u & (s_ - 1)];
 }
 
 Transfer RingStream::transfer(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const {
@@ -56,7 +64,7 @@ Transfer RingStream::transfer(std::uint64_t u, std::uint32_t ch, std::uint32_t p
   t.src = order_[p];
   t.dst = order_[next(p)];
   t.channel = ch;
-  t.step = static_cast<std::uint32_t>(u / s_ % nsteps_);
+  t.step = step_in_loop(u);
   t.bytes = bytes(u, ch, p);
   return t;
 }

@@ -51,9 +51,12 @@ struct CommOptions {
   bool fold_channels = false;
 };
 
-// The commands' default for CommOptions::max_transfers: 64 Mi transfers, about 4 GiB of schedule and executor state
-// (~64 B each, docs/BENCHMARKS.md), which fits the 24 GiB development machines with the engine's own state.
-constexpr std::uint64_t kDefaultMaxTransfers = std::uint64_t{64} << 20;
+// The commands' default for CommOptions::max_transfers: 128 Mi transfers. A stored schedule of that many is about
+// 8 GiB of schedule and executor state (~64 B each, docs/BENCHMARKS.md), which fits the 24 GiB development machines
+// with the engine's own state; a streamed one (rings, trees) keeps O(ranks x channels) and costs about two events per
+// transfer. It was 64 Mi until a ring's chunk became 2 slice transfers (issue 39): doubled with them, so the same
+// collectives run.
+constexpr std::uint64_t kDefaultMaxTransfers = std::uint64_t{128} << 20;
 
 // What a call will do.
 struct CallPlan {

@@ -45,12 +45,19 @@ class RingStream {
   // Rank at ring position p.
   std::uint32_t rank_at(std::uint32_t p) const { return order_[p]; }
 
+  // Send u's step inside its loop, j = (u / S) mod nsteps (S a power of two, and Lemire, Kaser and Kurz's remainder
+  // by multiplication, "Faster remainder by direct computation", 2019: no division on the engine's hot path; valid
+  // for the < 2^32 steps the engine accepts).
+  std::uint32_t step_in_loop(std::uint64_t u) const {
+    const std::uint64_t low = mod_magic_ * static_cast<std::uint32_t>(u >> shift_);
+    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * nsteps_) >> 64);
+  }
   // The send of the data dependency (a) of send u (at position p-1), or kNone.
-  std::uint64_t data_dep_send(std::uint64_t u) const { return (u / s_) % nsteps_ != 0 ? u - s_ : kNone; }
+  std::uint64_t data_dep_send(std::uint64_t u) const { return step_in_loop(u) != 0 ? u - s_ : kNone; }
   bool has_order_dep(std::uint64_t u) const { return u > 0; }
   // The send of the buffer dependency (c) of send u (at position p+1), or kNone.
   std::uint64_t buffer_dep_send(std::uint64_t u) const {
-    return u >= room_ && ((u - room_) / s_) % nsteps_ != nsteps_ - 1 ? u - room_ + s_ : kNone;
+    return u >= room_ && step_in_loop(u - room_) != nsteps_ - 1 ? u - room_ + s_ : kNone;
   }
   // The receiver's buffer in sends (slots x slices).
   std::uint32_t room() const { return room_; }
@@ -60,9 +67,14 @@ class RingStream {
   Transfer transfer(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const;
 
  private:
-  std::uint32_t n_ = 0, c_ = 1, s_ = 1, room_ = 2, nsteps_ = 1;
+  std::uint32_t n_ = 0, c_ = 1, s_ = 1, shift_ = 0, room_ = 2, nsteps_ = 1;
   std::uint64_t sends_ = 0;
-  Bytes header_chunk_ = 0;  // the header's chunk_bytes (ring_slice_bytes' floor)
+  std::uint64_t mod_magic_ = 0;   // 2^64 / nsteps rounded up (step_in_loop)
+  std::uint64_t full_sends_ = 0;  // sends of the full loops (every loop but the last): their slices are full_slice_
+  Bytes full_slice_[2] = {0, 0};  // bytes of slice 0 and 1 of a full chunk
+  Bytes last_slice_[2][2] = {};   // [one more byte or not][slice] of a last-loop piece
+  Bytes header_chunk_ = 0;        // the header's chunk_bytes (ring_slice_bytes' floor)
+  Bytes slow_bytes(std::uint64_t u, std::uint32_t ch, std::uint32_t p) const;  // a last-loop send's bytes
   std::vector<std::uint32_t> order_;
   // The byte partition (builder.hpp Partition): full loops carry chunk_ per piece; the last loop base_ bytes, the
   // first extra_ of its channels x ranks pieces one byte more.
